@@ -1,0 +1,179 @@
+#include "textflag.h"
+
+// Early boot: from the Image header's branch to the first Go function.
+// Runs with the MMU off (all memory is Device: no unaligned accesses, no
+// DC ZVA, no exclusives) until highEntry, so it is all assembly and uses
+// only PC-relative addressing (ADRP), which yields physical addresses here.
+
+// KernBase: physical address 0 in the TTBR1 half (drivers/cpu.KernBase).
+#define KERNBASE 0xFFFF000000000000
+
+// Stage-1 block descriptor bits (ARM ARM D8.3 "Translation table descriptor
+// formats"): valid, block, AF, inner-shareable, AttrIndx, PXN/UXN.
+#define DESC_BLOCK	0x1
+#define DESC_TABLE	0x3
+#define DESC_AF		(1<<10)
+#define DESC_SH_INNER	(3<<8)
+#define DESC_ATTR_DEVICE	(0<<2)
+#define DESC_ATTR_NORMAL	(1<<2)
+#define DESC_PXN	(1<<53)
+#define DESC_UXN	(1<<54)
+#define BLOCK_NORMAL	(DESC_BLOCK|DESC_AF|DESC_SH_INNER|DESC_ATTR_NORMAL|DESC_UXN)
+#define BLOCK_DEVICE	(DESC_BLOCK|DESC_AF|DESC_ATTR_DEVICE|DESC_PXN|DESC_UXN)
+
+// MAIR_EL1 (D13.2.97): Attr0 = 0x00 Device-nGnRnE, Attr1 = 0xFF Normal
+// inner/outer write-back read/write-allocate.
+#define MAIR_VALUE	0xFF00
+
+// TCR_EL1 (D13.2.131): T0SZ=T1SZ=16 (48-bit VA), 4 KiB granules (TG0=00,
+// TG1=10), walks inner-shareable write-back (SH=11, IRGN=ORGN=01). IPS is
+// filled in from ID_AA64MMFR0_EL1.PARange.
+#define TCR_VALUE	0xB5103510
+
+// SCTLR_EL1 (D13.2.118): M, C, I on; DZE (EL0 may use DC ZVA: Go's memclr),
+// UCT (EL0 reads CTR_EL0), UCI, nTWI, nTWE (EL0 WFI/WFE do not trap); A, SA,
+// SA0, WXN off; SPAN=1 (PAN untouched on exceptions); RES1 bits 11, 20, 22,
+// 28, 29 set.
+#define SCTLR_VALUE	0x34D5D805
+#define SCTLR_EL1_RESET	0x30D00800
+
+// HCR_EL2.RW: EL1 is AArch64 (D13.2.48).
+#define HCR_RW		(1<<31)
+// SPSR for ERET to EL1h with D, A, I, F masked.
+#define SPSR_EL1H_MASKED	0x3C5
+// CPACR_EL1.FPEN = 0b11: FP/SIMD does not trap at EL0 or EL1 (D13.2.30).
+#define CPACR_FPEN	(3<<20)
+
+#define BOOTSTACK_SIZE	(64*1024)
+#define PAGE_TABLES	3
+
+// The Go assembler has no names for EL2 registers; those accesses are
+// spelled as WORD encodings (ARM ARM C6.2.233 MSR/C6.2.231 MRS:
+// 0xD51/0xD53 | o0<<19 | op1<<16 | CRn<<12 | CRm<<8 | op2<<5 | Rt).
+TEXT ·entry(SB),NOSPLIT|NOFRAME,$0
+	MOVD	R0, R19			// DTB physical address (booting.rst: x0)
+	MSR	$0xf, DAIFSet
+	MRS	CurrentEL, R1
+	LSR	$2, R1, R1
+	AND	$3, R1, R1
+	CMP	$2, R1
+	BNE	el1
+	// Entered at EL2 (Raspberry Pi firmware, QEMU virtualization=on):
+	// configure EL1 as AArch64 with the counters available, then drop.
+	MOVD	$HCR_RW, R1
+	WORD	$0xd51c1101	// MSR HCR_EL2, X1
+	WORD	$0xd53ce101	// MRS X1, CNTHCTL_EL2
+	ORR	$3, R1, R1		// EL1PCTEN, EL1PCEN
+	WORD	$0xd51ce101	// MSR CNTHCTL_EL2, X1
+	WORD	$0xd51ce07f	// MSR CNTVOFF_EL2, XZR
+	MRS	MIDR_EL1, R1
+	WORD	$0xd51c0001	// MSR VPIDR_EL2, X1
+	MRS	MPIDR_EL1, R1
+	WORD	$0xd51c00a1	// MSR VMPIDR_EL2, X1
+	MOVD	$0x33FF, R1		// CPTR_EL2: no FP/SIMD traps
+	WORD	$0xd51c1141	// MSR CPTR_EL2, X1
+	WORD	$0xd51c117f	// MSR HSTR_EL2, XZR
+	MOVD	$SCTLR_EL1_RESET, R1
+	MSR	R1, SCTLR_EL1
+	MOVD	$SPSR_EL1H_MASKED, R1
+	WORD	$0xd51c4001	// MSR SPSR_EL2, X1
+	MOVD	$·atEL1(SB), R1		// ADRP+ADD: physical while the MMU is off
+	WORD	$0xd51c4021	// MSR ELR_EL2, X1
+	ERET
+el1:
+	B	·atEL1(SB)
+
+TEXT ·atEL1(SB),NOSPLIT|NOFRAME,$0
+	MOVD	$CPACR_FPEN, R1
+	MSR	R1, CPACR_EL1
+	ISB	$0xf
+
+	// Zero .bss and .noptrbss: a bootloader need not (the Image's
+	// image_size covers them but the file does not).
+	MOVD	$runtime·bss(SB), R1
+	MOVD	$runtime·enoptrbss(SB), R2
+zero:
+	CMP	R2, R1
+	BHS	zerodone
+	MOVD	ZR, (R1)
+	ADD	$8, R1
+	B	zero
+zerodone:
+
+	// Boot page tables: one L0 table whose entry 0 points at one L1 table
+	// of 1 GiB blocks covering physical 0..512 GiB. TTBR0 and TTBR1 both use
+	// it: TTBR0 as the identity map we run on while turning the MMU on,
+	// TTBR1 as KernBase+PA. The GiB holding the kernel is Normal memory;
+	// every other GiB is Device until kernel/mm builds the real map from
+	// the DTB.
+	MOVD	$·bootTables(SB), R1
+	ADD	$4095, R1
+	AND	$~4095, R1		// L0
+	ADD	$4096, R1, R2		// L1
+	ORR	$DESC_TABLE, R2, R3
+	MOVD	R3, (R1)
+	MOVD	$·entry(SB), R4
+	LSR	$30, R4, R4		// GiB index of the kernel
+	MOVD	$0, R5
+l1loop:
+	LSL	$30, R5, R6
+	MOVD	$BLOCK_DEVICE, R7
+	CMP	R4, R5
+	BNE	l1store
+	MOVD	$BLOCK_NORMAL, R7
+l1store:
+	ORR	R7, R6, R6
+	MOVD	R6, (R2)(R5<<3)
+	ADD	$1, R5
+	CMP	$512, R5
+	BLO	l1loop
+
+	MOVD	$MAIR_VALUE, R2
+	MSR	R2, MAIR_EL1
+	MOVD	$TCR_VALUE, R2
+	MRS	ID_AA64MMFR0_EL1, R3
+	AND	$7, R3, R3
+	ORR	R3<<32, R2, R2		// TCR_EL1.IPS = PARange
+	MSR	R2, TCR_EL1
+	MSR	R1, TTBR0_EL1
+	MSR	R1, TTBR1_EL1
+	ISB	$0xf
+	TLBI	VMALLE1
+	DSB	$0xf
+	ISB	$0xf
+	MOVD	$SCTLR_VALUE, R2
+	MSR	R2, SCTLR_EL1
+	ISB	$0xf
+
+	// Still executing at the physical address through the TTBR0 identity
+	// map; jump to our link address in the TTBR1 half.
+	MOVD	$·highEntry(SB), R2
+	MOVD	$KERNBASE, R3
+	ORR	R3, R2, R2
+	JMP	(R2)
+
+TEXT ·highEntry(SB),NOSPLIT|NOFRAME,$0
+	// ADRP now yields high virtual addresses.
+	MOVD	$·bootStack(SB), R1
+	ADD	$BOOTSTACK_SIZE, R1, R2
+	MOVD	R2, RSP
+	// Fake g over the boot stack (ARCHITECTURE.md rule 3).
+	MOVD	$·bootG(SB), g
+	MOVD	R1, 0(g)		// stack.lo
+	MOVD	R2, 8(g)		// stack.hi
+	ADD	$8192, R1, R3
+	MOVD	R3, 16(g)		// stackguard0
+	MOVD	R3, 24(g)		// stackguard1
+	MOVD	ZR, R29
+	MOVD	ZR, R30
+	SUB	$32, RSP
+	MOVD	R19, 8(RSP)		// dtbPA
+	MOVD	R1, 16(RSP)		// bootStackLo
+	BL	·kmain(SB)
+hang:
+	WFI
+	B	hang
+
+GLOBL ·bootTables(SB), NOPTR, $(4096*PAGE_TABLES)
+GLOBL ·bootStack(SB), NOPTR, $BOOTSTACK_SIZE
+GLOBL ·bootG(SB), NOPTR, $64

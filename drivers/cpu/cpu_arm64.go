@@ -1,0 +1,69 @@
+package cpu
+
+// The functions below are implemented in cpu_arm64.s. Register names and
+// encodings follow the Arm Architecture Reference Manual for A-profile
+// (ARM DDI 0487), chapter D13 "AArch64 System Register Descriptions".
+
+// DSB ISH; ISB: publish stores (page-table entries, spin-table releases)
+// to every core in the inner-shareable domain (ARM ARM B2.3.12).
+func BarrierISH()
+
+// DSB SY; ISB.
+func BarrierSY()
+
+// ISB: make a system-register write take effect (ARM ARM D1.7).
+func ISB()
+
+// WFI waits for an interrupt. An IRQ wakes the core even while PSTATE.I
+// masks it (ARM ARM D1.6.2 "Wait for Interrupt"), so the idle loop runs
+// with IRQs masked and polls the GIC after waking.
+func WFI()
+
+// WFE / SEV: spin-table release and cheap spinning.
+func WFE()
+func SEV()
+
+// TLBIAll invalidates all EL1&0 stage-1 TLB entries on every core
+// (TLBI VMALLE1IS; DSB ISH; ISB).
+func TLBIAll()
+
+// TLBIPage invalidates the entry for one user page on every core
+// (TLBI VAAE1IS takes VA[55:12] in bits [43:0], all ASIDs).
+func TLBIPage(va uintptr)
+
+// ICacheInvalidate invalidates all instruction caches to the point of
+// unification after new code was written (IC IALLUIS; DSB ISH; ISB).
+func ICacheInvalidate()
+
+func ReadESR() uint64
+func ReadFAR() uint64
+func ReadELR() uint64
+func ReadSPSR() uint64
+func ReadMPIDR() uint64
+func ReadMIDR() uint64
+func ReadCNTVCT() uint64
+func ReadCNTFRQ() uint64
+func ReadIDAA64ISAR0() uint64
+func ReadIDAA64ISAR1() uint64
+func ReadIDAA64PFR0() uint64
+func ReadTTBR0() uint64
+func ReadTTBR1() uint64
+func ReadVBAR() uint64
+func ReadCurrentEL() uint64
+func ReadSP() uint64
+
+func WriteTTBR0(v uint64)
+func WriteTTBR1(v uint64)
+func WriteVBAR(v uint64)
+func WriteTPIDREL1(v uint64)
+func WriteCNTVCVAL(v uint64)
+func WriteCNTVCTL(v uint64)
+func WriteCNTKCTL(v uint64)
+
+// SemihostCall performs an Arm semihosting call (HLT #0xF000, Arm
+// "Semihosting for AArch32 and AArch64" v2.0 §2.2): op in W0, parameter
+// block address in X1, result in X0.
+func SemihostCall(op uint64, arg uintptr) uint64
+
+// Halt stops this core forever (WFI loop with everything masked).
+func Halt()

@@ -1,0 +1,11 @@
+// Package pl031 reads the Arm PrimeCell real-time clock (PL031), which QEMU
+// virt sets to the host's wall-clock time at start. Register offsets from
+// Arm DDI 0224 §3.3.
+package pl031
+
+import "gometal/drivers/cpu"
+
+const regDR = 0x000 // data register: seconds since the Unix epoch
+
+// Seconds reads the RTC at the given kernel virtual address.
+func Seconds(base uintptr) uint32 { return cpu.Read32(base + regDR) }

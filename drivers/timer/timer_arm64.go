@@ -1,0 +1,61 @@
+// Package timer drives the Arm generic timer's EL1 virtual timer (ARM ARM
+// D11 "The Generic Timer in AArch64 state"): the monotonic counter every
+// clock is built from, and the per-core deadline interrupt.
+package timer
+
+import "gometal/drivers/cpu"
+
+const (
+	ctlEnable = 1 << 0 // CNTV_CTL_EL0.ENABLE
+	ctlIMask  = 1 << 1 // CNTV_CTL_EL0.IMASK
+
+	// cntkctlEL0VCTEN lets EL0 read CNTVCT_EL0 and CNTFRQ_EL0 (ARM ARM
+	// D13.8.22 CNTKCTL_EL1): the Go runtime reads them in its delay loop.
+	cntkctlEL0VCTEN = 1 << 1
+	cntkctlEL0PCTEN = 1 << 0
+)
+
+var freq uint64
+
+// Init records the counter frequency and opens the counter to EL0.
+func Init() {
+	freq = cpu.ReadCNTFRQ()
+	cpu.WriteCNTKCTL(cntkctlEL0VCTEN | cntkctlEL0PCTEN)
+	cpu.WriteCNTVCTL(ctlIMask)
+}
+
+// Freq is the counter frequency in Hz.
+func Freq() uint64 { return freq }
+
+// Now returns the virtual count.
+func Now() uint64 { return cpu.ReadCNTVCT() }
+
+// Nanos converts the counter to nanoseconds since it started.
+func Nanos() int64 { return TicksToNanos(cpu.ReadCNTVCT()) }
+
+// TicksToNanos converts a count to nanoseconds without overflowing for
+// centuries at any realistic frequency.
+func TicksToNanos(t uint64) int64 {
+	s := t / freq
+	r := t % freq
+	return int64(s*1e9 + r*1e9/freq)
+}
+
+// NanosToTicks converts nanoseconds to counter ticks.
+func NanosToTicks(ns int64) uint64 {
+	if ns <= 0 {
+		return 0
+	}
+	s := uint64(ns) / 1e9
+	r := uint64(ns) % 1e9
+	return s*freq + r*freq/1e9
+}
+
+// SetDeadline arms this core's timer to fire when the counter reaches t.
+func SetDeadline(t uint64) {
+	cpu.WriteCNTVCVAL(t)
+	cpu.WriteCNTVCTL(ctlEnable)
+}
+
+// Stop masks this core's timer interrupt.
+func Stop() { cpu.WriteCNTVCTL(ctlIMask) }

@@ -1,0 +1,91 @@
+package kernel
+
+import (
+	"gometal/sched"
+
+	"golang.org/x/sys/unix"
+)
+
+// Console input: the PL011 receive interrupt fills a ring; a read on
+// stdin takes from it or blocks the thread (not the core) until a byte
+// arrives.
+
+var (
+	uartIRQ uint32
+	rxRing  [4096]byte
+	rxHead  int // next byte to read
+	rxTail  int // next free slot
+)
+
+func rxLen() int { return (rxTail - rxHead + len(rxRing)) % len(rxRing) }
+
+// consoleRx drains the UART into the ring and completes a blocked read.
+func consoleRx() {
+	for {
+		c, ok := uart.Getc()
+		if !ok {
+			break
+		}
+		if rxLen() < len(rxRing)-1 {
+			rxRing[rxTail] = c
+			rxTail = (rxTail + 1) % len(rxRing)
+		}
+	}
+	uart.ClearIRQ()
+	for i := range sched.Threads {
+		w := &sched.Threads[i]
+		if rxLen() == 0 {
+			break
+		}
+		if w.State == sched.Blocked && w.Wait == sched.WaitRead {
+			sched.Wake(w, takeRx(w.WaitArg[0], uint64(w.WaitArg[1])))
+		}
+	}
+	epollNotify()
+}
+
+// takeRx copies up to n buffered bytes to the app.
+func takeRx(buf uintptr, n uint64) uint64 {
+	var chunk [256]byte
+	m := 0
+	for uint64(m) < n && m < len(chunk) && rxLen() > 0 {
+		chunk[m] = rxRing[rxHead]
+		rxHead = (rxHead + 1) % len(rxRing)
+		m++
+	}
+	if !copyOut(buf, chunk[:m]) {
+		return errno(unix.EFAULT)
+	}
+	return uint64(m)
+}
+
+func consoleRead(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
+	if n == 0 {
+		return 0
+	}
+	if rxLen() > 0 {
+		return takeRx(buf, n)
+	}
+	if fl.flags&unix.O_NONBLOCK != 0 {
+		return errno(unix.EAGAIN)
+	}
+	sched.Block(t, sched.WaitRead, 0, 0)
+	t.WaitArg[0] = buf
+	t.WaitArg[1] = uintptr(n)
+	return 0
+}
+
+// initConsoleIRQ enables the UART receive interrupt named in the DTB.
+func initConsoleIRQ() {
+	n := dtb.FindCompatible(-1, "arm,pl011")
+	if n < 0 {
+		return
+	}
+	typ, num, _, ok := dtb.Interrupt(n, 0)
+	if !ok || typ != dtIRQSPI {
+		return
+	}
+	uartIRQ = num + spiBase
+	uart.EnableRxIRQ()
+	irqc.Enable(uartIRQ)
+}

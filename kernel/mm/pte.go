@@ -1,0 +1,47 @@
+package mm
+
+// Descriptor bits (ARM ARM D8.3). Only what the kernel uses.
+const (
+	descValid = 1 << 0
+	descTable = 3       // bits[1:0] = 0b11 at levels 0-2: next-level table
+	descPage  = 3       // bits[1:0] = 0b11 at level 3: page
+	descBlock = 1       // bits[1:0] = 0b01 at levels 1-2: block
+	descAF    = 1 << 10 // access flag: set, so no access-flag faults
+	descSHIn  = 3 << 8  // inner shareable
+	descAPEL0 = 1 << 6  // AP[1]: EL0 may access
+	descAPRO  = 1 << 7  // AP[2]: read-only
+	descPXN   = 1 << 53 // privileged execute-never
+	descUXN   = 1 << 54 // unprivileged execute-never
+
+	attrDevice = 0 << 2 // MAIR_EL1 Attr0: Device-nGnRnE
+	attrNormal = 1 << 2 // MAIR_EL1 Attr1: Normal write-back
+
+	// descSWDirty is a software bit (bits[58:55] are ignored by hardware)
+	// unused for now but reserved for copy-on-write.
+	descAddrMask = 0x0000_FFFF_FFFF_F000
+)
+
+// Prot is a page's access rights, as in mmap's PROT_*.
+type Prot uint8
+
+const (
+	ProtRead  Prot = 1
+	ProtWrite Prot = 2
+	ProtExec  Prot = 4
+)
+
+// userPTE builds a level-3 descriptor for an app page. The kernel never
+// executes app memory (PXN always); EL0 gets execute only with ProtExec.
+// A page with no access at all is simply not mapped.
+func userPTE(pa uintptr, p Prot) uint64 {
+	d := uint64(pa)&descAddrMask | descPage | descAF | descSHIn | attrNormal | descAPEL0 | descPXN
+	if p&ProtWrite == 0 {
+		d |= descAPRO
+	}
+	if p&ProtExec == 0 {
+		d |= descUXN
+	}
+	return d
+}
+
+func pteAddr(d uint64) uintptr { return uintptr(d & descAddrMask) }

@@ -1,0 +1,227 @@
+package mm
+
+import "golang.org/x/sys/unix"
+
+// Space is the app's address space: its VMAs and the TTBR0 page table
+// behind them. Pages are backed on first touch (Fault) with zeroed frames.
+type Space struct {
+	PT   PageTable
+	VMAs VMAList
+	A    *Alloc
+}
+
+// Address-space layout (Linux arm64 with 48-bit VA uses the same shape).
+const (
+	// MmapTop is where mmap without a usable hint searches down from.
+	MmapTop = 0x0000_FFFF_0000_0000
+	// MmapBottom keeps mmap away from the ELF image and the zero page.
+	MmapBottom = 0x0000_0001_0000_0000
+	// StackTop is the top of the initial thread's stack.
+	StackTop = 0x0000_FFFF_FF00_0000
+	// StackSize is the initial stack's reservation (RLIMIT_STACK default).
+	StackSize = 8 << 20
+)
+
+// Access is what a fault or a kernel copy wants to do.
+type Access uint8
+
+const (
+	AccessRead Access = iota
+	AccessWrite
+	AccessExec
+)
+
+// FaultResult tells the trap handler what a fault came to.
+type FaultResult uint8
+
+const (
+	FaultOK     FaultResult = iota
+	FaultMapErr             // no VMA: SIGSEGV SEGV_MAPERR
+	FaultAccErr             // VMA forbids it: SIGSEGV SEGV_ACCERR
+	FaultOOM                // no memory: the app is killed
+)
+
+func (s *Space) Init(a *Alloc) bool {
+	s.A = a
+	return s.PT.Init(a)
+}
+
+func allowed(p Prot, acc Access) bool {
+	switch acc {
+	case AccessWrite:
+		return p&ProtWrite != 0
+	case AccessExec:
+		return p&ProtExec != 0
+	}
+	return p&(ProtRead|ProtWrite) != 0
+}
+
+// Fault makes the page at addr accessible for acc if its VMA allows it,
+// backing it with a zeroed page if it has none yet.
+func (s *Space) Fault(addr uintptr, acc Access) FaultResult {
+	v, ok := s.VMAs.Find(addr)
+	if !ok {
+		return FaultMapErr
+	}
+	if !allowed(v.Prot, acc) {
+		return FaultAccErr
+	}
+	va := PageDown(addr)
+	e := s.PT.leaf(s.A, va, true)
+	if e == nil {
+		return FaultOOM
+	}
+	if *e != 0 {
+		// A page exists (perhaps hidden by PROT_NONE, or left with old
+		// rights by mprotect): give it the VMA's rights.
+		*e = userPTE(pteAddr(*e), v.Prot)
+		flushPage(va)
+		return FaultOK
+	}
+	pa := s.A.Get()
+	if pa == 0 {
+		return FaultOOM
+	}
+	*e = userPTE(pa, v.Prot)
+	return FaultOK
+}
+
+// UserPage returns the physical page behind addr for a kernel copy,
+// faulting it in as the app's own access would.
+func (s *Space) UserPage(addr uintptr, acc Access) (uintptr, bool) {
+	if addr >= UserTop {
+		return 0, false
+	}
+	if e := s.PT.leaf(nil, PageDown(addr), false); e != nil && *e&descValid != 0 {
+		if acc != AccessWrite || Writable(*e) {
+			return pteAddr(*e), true
+		}
+	}
+	if s.Fault(addr, acc) != FaultOK {
+		return 0, false
+	}
+	e := s.PT.leaf(nil, PageDown(addr), false)
+	return pteAddr(*e), true
+}
+
+// dropPages frees every page in [start, end).
+func (s *Space) dropPages(start, end uintptr) {
+	a := s.A
+	s.PT.Visit(start, end, func(va uintptr, e uint64) uint64 {
+		if pa := pteAddr(e); pa != 0 {
+			a.Put(pa)
+		}
+		flushPage(va)
+		return 0
+	})
+}
+
+// Mmap implements mmap for anonymous private memory.
+func (s *Space) Mmap(hint, length uintptr, prot Prot, flags int) (uintptr, unix.Errno) {
+	if length == 0 || hint&PageMask != 0 && flags&unix.MAP_FIXED != 0 {
+		return 0, unix.EINVAL
+	}
+	n := PageUp(length)
+	if n < length || n > UserTop {
+		return 0, unix.ENOMEM
+	}
+	hint = PageDown(hint)
+	var addr uintptr
+	switch {
+	case flags&unix.MAP_FIXED != 0:
+		if hint+n > UserTop || hint+n < hint {
+			return 0, unix.EINVAL
+		}
+		if s.VMAs.Overlaps(hint, hint+n, VMAFixed) {
+			return 0, unix.EINVAL
+		}
+		addr = hint
+		s.dropPages(addr, addr+n)
+	case flags&unix.MAP_FIXED_NOREPLACE != 0:
+		if hint+n > UserTop || hint+n < hint {
+			return 0, unix.EINVAL
+		}
+		if !s.VMAs.Free(hint, hint+n) {
+			return 0, unix.EEXIST
+		}
+		addr = hint
+	default:
+		if hint != 0 && hint >= MmapBottom && hint+n <= UserTop && hint+n > hint && s.VMAs.Free(hint, hint+n) {
+			addr = hint
+		} else if addr = s.VMAs.FindGap(n, MmapBottom, MmapTop); addr == 0 {
+			return 0, unix.ENOMEM
+		}
+	}
+	if !s.VMAs.Add(addr, addr+n, prot, 0) {
+		return 0, unix.ENOMEM
+	}
+	return addr, 0
+}
+
+// Munmap removes [addr, addr+length).
+func (s *Space) Munmap(addr, length uintptr) unix.Errno {
+	if addr&PageMask != 0 || length == 0 {
+		return unix.EINVAL
+	}
+	end := PageUp(addr + length)
+	if end > UserTop || end < addr {
+		return unix.EINVAL
+	}
+	if s.VMAs.Overlaps(addr, end, VMAFixed) {
+		return unix.EINVAL
+	}
+	s.dropPages(addr, end)
+	if !s.VMAs.Remove(addr, end) {
+		return unix.ENOMEM
+	}
+	return 0
+}
+
+// Mprotect changes rights. Existing pages are hidden, not freed, when the
+// new rights forbid access, so their contents survive.
+func (s *Space) Mprotect(addr, length uintptr, prot Prot) unix.Errno {
+	if addr&PageMask != 0 {
+		return unix.EINVAL
+	}
+	end := PageUp(addr + length)
+	if end < addr || end > UserTop {
+		return unix.ENOMEM
+	}
+	if s.VMAs.Overlaps(addr, end, VMAFixed) {
+		return unix.EACCES
+	}
+	if !s.VMAs.Protect(addr, end, prot) {
+		return unix.ENOMEM
+	}
+	s.PT.Visit(addr, end, func(va uintptr, e uint64) uint64 {
+		flushPage(va)
+		if prot == 0 {
+			return e &^ descValid // keep the frame, drop the access
+		}
+		return userPTE(pteAddr(e), prot)
+	})
+	return 0
+}
+
+// DontNeed implements MADV_DONTNEED: the pages go back to the allocator and
+// the next touch sees zeroes.
+func (s *Space) DontNeed(addr, length uintptr) unix.Errno {
+	if addr&PageMask != 0 {
+		return unix.EINVAL
+	}
+	end := PageUp(addr + length)
+	if end < addr || end > UserTop {
+		return unix.EINVAL
+	}
+	s.dropPages(addr, end)
+	return 0
+}
+
+// MapFixedPage installs a kernel-provided page (the signal trampoline)
+// that the app may not unmap or change.
+func (s *Space) MapFixedPage(va, pa uintptr, prot Prot) bool {
+	if !s.VMAs.Add(va, va+PageSize, prot, VMAFixed) {
+		return false
+	}
+	return s.PT.Map(s.A, va, pa, prot)
+}

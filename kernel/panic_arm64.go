@@ -1,0 +1,109 @@
+package kernel
+
+import (
+	"unsafe"
+
+	"gometal/drivers/cpu"
+	"gometal/drivers/semihost"
+	"gometal/sched"
+)
+
+// ExitKernelPanic is the exit status of a run that ended in a kernel
+// panic; qemu/ recognises the report and symbolizes its addresses.
+const ExitKernelPanic = 125
+
+// Exception classes (ESR_ELx.EC, ARM ARM D13.2.39).
+const (
+	ecUnknown   = 0x00
+	ecSVC64     = 0x15
+	ecSysReg    = 0x18
+	ecIABTLow   = 0x20
+	ecIABTCur   = 0x21
+	ecPCAlign   = 0x22
+	ecDABTLow   = 0x24
+	ecDABTCur   = 0x25
+	ecSPAlign   = 0x26
+	ecFPExc     = 0x2C
+	ecBRK       = 0x3C
+	ecFPTrapped = 0x07
+)
+
+var vectorNames = [16]string{
+	"sync from EL1 with SP0", "IRQ from EL1 with SP0", "FIQ from EL1 with SP0", "SError from EL1 with SP0",
+	"synchronous exception in the kernel", "IRQ in the kernel", "FIQ in the kernel", "SError in the kernel",
+	"sync from EL0", "IRQ from EL0", "FIQ from EL0", "SError from EL0",
+	"sync from AArch32", "IRQ from AArch32", "FIQ from AArch32", "SError from AArch32",
+}
+
+// kernelFault runs on the core's fault stack after an exception inside the
+// kernel. It prints the report qemu/ symbolizes, then ends the run.
+func kernelFault(f *sched.Frame) {
+	reason := "unexpected exception"
+	if f.Kind < 16 {
+		reason = vectorNames[f.Kind]
+	}
+	esr := cpu.ReadESR()
+	if (esr>>26)&0x3F == ecDABTCur && cpu.ReadFAR() < 0x10000 {
+		reason = "nil dereference in the kernel (or a Go runtime call such as a failed bounds check or morestack)"
+	}
+	panicReport(reason, f, esr, cpu.ReadFAR())
+}
+
+// kpanic stops the kernel with a message from kernel code.
+func kpanic(msg string) {
+	var f sched.Frame
+	f.PC = callerPC()
+	f.X[29] = callerFP()
+	panicReport(msg, &f, 0, 0)
+}
+
+func panicReport(msg string, f *sched.Frame, esr, far uint64) {
+	c := (*sched.CPU)(unsafe.Pointer(getCPU()))
+	uartOK := uart.Ready()
+	_ = uartOK
+	puts("\ngometal: kernel panic: ")
+	puts(msg)
+	puts("\n  core=")
+	if c != nil {
+		putDec(int64(c.ID))
+		puts(" thread=")
+		putDec(int64(c.Current))
+	}
+	puts("\n  pc=")
+	putHex(f.PC)
+	puts(" lr=")
+	putHex(f.X[30])
+	puts(" sp=")
+	putHex(f.SP)
+	puts("\n  esr=")
+	putHex(esr)
+	puts(" far=")
+	putHex(far)
+	puts("\n  backtrace:")
+	// Walk the frame-pointer chain (Go on arm64 keeps one: the caller's
+	// FP is at [FP], the return address at [FP+8]).
+	fp := uintptr(f.X[29])
+	for i := 0; i < 16 && fp >= cpu.KernBase && fp&7 == 0; i++ {
+		ret := *(*uint64)(cpu.Ptr(fp + 8))
+		if ret == 0 {
+			break
+		}
+		puts(" ")
+		putHex(ret)
+		next := *(*uintptr)(cpu.Ptr(fp))
+		if next <= fp {
+			break
+		}
+		fp = next
+	}
+	puts("\n\n")
+	semihost.Exit(ExitKernelPanic)
+}
+
+func callerPC() uint64
+func callerFP() uint64
+func getCPU() uintptr
+func vectorsAddr() uintptr
+func enterUser(f uintptr)
+func kernelText() uintptr
+func kernelEnd() uintptr

@@ -1,0 +1,302 @@
+package kernel
+
+import (
+	"unsafe"
+
+	"gometal/drivers/cpu"
+	"gometal/drivers/fdt"
+	"gometal/drivers/gic"
+	"gometal/drivers/pl031"
+	"gometal/drivers/timer"
+	"gometal/kernel/mm"
+	"gometal/sched"
+)
+
+// Board facts found in the DTB at boot.
+var (
+	dtb        fdt.Tree
+	irqc       gic.GIC
+	timerIRQ   uint32
+	bootTicks  uint64 // counter at kernel entry
+	wallAtBoot int64  // Unix nanoseconds when the counter read bootTicks
+	initrd     []byte
+	rngSeed    [32]byte
+	ramRanges  [8]mm.Range
+	nRAM       int
+)
+
+// GIC interrupt-specifier types (DT binding arm,gic: first cell).
+const (
+	dtIRQSPI = 0
+	dtIRQPPI = 1
+	spiBase  = 32
+	ppiBase  = 16
+
+	// archTimerVirtIndex: the "arm,armv8-timer" node lists secure phys,
+	// non-secure phys, virtual, hypervisor timers in that order.
+	archTimerVirtIndex = 2
+	// defaultVirtTimerPPI is the architected virtual timer INTID (PPI 11).
+	defaultVirtTimerPPI = 27
+)
+
+// Start is called by boot on the boot stack with the MMU on. It never
+// returns: it ends by entering the app at EL0.
+func Start(dtbPA uintptr, bootStackLo uintptr) {
+	bootTicks = cpu.ReadCNTVCT()
+	c := sched.InitCPU(0)
+	cpu.WriteTPIDREL1(uint64(uintptr(unsafe.Pointer(c))))
+	cpu.WriteVBAR(uint64(vectorsAddr()))
+	sched.IdleIRQ = idleIRQ
+
+	if !parseDTB(dtbPA) {
+		puts("gometal: no valid device tree in x0 (")
+		putHex(uint64(dtbPA))
+		puts(")\n")
+		kpanic("no device tree")
+	}
+	initConsole()
+	readBootargs()
+	if info("booting on ") {
+		if m, ok := dtb.StringProp(dtb.Root(), "model"); ok {
+			putBytes(m)
+		}
+		puts(", entered at EL")
+		putDec(int64(entryEL))
+		infoEnd()
+	}
+	initMemory(dtbPA)
+	initInterrupts()
+	initClock()
+	c.Online = true
+	if !findInitrd() {
+		kpanic("no initramfs: boot with an initrd (QEMU -initrd) holding /init")
+	}
+	t := loadInit()
+	if info("kernel ready in ") {
+		putDec(timer.TicksToNanos(cpu.ReadCNTVCT()-bootTicks) / 1000)
+		puts(" us; starting /init (")
+		putDec(int64(mm.Pages.Used() * mm.PageSize >> 10))
+		puts(" KiB in use of ")
+		putDec(int64(mm.Pages.Total() * mm.PageSize >> 20))
+		puts(" MiB)")
+		infoEnd()
+	}
+	firstInstr = true
+	c.Current = sched.Index(t)
+	t.State = sched.Running
+	c.SliceEnd = timer.Now() + timer.NanosToTicks(sched.SliceNanos)
+	f := (*sched.Frame)(cpu.Ptr(c.KStackTop - sched.FrameSize))
+	*f = t.Ctx
+	sched.ArmTimer(c)
+	enterUser(uintptr(unsafe.Pointer(f)))
+}
+
+var entryEL uint64
+var dtbSize uint32
+var firstInstr bool
+
+func parseDTB(pa uintptr) bool {
+	if pa == 0 || pa&7 != 0 {
+		return false
+	}
+	hdr := unsafe.Slice((*byte)(cpu.Ptr(cpu.KVA(pa))), 40)
+	size, err := fdt.TotalSize(hdr)
+	if err != fdt.OK || size > 2<<20 {
+		return false
+	}
+	blob := unsafe.Slice((*byte)(cpu.Ptr(cpu.KVA(pa))), size)
+	t, err := fdt.Parse(blob)
+	if err != fdt.OK {
+		return false
+	}
+	dtb = t
+	dtbSize = size
+	return true
+}
+
+func initConsole() {
+	n := dtb.FindCompatible(-1, "arm,pl011")
+	if n < 0 {
+		return
+	}
+	if addr, _, ok := dtb.Reg(n, 0); ok {
+		uart.Init(cpu.KVA(uintptr(addr)))
+	}
+}
+
+func readBootargs() {
+	ch := dtb.Path("/chosen")
+	if ch < 0 {
+		return
+	}
+	args, ok := dtb.StringProp(ch, "bootargs")
+	if !ok {
+		return
+	}
+	for i := 0; i < len(args); {
+		for i < len(args) && args[i] == ' ' {
+			i++
+		}
+		j := i
+		for j < len(args) && args[j] != ' ' {
+			j++
+		}
+		w := args[i:j]
+		switch string(w) {
+		case "quiet":
+			quiet = true
+		case "gometal.stats=1":
+			statsAtExit = true
+		}
+		i = j
+	}
+	if s, ok := dtb.Prop(ch, "rng-seed"); ok {
+		copy(rngSeed[:], s)
+	}
+	if s, ok := dtb.Prop(ch, "kaslr-seed"); ok {
+		for i := range s {
+			rngSeed[i%len(rngSeed)] ^= s[i]
+		}
+	}
+}
+
+var statsAtExit bool
+
+// initMemory gives every RAM page that is not the kernel, the DTB, the
+// initramfs or a /memreserve/ to the page allocator, then replaces the
+// boot page tables with the real direct map.
+func initMemory(dtbPA uintptr) {
+	for n := dtb.FindDeviceType(-1, "memory"); n >= 0; n = dtb.FindDeviceType(n, "memory") {
+		for i := 0; nRAM < len(ramRanges); i++ {
+			base, size, ok := dtb.Reg(n, i)
+			if !ok {
+				break
+			}
+			if size == 0 {
+				continue
+			}
+			ramRanges[nRAM] = mm.Range{Start: uintptr(base), End: uintptr(base + size)}
+			nRAM++
+		}
+	}
+	if nRAM == 0 {
+		kpanic("the device tree describes no memory")
+	}
+	var reserved [24]mm.Range
+	nres := 0
+	add := func(s, e uintptr) {
+		if nres < len(reserved) && e > s {
+			reserved[nres] = mm.Range{Start: mm.PageDown(s), End: mm.PageUp(e)}
+			nres++
+		}
+	}
+	// The Image starts one page below .text (the header page).
+	add(cpu.KPA(kernelText())-mm.PageSize, cpu.KPA(kernelEnd()))
+	add(dtbPA, dtbPA+uintptr(dtbSize))
+	if s, e, ok := initrdRange(); ok {
+		add(s, e)
+	}
+	for i := 0; ; i++ {
+		a, s, ok := dtb.MemReserve(i)
+		if !ok {
+			break
+		}
+		add(uintptr(a), uintptr(a+s))
+	}
+	// QEMU's boot stub lives in the first page of RAM on virt.
+	add(ramRanges[0].Start, ramRanges[0].Start+mm.PageSize)
+	for i := 0; i < nRAM; i++ {
+		addFree(ramRanges[i].Start, ramRanges[i].End, reserved[:nres])
+	}
+	root := mm.BuildKernelMap(&mm.Pages, ramRanges[:nRAM])
+	if root == 0 {
+		kpanic("out of memory building the kernel page tables")
+	}
+	cpu.WriteTTBR1(uint64(root))
+	cpu.TLBIAll()
+	if info("memory: ") {
+		putDec(int64(mm.Pages.Total() * mm.PageSize >> 20))
+		puts(" MiB usable")
+		infoEnd()
+	}
+}
+
+// addFree gives the allocator [s, e) minus the reserved ranges.
+func addFree(s, e uintptr, res []mm.Range) {
+	for s < e {
+		next, resume := e, e
+		inside := false
+		for _, r := range res {
+			if r.Start <= s && r.End > s {
+				s, inside = r.End, true
+				break
+			}
+			if r.Start > s && r.Start < next {
+				next, resume = r.Start, r.End
+			}
+		}
+		if inside {
+			continue
+		}
+		mm.Pages.AddRange(s, next)
+		s = resume
+	}
+}
+
+func initInterrupts() {
+	n := dtb.FindCompatible(-1, "arm,cortex-a15-gic")
+	if n < 0 {
+		n = dtb.FindCompatible(-1, "arm,gic-400")
+	}
+	if n < 0 {
+		kpanic("no GICv2 in the device tree (GICv3 is not supported yet)")
+	}
+	d, _, ok1 := dtb.Reg(n, 0)
+	ci, _, ok2 := dtb.Reg(n, 1)
+	if !ok1 || !ok2 {
+		kpanic("GIC node without distributor and CPU interface registers")
+	}
+	irqc.InitDistributor(cpu.KVA(uintptr(d)), cpu.KVA(uintptr(ci)))
+	irqc.InitCPU()
+	timerIRQ = defaultVirtTimerPPI
+	if tn := dtb.FindCompatible(-1, "arm,armv8-timer"); tn >= 0 {
+		if typ, num, _, ok := dtb.Interrupt(tn, archTimerVirtIndex); ok && typ == dtIRQPPI {
+			timerIRQ = num + ppiBase
+		}
+	}
+	timer.Init()
+	irqc.Enable(timerIRQ)
+}
+
+func initClock() {
+	n := dtb.FindCompatible(-1, "arm,pl031")
+	if n < 0 {
+		return
+	}
+	if addr, _, ok := dtb.Reg(n, 0); ok {
+		secs := pl031.Seconds(cpu.KVA(uintptr(addr)))
+		wallAtBoot = int64(secs)*1e9 - timer.TicksToNanos(cpu.ReadCNTVCT()-0)
+	}
+}
+
+func initrdRange() (uintptr, uintptr, bool) {
+	ch := dtb.Path("/chosen")
+	if ch < 0 {
+		return 0, 0, false
+	}
+	s, ok1 := dtb.PropCells(ch, "linux,initrd-start")
+	e, ok2 := dtb.PropCells(ch, "linux,initrd-end")
+	if !ok1 || !ok2 || e <= s {
+		return 0, 0, false
+	}
+	return uintptr(s), uintptr(e), true
+}
+
+func findInitrd() bool {
+	s, e, ok := initrdRange()
+	if !ok {
+		return false
+	}
+	initrd = unsafe.Slice((*byte)(cpu.Ptr(cpu.KVA(s))), e-s)
+	return true
+}

@@ -1,0 +1,82 @@
+package kernel
+
+import (
+	"gometal/sched"
+
+	"golang.org/x/sys/unix"
+)
+
+// futex: FUTEX_WAIT and FUTEX_WAKE, all the Go runtime uses. Waiters are
+// the threads blocked with sched.WaitFutex on the address; there is one
+// address space, so private and shared futexes are the same.
+
+// futex operations (include/uapi/linux/futex.h).
+const (
+	futexWait          = 0
+	futexOpWake        = 1
+	futexWaitBitset    = 9
+	futexWakeBitset    = 10
+	futexClockRealtime = 256
+	futexCmdMask       = 0x7F // strips FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME
+)
+
+func sysFutex(t *sched.Thread, f *sched.Frame) uint64 {
+	addr := uintptr(f.X[0])
+	op := f.X[1] & futexCmdMask
+	val := uint32(f.X[2])
+	if addr&3 != 0 {
+		return errno(unix.EINVAL)
+	}
+	switch op {
+	case futexWait, futexWaitBitset:
+		cur, ok := readU32(addr)
+		if !ok {
+			return errno(unix.EFAULT)
+		}
+		if cur != val {
+			return errno(unix.EAGAIN)
+		}
+		var deadline uint64
+		if ts := uintptr(f.X[3]); ts != 0 {
+			ns, e := readTimespec(ts)
+			if e != 0 {
+				return errno(e)
+			}
+			if op == futexWaitBitset {
+				// Absolute, on CLOCK_MONOTONIC unless CLOCK_REALTIME.
+				clock := uint64(unix.CLOCK_MONOTONIC)
+				if f.X[1]&futexClockRealtime != 0 {
+					clock = unix.CLOCK_REALTIME
+				}
+				now, _ := nowNanos(clock)
+				ns -= now
+			}
+			if ns <= 0 {
+				return errno(unix.ETIMEDOUT)
+			}
+			deadline = deadlineAfter(ns)
+		}
+		sched.Block(t, sched.WaitFutex, deadline, errno(unix.ETIMEDOUT))
+		t.WaitAddr = addr
+		return 0
+	case futexOpWake, futexWakeBitset:
+		return uint64(futexWake(addr, int(int32(val))))
+	}
+	return errno(unix.ENOSYS)
+}
+
+// futexWake wakes up to n waiters on addr and returns how many woke.
+func futexWake(addr uintptr, n int) int {
+	woke := 0
+	for i := range sched.Threads {
+		if woke >= n {
+			break
+		}
+		w := &sched.Threads[i]
+		if w.State == sched.Blocked && w.Wait == sched.WaitFutex && w.WaitAddr == addr {
+			sched.Wake(w, 0)
+			woke++
+		}
+	}
+	return woke
+}

@@ -1,0 +1,225 @@
+package kernel
+
+import (
+	"unsafe"
+
+	"gometal/drivers/semihost"
+	"gometal/sched"
+
+	"golang.org/x/sys/unix"
+)
+
+// The app is process 1, as /init is on Linux.
+const appPID = 1
+
+func sysGetpid(t *sched.Thread, f *sched.Frame) uint64  { return appPID }
+func sysGetppid(t *sched.Thread, f *sched.Frame) uint64 { return 0 }
+func sysGettid(t *sched.Thread, f *sched.Frame) uint64  { return uint64(t.TID) }
+
+func sysExit(t *sched.Thread, f *sched.Frame) uint64 {
+	if t.ClearTID != 0 {
+		writeU32(t.ClearTID, 0)
+		futexWake(t.ClearTID, 1)
+	}
+	t.State = sched.Dead
+	if sched.Live() == 0 {
+		appExit(int(f.X[0] & 0xFF))
+	}
+	return 0
+}
+
+func sysExitGroup(t *sched.Thread, f *sched.Frame) uint64 {
+	appExit(int(f.X[0] & 0xFF))
+	return 0
+}
+
+// appExit ends the run: the app's status becomes QEMU's exit status.
+func appExit(status int) {
+	if statsAtExit {
+		printStats()
+	}
+	if info("app exited with status ") {
+		putDec(int64(status))
+		infoEnd()
+	}
+	semihost.Exit(status)
+}
+
+func printStats() {
+	puts("gometal: stats: syscalls=")
+	putDec(int64(syscallCount))
+	puts(" timer-irqs=")
+	putDec(int64(irqCount[timerIRQIndex]))
+	puts(" signals=")
+	putDec(int64(signalsDelivered))
+	puts("\n")
+}
+
+func sysSetTidAddress(t *sched.Thread, f *sched.Frame) uint64 {
+	t.ClearTID = uintptr(f.X[0])
+	return uint64(t.TID)
+}
+
+// Clone flags Go uses: CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|
+// CLONE_SYSVSEM|CLONE_THREAD (0x50f00). A new process (no CLONE_VM or
+// CLONE_THREAD) is not supported: there is one address space.
+const cloneThreadFlags = unix.CLONE_VM | unix.CLONE_THREAD | unix.CLONE_SIGHAND
+
+func sysClone(t *sched.Thread, f *sched.Frame) uint64 {
+	flags := f.X[0]
+	if flags&cloneThreadFlags != cloneThreadFlags {
+		return errno(unix.ENOSYS) // fork/vfork: no processes yet
+	}
+	n := sched.New()
+	if n == nil {
+		return errno(unix.EAGAIN)
+	}
+	n.Ctx = *f
+	n.Ctx.X[0] = 0
+	if sp := f.X[1]; sp != 0 {
+		n.Ctx.SP = sp
+	}
+	if flags&unix.CLONE_SETTLS != 0 {
+		n.Ctx.TPIDR = f.X[3]
+	}
+	// A new thread starts with its creator's signal mask and no
+	// alternate signal stack.
+	n.SigMask = t.SigMask
+	if flags&unix.CLONE_PARENT_SETTID != 0 {
+		writeU32(uintptr(f.X[2]), uint32(n.TID))
+	}
+	if flags&unix.CLONE_CHILD_SETTID != 0 {
+		writeU32(uintptr(f.X[4]), uint32(n.TID))
+	}
+	if flags&unix.CLONE_CHILD_CLEARTID != 0 {
+		n.ClearTID = uintptr(f.X[4])
+	}
+	sched.Ready(n)
+	return uint64(n.TID)
+}
+
+func sysSchedYield(t *sched.Thread, f *sched.Frame) uint64 {
+	c := thisCPU()
+	c.SliceEnd = 0 // let Schedule rotate if anyone waits
+	return 0
+}
+
+// onlineCPUs is how many cores the app may run on.
+func onlineCPUs() int {
+	n := 0
+	for i := range sched.CPUs {
+		if sched.CPUs[i].Online {
+			n++
+		}
+	}
+	return n
+}
+
+func sysSchedGetaffinity(t *sched.Thread, f *sched.Frame) uint64 {
+	size := f.X[1]
+	if size < 8 || size&7 != 0 {
+		return errno(unix.EINVAL)
+	}
+	var mask uint64
+	for i := range sched.CPUs {
+		if sched.CPUs[i].Online {
+			mask |= 1 << uint(i)
+		}
+	}
+	if !writeU64(uintptr(f.X[2]), mask) {
+		return errno(unix.EFAULT)
+	}
+	return 8 // bytes written: the kernel's cpumask size
+}
+
+func sysSchedSetaffinity(t *sched.Thread, f *sched.Frame) uint64 {
+	m, ok := readU64(uintptr(f.X[2]))
+	if !ok {
+		return errno(unix.EFAULT)
+	}
+	if m&1 == 0 {
+		return errno(unix.EINVAL)
+	}
+	return 0
+}
+
+func sysGetcpu(t *sched.Thread, f *sched.Frame) uint64 {
+	if f.X[0] != 0 && !writeU32(uintptr(f.X[0]), uint32(thisCPU().ID)) {
+		return errno(unix.EFAULT)
+	}
+	if f.X[1] != 0 && !writeU32(uintptr(f.X[1]), 0) {
+		return errno(unix.EFAULT)
+	}
+	return 0
+}
+
+func putField(dst *[65]byte, s string) {
+	copy(dst[:], s)
+}
+
+func sysUname(t *sched.Thread, f *sched.Frame) uint64 {
+	var u unix.Utsname
+	copy(u.Sysname[:], "Linux")
+	copy(u.Nodename[:], "gometal")
+	copy(u.Release[:], "6.1.0-gometal")
+	copy(u.Version[:], "#1 SMP gometal")
+	copy(u.Machine[:], "aarch64")
+	copy(u.Domainname[:], "(none)")
+	if !copyOut(uintptr(f.X[0]), bytesOf(unsafe.Pointer(&u), unsafe.Sizeof(u))) {
+		return errno(unix.EFAULT)
+	}
+	return 0
+}
+
+// Resource limits reported to the app (RLIM_INFINITY where Linux has none).
+func rlimitFor(res uint64) (cur, max uint64, ok bool) {
+	const inf = ^uint64(0)
+	switch res {
+	case unix.RLIMIT_STACK:
+		return 8 << 20, inf, true
+	case unix.RLIMIT_NOFILE:
+		return maxFDs, maxFDs, true
+	case unix.RLIMIT_AS, unix.RLIMIT_DATA, unix.RLIMIT_CORE, unix.RLIMIT_CPU,
+		unix.RLIMIT_FSIZE, unix.RLIMIT_NPROC, unix.RLIMIT_MEMLOCK, unix.RLIMIT_RSS:
+		return inf, inf, true
+	}
+	return 0, 0, res < 16
+}
+
+func sysGetrlimit(t *sched.Thread, f *sched.Frame) uint64 {
+	cur, max, ok := rlimitFor(f.X[0])
+	if !ok {
+		return errno(unix.EINVAL)
+	}
+	r := [2]uint64{cur, max}
+	if !copyOut(uintptr(f.X[1]), bytesOf(unsafe.Pointer(&r), 16)) {
+		return errno(unix.EFAULT)
+	}
+	return 0
+}
+
+func sysPrlimit64(t *sched.Thread, f *sched.Frame) uint64 {
+	if f.X[0] != 0 && f.X[0] != appPID && sched.ByTID(int32(f.X[0])) == nil {
+		return errno(unix.ESRCH)
+	}
+	cur, max, ok := rlimitFor(f.X[1])
+	if !ok {
+		return errno(unix.EINVAL)
+	}
+	if old := uintptr(f.X[3]); old != 0 {
+		r := [2]uint64{cur, max}
+		if !copyOut(old, bytesOf(unsafe.Pointer(&r), 16)) {
+			return errno(unix.EFAULT)
+		}
+	}
+	// New limits are accepted and ignored: nothing here enforces them.
+	return 0
+}
+
+func sysUmask(t *sched.Thread, f *sched.Frame) uint64 { return 0o022 }
+
+func sysPrctl(t *sched.Thread, f *sched.Frame) uint64 {
+	// PR_SET_VMA (VMA naming) and the rest: EINVAL, as a kernel without
+	// the option answers. ENOSYS would make Go retry on every mmap.
+	return errno(unix.EINVAL)
+}

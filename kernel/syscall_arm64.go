@@ -1,0 +1,122 @@
+package kernel
+
+import (
+	"gometal/sched"
+
+	"golang.org/x/sys/unix"
+)
+
+// A syscall handler gets the calling thread and its live frame (arguments
+// in X0-X5) and returns the value for X0: a result, or -errno. A handler
+// that blocks the thread calls sched.Block; its return value is then
+// ignored and the waker or the timeout supplies X0.
+type sysFn func(t *sched.Thread, f *sched.Frame) uint64
+
+// sysTable maps arm64 syscall numbers (include/uapi/asm-generic/unistd.h)
+// to handlers. The handlers live in sys_<area>.go.
+var sysTable = [...]sysFn{
+	unix.SYS_GETCWD:            sysGetcwd,
+	unix.SYS_EVENTFD2:          sysEventfd2,
+	unix.SYS_EPOLL_CREATE1:     sysEpollCreate1,
+	unix.SYS_EPOLL_CTL:         sysEpollCtl,
+	unix.SYS_EPOLL_PWAIT:       sysEpollPwait,
+	unix.SYS_DUP:               sysDup,
+	unix.SYS_DUP3:              sysDup3,
+	unix.SYS_FCNTL:             sysFcntl,
+	unix.SYS_IOCTL:             sysIoctl,
+	unix.SYS_MKDIRAT:           sysReadOnlyFS,
+	unix.SYS_UNLINKAT:          sysReadOnlyFS,
+	unix.SYS_RENAMEAT:          sysReadOnlyFS,
+	unix.SYS_FACCESSAT:         sysFaccessat,
+	unix.SYS_FACCESSAT2:        sysFaccessat,
+	unix.SYS_CHDIR:             sysChdir,
+	unix.SYS_FCHDIR:            sysFchdir,
+	unix.SYS_OPENAT:            sysOpenat,
+	unix.SYS_CLOSE:             sysClose,
+	unix.SYS_GETDENTS64:        sysGetdents64,
+	unix.SYS_LSEEK:             sysLseek,
+	unix.SYS_READ:              sysRead,
+	unix.SYS_WRITE:             sysWrite,
+	unix.SYS_READV:             sysReadv,
+	unix.SYS_WRITEV:            sysWritev,
+	unix.SYS_PREAD64:           sysPread64,
+	unix.SYS_PWRITE64:          sysPwrite64,
+	unix.SYS_READLINKAT:        sysReadlinkat,
+	unix.SYS_FSTATAT:           sysNewfstatat,
+	unix.SYS_FSTAT:             sysFstat,
+	unix.SYS_FSYNC:             sysZero,
+	unix.SYS_EXIT:              sysExit,
+	unix.SYS_EXIT_GROUP:        sysExitGroup,
+	unix.SYS_SET_TID_ADDRESS:   sysSetTidAddress,
+	unix.SYS_FUTEX:             sysFutex,
+	unix.SYS_SET_ROBUST_LIST:   sysZero,
+	unix.SYS_NANOSLEEP:         sysNanosleep,
+	unix.SYS_CLOCK_GETTIME:     sysClockGettime,
+	unix.SYS_CLOCK_GETRES:      sysClockGetres,
+	unix.SYS_CLOCK_NANOSLEEP:   sysClockNanosleep,
+	unix.SYS_SCHED_SETAFFINITY: sysSchedSetaffinity,
+	unix.SYS_SCHED_GETAFFINITY: sysSchedGetaffinity,
+	unix.SYS_SCHED_YIELD:       sysSchedYield,
+	unix.SYS_KILL:              sysKill,
+	unix.SYS_TKILL:             sysTkill,
+	unix.SYS_TGKILL:            sysTgkill,
+	unix.SYS_SIGALTSTACK:       sysSigaltstack,
+	unix.SYS_RT_SIGACTION:      sysRtSigaction,
+	unix.SYS_RT_SIGPROCMASK:    sysRtSigprocmask,
+	unix.SYS_RT_SIGRETURN:      sysRtSigreturn,
+	unix.SYS_UNAME:             sysUname,
+	unix.SYS_GETRLIMIT:         sysGetrlimit,
+	unix.SYS_PRLIMIT64:         sysPrlimit64,
+	unix.SYS_UMASK:             sysUmask,
+	unix.SYS_PRCTL:             sysPrctl,
+	unix.SYS_GETCPU:            sysGetcpu,
+	unix.SYS_GETTIMEOFDAY:      sysGettimeofday,
+	unix.SYS_GETPID:            sysGetpid,
+	unix.SYS_GETPPID:           sysGetppid,
+	unix.SYS_GETUID:            sysZero,
+	unix.SYS_GETEUID:           sysZero,
+	unix.SYS_GETGID:            sysZero,
+	unix.SYS_GETEGID:           sysZero,
+	unix.SYS_GETTID:            sysGettid,
+	unix.SYS_BRK:               sysBrk,
+	unix.SYS_MUNMAP:            sysMunmap,
+	unix.SYS_CLONE:             sysClone,
+	unix.SYS_MMAP:              sysMmap,
+	unix.SYS_MPROTECT:          sysMprotect,
+	unix.SYS_MADVISE:           sysMadvise,
+	unix.SYS_GETRANDOM:         sysGetrandom,
+}
+
+// errno turns an error number into the X0 value Linux returns.
+func errno(e unix.Errno) uint64 { return uint64(-int64(e)) }
+
+var unknownSeen [512 / 64]uint64
+
+func syscall(c *sched.CPU, t *sched.Thread, f *sched.Frame) {
+	nr := f.X[8]
+	var fn sysFn
+	if nr < uint64(len(sysTable)) {
+		fn = sysTable[nr]
+	}
+	if fn == nil {
+		if nr < 512 && unknownSeen[nr/64]&(1<<(nr%64)) == 0 {
+			unknownSeen[nr/64] |= 1 << (nr % 64)
+			if info("unimplemented syscall ") {
+				putDec(int64(nr))
+				puts(" (returning ENOSYS)")
+				infoEnd()
+			}
+		}
+		f.X[0] = errno(unix.ENOSYS)
+		return
+	}
+	syscallCount++
+	r := fn(t, f)
+	if t.State == sched.Running {
+		f.X[0] = r
+	}
+}
+
+var syscallCount uint64
+
+func sysZero(t *sched.Thread, f *sched.Frame) uint64 { return 0 }

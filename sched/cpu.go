@@ -1,0 +1,79 @@
+package sched
+
+import "gometal/drivers/cpu"
+
+// Kernel stack sizes. Every exception from EL0 runs on its core's kernel
+// stack; faults taken inside the kernel switch to a separate fault stack so
+// that a stack overflow still gets reported.
+const (
+	KStackSize     = 64 << 10
+	FaultStackSize = 16 << 10
+
+	// stackGuardMargin is how much of a kernel stack sits below the fake
+	// g's stackguard0: a Go prologue that would cross it calls
+	// runtime.morestack, which faults (g.m is nil) and lands in the fault
+	// path with the core's stack still usable.
+	stackGuardMargin = 8 << 10
+)
+
+// CPU is one core's private state. TPIDR_EL1 holds its address and, while
+// the core runs kernel Go code, so does R28 (g): the first four words mirror
+// runtime.g's stack, stackguard0 and stackguard1 so compiled stack checks
+// pass (ARCHITECTURE.md, kernel rule 3). Offsets up to Fault are used by
+// assembly; cpu_test.go pins them.
+type CPU struct {
+	StackLo, StackHi, StackGuard0, StackGuard1 uintptr // fake g, kernel stack
+	FaultG                                     [4]uintptr
+	FaultStackTop                              uintptr
+	KStackTop                                  uintptr
+	FaultDepth                                 uintptr
+	_                                          [5]uintptr
+	Fault                                      Frame // registers at a kernel fault
+
+	ID      int
+	Online  bool
+	Current int32 // index of the running thread, or -1 while idle
+
+	// Ticks counts scheduling-tick interrupts on this core.
+	Ticks uint64
+	// SliceEnd is the counter value at which the running thread's time
+	// slice ends.
+	SliceEnd uint64
+}
+
+// Offsets into CPU for assembly.
+const (
+	CPUOffFaultG        = 32
+	CPUOffFaultStackTop = 64
+	CPUOffKStackTop     = 72
+	CPUOffFaultDepth    = 80
+	CPUOffFault         = 128
+)
+
+// CPUs holds every core's state; index = core number.
+var CPUs [cpu.MaxCPUs]CPU
+
+var kstacks [cpu.MaxCPUs][KStackSize]byte
+var faultStacks [cpu.MaxCPUs][FaultStackSize]byte
+
+// InitCPU prepares core id's stacks and fake g's. It returns the address
+// to load into TPIDR_EL1 and R28.
+func InitCPU(id int) *CPU {
+	c := &CPUs[id]
+	c.ID = id
+	c.Current = -1
+	lo := uintptrOf(&kstacks[id][0])
+	c.StackLo = lo
+	c.StackHi = lo + KStackSize
+	c.StackGuard0 = lo + stackGuardMargin
+	c.StackGuard1 = c.StackGuard0
+	// The trap frame sits at the very top of the kernel stack.
+	c.KStackTop = c.StackHi
+	flo := uintptrOf(&faultStacks[id][0])
+	c.FaultG[0] = flo
+	c.FaultG[1] = flo + FaultStackSize
+	c.FaultG[2] = flo + 1024
+	c.FaultG[3] = flo + 1024
+	c.FaultStackTop = flo + FaultStackSize
+	return c
+}

@@ -1,0 +1,117 @@
+package sched
+
+// MaxThreads bounds the thread table. Go starts a handful of Ms; a program
+// blocked in many syscalls at once may start more.
+const MaxThreads = 256
+
+// State is a thread's life-cycle state.
+type State uint8
+
+const (
+	Free     State = iota // slot unused
+	Runnable              // on a run queue
+	Running               // current on some core
+	Blocked               // waiting: see Wait
+	Dead                  // exited, slot about to be freed
+)
+
+// WaitKind says what a blocked thread waits for, so wakers can find it.
+type WaitKind uint8
+
+const (
+	WaitNone WaitKind = iota
+	WaitFutex
+	WaitSleep
+	WaitEpoll
+	WaitRead
+	WaitSignal
+)
+
+// Thread is one schedulable thread of the app: its user context and the
+// little the kernel keeps per thread.
+type Thread struct {
+	Ctx   Frame // user context, valid while not Running
+	State State
+	TID   int32
+	CPU   int32
+	next  int32 // run-queue link (index), -1 = end
+
+	// Blocking. Deadline is a counter value (0 = none); when it passes,
+	// the thread wakes with X0 = TimeoutResult.
+	Wait          WaitKind
+	WaitAddr      uintptr
+	WaitArg       [3]uintptr
+	Deadline      uint64
+	TimeoutResult uint64
+
+	// Signals (the kernel package interprets them).
+	SigMask    uint64
+	SigPending uint64
+	SigInfo    [65]SigInfo
+	AltSP      uintptr
+	AltSize    uintptr
+	AltFlags   int32
+	ClearTID   uintptr
+	InSyscall  bool
+}
+
+// SigInfo is what the kernel remembers about one pending signal.
+type SigInfo struct {
+	Code int32
+	Addr uintptr
+	PID  int32
+}
+
+// Threads is the thread table; a thread's index never changes.
+var Threads [MaxThreads]Thread
+
+var nextTID int32 = 1
+
+// New returns a free thread slot set up as Runnable-to-be (the caller
+// fills Ctx and calls Ready), or nil when the table is full.
+func New() *Thread {
+	for i := range Threads {
+		t := &Threads[i]
+		if t.State == Free {
+			*t = Thread{}
+			t.State = Blocked
+			t.TID = nextTID
+			t.next = -1
+			nextTID++
+			return t
+		}
+	}
+	return nil
+}
+
+// Index returns t's slot number.
+func Index(t *Thread) int32 {
+	for i := range Threads {
+		if &Threads[i] == t {
+			return int32(i)
+		}
+	}
+	return -1
+}
+
+// ByTID finds a live thread.
+func ByTID(tid int32) *Thread {
+	for i := range Threads {
+		t := &Threads[i]
+		if t.State != Free && t.State != Dead && t.TID == tid {
+			return t
+		}
+	}
+	return nil
+}
+
+// Live counts threads that have not exited.
+func Live() int {
+	n := 0
+	for i := range Threads {
+		if s := Threads[i].State; s != Free && s != Dead {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,5 @@
+package sched
+
+import "unsafe"
+
+func uintptrOf(p *byte) uintptr { return uintptr(unsafe.Pointer(p)) }

@@ -1,0 +1,5 @@
+package sched
+
+import "gometal/drivers/cpu"
+
+func waitForInterrupt() { cpu.WFI() }

@@ -1,0 +1,41 @@
+// Readinit reads its own binary back out of the initramfs and lists /.
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+)
+
+func main() {
+	b, err := os.ReadFile("/init")
+	if err != nil {
+		fmt.Println("FAIL:", err)
+		os.Exit(1)
+	}
+	st, err := os.Stat("/init")
+	if err != nil {
+		fmt.Println("FAIL:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("read %d bytes, stat size %d, elf=%v, mode=%v\n", len(b), st.Size(), bytes.HasPrefix(b, []byte("\x7fELF")), st.Mode())
+	ents, err := os.ReadDir("/")
+	if err != nil {
+		fmt.Println("FAIL:", err)
+		os.Exit(1)
+	}
+	for _, e := range ents {
+		fmt.Println("entry:", e.Name(), e.IsDir())
+	}
+	if _, err := os.Open("/no/such/file"); !os.IsNotExist(err) {
+		fmt.Println("FAIL: want ENOENT, got", err)
+		os.Exit(1)
+	}
+	if err := os.WriteFile("/new", []byte("x"), 0o644); err == nil {
+		fmt.Println("FAIL: write to read-only initramfs succeeded")
+		os.Exit(1)
+	}
+	if int64(len(b)) == st.Size() {
+		fmt.Println("readinit ok")
+	}
+}
