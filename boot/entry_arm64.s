@@ -56,6 +56,7 @@ TEXT ·entry(SB),NOSPLIT|NOFRAME,$0
 	MRS	CurrentEL, R1
 	LSR	$2, R1, R1
 	AND	$3, R1, R1
+	MOVD	R1, R20			// exception level we were entered at
 	CMP	$2, R1
 	BNE	el1
 	// Entered at EL2 (Raspberry Pi firmware, QEMU virtualization=on):
@@ -169,6 +170,7 @@ TEXT ·highEntry(SB),NOSPLIT|NOFRAME,$0
 	SUB	$32, RSP
 	MOVD	R19, 8(RSP)		// dtbPA
 	MOVD	R1, 16(RSP)		// bootStackLo
+	MOVD	R20, 24(RSP)		// entryEL
 	BL	·kmain(SB)
 hang:
 	WFI

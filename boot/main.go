@@ -16,6 +16,6 @@ func main() {}
 func entry()
 
 // kmain runs on the boot stack with the MMU on, in the high half.
-func kmain(dtbPA uintptr, bootStackLo uintptr) {
-	kernel.Start(dtbPA, bootStackLo)
+func kmain(dtbPA, bootStackLo, entryEL uintptr) {
+	kernel.Start(dtbPA, bootStackLo, entryEL)
 }

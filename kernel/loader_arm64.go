@@ -80,7 +80,7 @@ func loadInit() *sched.Thread {
 	t.Ctx.SP = uint64(sp)
 	t.Ctx.PSTATE = 0 // EL0t, interrupts unmasked
 	cpu.WriteTTBR0(uint64(app.PT.Root))
-	cpu.TLBIAll()
+	cpu.TTBR0Walks(true)
 	return t
 }
 

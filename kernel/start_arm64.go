@@ -41,11 +41,13 @@ const (
 
 // Start is called by boot on the boot stack with the MMU on. It never
 // returns: it ends by entering the app at EL0.
-func Start(dtbPA uintptr, bootStackLo uintptr) {
+func Start(dtbPA, bootStackLo, el uintptr) {
 	bootTicks = cpu.ReadCNTVCT()
+	entryEL = uint64(el)
 	c := sched.InitCPU(0)
 	cpu.WriteTPIDREL1(uint64(uintptr(unsafe.Pointer(c))))
 	cpu.WriteVBAR(uint64(vectorsAddr()))
+	cpu.TTBR0Walks(false)
 	sched.IdleIRQ = idleIRQ
 
 	if !parseDTB(dtbPA) {
@@ -65,6 +67,9 @@ func Start(dtbPA uintptr, bootStackLo uintptr) {
 		infoEnd()
 	}
 	initMemory(dtbPA)
+	if crashTest {
+		crashTarget.ID = 1 // nil dereference in the kernel
+	}
 	initInterrupts()
 	initClock()
 	c.Online = true
@@ -147,6 +152,8 @@ func readBootargs() {
 			quiet = true
 		case "gometal.stats=1":
 			statsAtExit = true
+		case "gometal.crashtest=1":
+			crashTest = true
 		}
 		i = j
 	}
@@ -161,6 +168,12 @@ func readBootargs() {
 }
 
 var statsAtExit bool
+
+// crashTest (bootarg gometal.crashtest=1) makes the kernel fault on
+// purpose once booted, so the panic report and its symbolization can be
+// tested end to end.
+var crashTest bool
+var crashTarget *sched.CPU
 
 // initMemory gives every RAM page that is not the kernel, the DTB, the
 // initramfs or a /memreserve/ to the page allocator, then replaces the

@@ -67,3 +67,7 @@ func SemihostCall(op uint64, arg uintptr) uint64
 
 // Halt stops this core forever (WFI loop with everything masked).
 func Halt()
+
+// TTBR0Walks enables or disables the TTBR0 (user) half of the address
+// space for this core.
+func TTBR0Walks(on bool)

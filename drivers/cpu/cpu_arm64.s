@@ -187,3 +187,21 @@ TEXT ·Halt(SB),NOSPLIT|NOFRAME,$0
 halt:
 	WFI
 	B	halt
+
+// TTBR0Walks turns translation-table walks through TTBR0 on or off
+// (TCR_EL1.EPD0, ARM ARM D13.2.131). Off while the kernel runs without an
+// app, so a nil dereference in the kernel faults instead of landing in the
+// boot identity map.
+TEXT ·TTBR0Walks(SB),NOSPLIT|NOFRAME,$0-8
+	MOVBU	on+0(FP), R0
+	MRS	TCR_EL1, R1
+	ORR	$(1<<7), R1, R1
+	CBZ	R0, set
+	AND	$~(1<<7), R1, R1
+set:
+	MSR	R1, TCR_EL1
+	ISB	$0xf
+	TLBI	VMALLE1
+	DSB	$0xf
+	ISB	$0xf
+	RET
