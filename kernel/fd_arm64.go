@@ -20,6 +20,8 @@ const (
 	kindEventfd
 	kindEpoll
 	kindNull
+	kindPipeRead
+	kindPipeWrite
 )
 
 type file struct {
@@ -34,7 +36,8 @@ type file struct {
 	semaphore bool
 	gen       uint32 // bumped on every readiness change (for EPOLLET)
 
-	ep int32 // kindEpoll: index into epolls
+	ep   int32 // kindEpoll: index into epolls
+	pipe int32 // kindPipeRead/Write: index into pipes
 }
 
 var fds [maxFDs]file
@@ -65,8 +68,11 @@ func initConsoleFDs() {
 
 func closeFD(fd int) {
 	f := &fds[fd]
-	if f.kind == kindEpoll {
+	switch f.kind {
+	case kindEpoll:
 		epolls[f.ep].used = false
+	case kindPipeRead, kindPipeWrite:
+		pipeRef(f, -1)
 	}
 	epollForget(fd)
 	*f = file{}
@@ -91,6 +97,7 @@ func sysDup(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	*nf = *old
 	nf.cloexec = false
+	dupRef(nf)
 	return uint64(n)
 }
 
@@ -108,6 +115,7 @@ func sysDup3(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	fds[nfd] = *old
 	fds[nfd].cloexec = f.X[2]&unix.O_CLOEXEC != 0
+	dupRef(&fds[nfd])
 	return nfd
 }
 
@@ -141,9 +149,17 @@ func sysFcntl(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 		*nf = *fl
 		nf.cloexec = f.X[1] == unix.F_DUPFD_CLOEXEC
+		dupRef(nf)
 		return uint64(n)
 	case unix.F_GETLK, unix.F_SETLK, unix.F_SETLKW:
 		return 0
 	}
 	return errno(unix.EINVAL)
+}
+
+// dupRef accounts for a new descriptor sharing an object.
+func dupRef(fl *file) {
+	if fl.kind == kindPipeRead || fl.kind == kindPipeWrite {
+		pipeRef(fl, +1)
+	}
 }

@@ -55,7 +55,11 @@ func sysEpollCreate1(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 func pollable(fl *file) bool {
-	return fl.kind == kindEventfd || fl.kind == kindConsole || fl.kind == kindNull
+	switch fl.kind {
+	case kindEventfd, kindConsole, kindNull, kindPipeRead, kindPipeWrite:
+		return true
+	}
+	return false
 }
 
 // readiness returns fl's current EPOLL* bits.
@@ -76,6 +80,26 @@ func readiness(fd int32) uint32 {
 		return r
 	case kindNull:
 		return unix.EPOLLIN | unix.EPOLLOUT
+	case kindPipeRead:
+		p := &pipes[fl.pipe]
+		var r uint32
+		if p.n > 0 {
+			r |= unix.EPOLLIN
+		}
+		if p.writers == 0 {
+			r |= unix.EPOLLHUP
+		}
+		return r
+	case kindPipeWrite:
+		p := &pipes[fl.pipe]
+		var r uint32
+		if p.free() > 0 {
+			r |= unix.EPOLLOUT
+		}
+		if p.readers == 0 {
+			r |= unix.EPOLLERR
+		}
+		return r
 	}
 	return 0
 }
@@ -120,7 +144,7 @@ func sysEpollCtl(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 		for i := range ep.list {
 			if !ep.list[i].used {
-				ep.list[i] = interest{fd: int32(fd), events: ev.Events, data: data, lastGen: fl.gen - 1, used: true}
+				ep.list[i] = interest{fd: int32(fd), events: ev.Events, data: data, lastGen: fileGen(fl) - 1, used: true}
 				epollNotify()
 				return 0
 			}
@@ -130,7 +154,7 @@ func sysEpollCtl(t *sched.Thread, f *sched.Frame) uint64 {
 		if slot == nil {
 			return errno(unix.ENOENT)
 		}
-		slot.events, slot.data, slot.lastGen = ev.Events, data, fl.gen-1
+		slot.events, slot.data, slot.lastGen = ev.Events, data, fileGen(fl)-1
 		epollNotify()
 		return 0
 	case unix.EPOLL_CTL_DEL:
@@ -170,6 +194,9 @@ func collect(ep *epollInst, buf uintptr, max int) (int, bool) {
 			continue
 		}
 		gen := fds[it.fd].gen
+		if k := fds[it.fd].kind; k == kindPipeRead || k == kindPipeWrite {
+			gen = pipes[fds[it.fd].pipe].gen
+		}
 		if it.events&unix.EPOLLET != 0 && gen == it.lastGen {
 			continue
 		}
@@ -291,4 +318,12 @@ func eventfdWrite(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
 	fl.gen++
 	epollNotify()
 	return 8
+}
+
+// fileGen is the readiness generation EPOLLET compares against.
+func fileGen(fl *file) uint32 {
+	if fl.kind == kindPipeRead || fl.kind == kindPipeWrite {
+		return pipes[fl.pipe].gen
+	}
+	return fl.gen
 }

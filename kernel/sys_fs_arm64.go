@@ -150,6 +150,13 @@ func readInto(t *sched.Thread, fl *file, buf uintptr, n uint64, off int64) uint6
 		return errno(unix.EISDIR)
 	case kindEventfd:
 		return eventfdRead(t, fl, buf, n)
+	case kindPipeRead:
+		if off >= 0 {
+			return errno(unix.ESPIPE)
+		}
+		return pipeRead(t, fl, buf, n)
+	case kindPipeWrite:
+		return errno(unix.EBADF)
 	case kindFile:
 		pos := off
 		if off < 0 {
@@ -198,7 +205,9 @@ func writeFrom(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
 		return n
 	case kindEventfd:
 		return eventfdWrite(t, fl, buf, n)
-	case kindFile, kindDir:
+	case kindPipeWrite:
+		return pipeWrite(t, fl, buf, n)
+	case kindFile, kindDir, kindPipeRead:
 		return errno(unix.EBADF)
 	}
 	return errno(unix.EINVAL)
@@ -351,6 +360,10 @@ func statOfFile(st *unix.Stat_t, fl *file) {
 		st.Mode = unix.S_IFCHR | 0o666
 		st.Rdev = 1<<8 | 3
 		st.Nlink = 1
+	case kindPipeRead, kindPipeWrite:
+		st.Mode = unix.S_IFIFO | 0o600
+		st.Nlink = 1
+		st.Blksize = 4096
 	default: // anonymous inodes: eventfd, epoll
 		st.Mode = 0o600
 		st.Nlink = 1

@@ -34,6 +34,7 @@ var sysTable = [...]sysFn{
 	unix.SYS_OPENAT:            sysOpenat,
 	unix.SYS_CLOSE:             sysClose,
 	unix.SYS_GETDENTS64:        sysGetdents64,
+	unix.SYS_PIPE2:             sysPipe2,
 	unix.SYS_LSEEK:             sysLseek,
 	unix.SYS_READ:              sysRead,
 	unix.SYS_WRITE:             sysWrite,

@@ -112,3 +112,6 @@ func copyInString(buf []byte, addr uintptr) (int, unix.Errno) {
 
 // bytesOf views a value as bytes for copying to the app.
 func bytesOf(p unsafe.Pointer, n uintptr) []byte { return unsafe.Slice((*byte)(p), n) }
+
+// ptrOf is unsafe.Pointer for small kernel values copied to the app.
+func ptrOf[T any](p *T) unsafe.Pointer { return unsafe.Pointer(p) }

@@ -25,6 +25,8 @@ const (
 	WaitEpoll
 	WaitRead
 	WaitSignal
+	WaitPipeRead
+	WaitPipeWrite
 )
 
 // Thread is one schedulable thread of the app: its user context and the

@@ -1,0 +1,256 @@
+package kernel
+
+import (
+	"gometal/kernel/mm"
+	"gometal/sched"
+
+	"golang.org/x/sys/unix"
+)
+
+// Pipes: a ring buffer of pipeBufPages pages per pipe. A read that finds
+// the pipe empty, or a write that finds it full, blocks its thread; the
+// other end completes the blocked call as data or room appears (the
+// waker writes X0), so no kernel code ever waits.
+
+const (
+	maxPipes     = 64
+	pipeBufPages = 16
+	pipeBufSize  = pipeBufPages * mm.PageSize
+)
+
+type pipe struct {
+	used             bool
+	pages            [pipeBufPages]uintptr
+	head, n          int // read position and bytes buffered
+	readers, writers int // open descriptors on each end
+	gen              uint32
+}
+
+var pipes [maxPipes]pipe
+
+func (p *pipe) free() int { return pipeBufSize - p.n }
+
+// put copies app bytes at src into the ring; returns bytes taken.
+func (p *pipe) put(src uintptr, n uint64) (uint64, bool) {
+	done := uint64(0)
+	for done < n && p.free() > 0 {
+		tail := (p.head + p.n) % pipeBufSize
+		page := p.pages[tail/mm.PageSize]
+		off := tail % mm.PageSize
+		chunk := mm.PageSize - off
+		if chunk > p.free() {
+			chunk = p.free()
+		}
+		if uint64(chunk) > n-done {
+			chunk = int(n - done)
+		}
+		if !copyIn(mm.PageBytes(page)[off:off+chunk], src+uintptr(done)) {
+			return done, false
+		}
+		p.n += chunk
+		done += uint64(chunk)
+	}
+	return done, true
+}
+
+// take copies buffered bytes to app memory at dst.
+func (p *pipe) take(dst uintptr, n uint64) (uint64, bool) {
+	done := uint64(0)
+	for done < n && p.n > 0 {
+		page := p.pages[p.head/mm.PageSize]
+		off := p.head % mm.PageSize
+		chunk := mm.PageSize - off
+		if chunk > p.n {
+			chunk = p.n
+		}
+		if uint64(chunk) > n-done {
+			chunk = int(n - done)
+		}
+		if !copyOut(dst+uintptr(done), mm.PageBytes(page)[off:off+chunk]) {
+			return done, false
+		}
+		p.head = (p.head + chunk) % pipeBufSize
+		p.n -= chunk
+		done += uint64(chunk)
+	}
+	return done, true
+}
+
+func sysPipe2(t *sched.Thread, f *sched.Frame) uint64 {
+	flags := uint32(f.X[1])
+	if flags&^uint32(unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_DIRECT) != 0 {
+		return errno(unix.EINVAL)
+	}
+	idx := -1
+	for i := range pipes {
+		if !pipes[i].used {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		return errno(unix.ENFILE)
+	}
+	p := &pipes[idx]
+	*p = pipe{}
+	for i := range p.pages {
+		if p.pages[i] = mm.Pages.Get(); p.pages[i] == 0 {
+			for j := 0; j < i; j++ {
+				mm.Pages.Put(p.pages[j])
+			}
+			return errno(unix.ENOMEM)
+		}
+	}
+	rfd, rf := allocFD(0)
+	if rf == nil {
+		p.release()
+		return errno(unix.EMFILE)
+	}
+	rf.kind = kindPipeRead
+	wfd, wf := allocFD(0)
+	if wf == nil {
+		rf.kind = kindNone
+		p.release()
+		return errno(unix.EMFILE)
+	}
+	p.used = true
+	*rf = file{kind: kindPipeRead, pipe: int32(idx), flags: unix.O_RDONLY | flags&unix.O_NONBLOCK, cloexec: flags&unix.O_CLOEXEC != 0}
+	*wf = file{kind: kindPipeWrite, pipe: int32(idx), flags: unix.O_WRONLY | flags&unix.O_NONBLOCK, cloexec: flags&unix.O_CLOEXEC != 0}
+	p.readers, p.writers = 1, 1
+	fds2 := [2]int32{int32(rfd), int32(wfd)}
+	if !copyOut(uintptr(f.X[0]), bytesOf(ptrOf(&fds2), 8)) {
+		closeFD(rfd)
+		closeFD(wfd)
+		return errno(unix.EFAULT)
+	}
+	return 0
+}
+
+func (p *pipe) release() {
+	for i := range p.pages {
+		if p.pages[i] != 0 {
+			mm.Pages.Put(p.pages[i])
+			p.pages[i] = 0
+		}
+	}
+	p.used = false
+}
+
+// pipeRef counts a new descriptor on an end (dup).
+func pipeRef(fl *file, delta int) {
+	p := &pipes[fl.pipe]
+	if fl.kind == kindPipeRead {
+		p.readers += delta
+	} else {
+		p.writers += delta
+	}
+	if p.readers == 0 && p.writers == 0 {
+		p.release()
+		return
+	}
+	p.gen++
+	pipeWakeup(fl.pipe)
+}
+
+func pipeRead(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
+	p := &pipes[fl.pipe]
+	if n == 0 {
+		return 0
+	}
+	if p.n == 0 {
+		if p.writers == 0 {
+			return 0 // EOF
+		}
+		if fl.flags&unix.O_NONBLOCK != 0 {
+			return errno(unix.EAGAIN)
+		}
+		sched.Block(t, sched.WaitPipeRead, 0, 0)
+		t.WaitAddr = uintptr(fl.pipe)
+		t.WaitArg[0], t.WaitArg[1] = buf, uintptr(n)
+		return 0
+	}
+	got, ok := p.take(buf, n)
+	if !ok && got == 0 {
+		return errno(unix.EFAULT)
+	}
+	p.gen++
+	pipeWakeup(fl.pipe)
+	return got
+}
+
+func pipeWrite(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
+	p := &pipes[fl.pipe]
+	if p.readers == 0 {
+		postSignal(t, sigPIPE, siUSER, 0)
+		return errno(unix.EPIPE)
+	}
+	put, ok := p.put(buf, n)
+	if !ok && put == 0 {
+		return errno(unix.EFAULT)
+	}
+	if put > 0 {
+		p.gen++
+		pipeWakeup(fl.pipe)
+	}
+	if put == n || !ok {
+		return put
+	}
+	if fl.flags&unix.O_NONBLOCK != 0 {
+		if put == 0 {
+			return errno(unix.EAGAIN)
+		}
+		return put
+	}
+	// Block until readers make room; the reader finishes the write.
+	sched.Block(t, sched.WaitPipeWrite, 0, 0)
+	t.WaitAddr = uintptr(fl.pipe)
+	t.WaitArg[0], t.WaitArg[1], t.WaitArg[2] = buf+uintptr(put), uintptr(n-put), uintptr(put)
+	return 0
+}
+
+// pipeWakeup completes blocked reads and writes on pipe i that can now
+// make progress, then tells epoll.
+func pipeWakeup(i int32) {
+	p := &pipes[i]
+	for progress := true; progress; {
+		progress = false
+		for k := range sched.Threads {
+			w := &sched.Threads[k]
+			if w.State != sched.Blocked || w.WaitAddr != uintptr(i) {
+				continue
+			}
+			switch w.Wait {
+			case sched.WaitPipeRead:
+				if p.n > 0 {
+					got, ok := p.take(w.WaitArg[0], uint64(w.WaitArg[1]))
+					if !ok && got == 0 {
+						sched.Wake(w, errno(unix.EFAULT))
+					} else {
+						sched.Wake(w, got)
+					}
+					progress = true
+				} else if p.writers == 0 {
+					sched.Wake(w, 0)
+				}
+			case sched.WaitPipeWrite:
+				if p.readers == 0 {
+					postSignal(w, sigPIPE, siUSER, 0)
+					sched.Wake(w, errno(unix.EPIPE))
+					continue
+				}
+				if p.free() == 0 {
+					continue
+				}
+				put, ok := p.put(w.WaitArg[0], uint64(w.WaitArg[1]))
+				w.WaitArg[0] += uintptr(put)
+				w.WaitArg[1] -= uintptr(put)
+				w.WaitArg[2] += uintptr(put)
+				if w.WaitArg[1] == 0 || !ok {
+					sched.Wake(w, uint64(w.WaitArg[2]))
+				}
+				progress = progress || put > 0
+			}
+		}
+	}
+	epollNotify()
+}
