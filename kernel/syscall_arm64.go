@@ -113,8 +113,18 @@ func syscall(c *sched.CPU, t *sched.Thread, f *sched.Frame) {
 	}
 	syscallCount++
 	r := fn(t, f)
-	if t.State == sched.Running {
+	switch t.State {
+	case sched.Running:
 		f.X[0] = r
+	case sched.Blocked:
+		// A signal that is already pending interrupts the wait at once,
+		// as on Linux; otherwise nothing would wake the thread for it.
+		if t.SigPending&^t.SigMask != 0 {
+			t.State = sched.Running
+			t.Wait = sched.WaitNone
+			t.Deadline = 0
+			f.X[0] = errno(unix.EINTR)
+		}
 	}
 }
 

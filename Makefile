@@ -1,0 +1,37 @@
+# gometal: `make run` boots the demo, `make test` runs every test.
+# Both install what is missing first (QEMU via apt-get, Go modules).
+
+GO      ?= go
+BIN     := bin/gometal
+QEMU    := qemu-system-aarch64
+SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build run test test-long kernel clean vet
+
+all: build
+
+deps:
+	@command -v $(QEMU) >/dev/null 2>&1 || { \
+		echo "installing qemu-system-arm (provides $(QEMU))"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq qemu-system-arm >/dev/null; }
+	@$(GO) mod download
+
+build:
+	$(GO) build -o $(BIN) -ldflags "-X main.srcRoot=$(CURDIR)" ./cmd/gometal
+
+run: deps build
+	$(BIN) run ./examples/hello
+
+kernel: build
+	$(BIN) build -o build
+
+# Host unit tests, then system tests that boot real programs in QEMU, then
+# Go standard-library test suites through go test -exec.
+test: deps build
+	$(GO) vet ./...
+	GOOS=linux GOARCH=arm64 $(GO) vet ./boot ./kernel/... ./sched ./drivers/...
+	$(GO) test -count=1 -timeout 19m ./...
+
+clean:
+	rm -rf bin build

@@ -1,0 +1,382 @@
+// Command gometal boots Go programs on the gometal kernel under QEMU.
+//
+//	gometal run   [flags] <pkg-dir | app.elf> [-- args...]
+//	gometal exec  [flags] <app.elf> [args...]     (for go test -exec)
+//	gometal build [-board virt] [-o dir] [<pkg-dir | app.elf>]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"gometal/linker"
+	"gometal/qemu"
+)
+
+// srcRoot is set by `make build` (-ldflags -X main.srcRoot=...).
+var srcRoot string
+
+// exitUsage is the status for bad flags or input.
+const exitUsage = 2
+
+const usage = `usage:
+  gometal run   [flags] <pkg-dir | app.elf> [-- args...]   boot a Go program
+  gometal exec  [flags] <app.elf> [args...]                for go test -exec "gometal exec"
+  gometal build [-board virt] [-o dir] [<pkg-dir | app.elf>]
+                                                           write kernel.elf, Image (and initramfs.cpio)
+flags for run and exec:
+  -smp N          cores (default 4; the kernel uses one core for now)
+  -m SIZE         guest memory (default 512M for run, 1G for exec)
+  -timeout D      kill QEMU after D (default 60s for run; exec: -test.timeout + 30s, else 10m)
+  -env K=V        environment entry for the app (repeatable)
+  -board NAME     board to build the kernel for (default virt)
+  -bootarg W      extra kernel command-line word (repeatable; e.g. gometal.stats=1)
+  -qemu-arg A     extra QEMU argument (repeatable)
+  -machine M      QEMU -M value (default virt)
+  -gdb            start QEMU halted, waiting for gdb-multiarch on :1234
+  -v              print the QEMU command line
+Interactive runs: Ctrl-A x ends QEMU.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func fail(format string, a ...any) int {
+	fmt.Fprintf(os.Stderr, "gometal: "+format+"\n", a...)
+	return exitUsage
+}
+
+func run(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "run":
+		return boot(args[1:], false)
+	case "exec":
+		return boot(args[1:], true)
+	case "build":
+		return build(args[1:])
+	case "help", "-h", "-help", "--help":
+		fmt.Print(usage)
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "gometal: unknown command %q\n%s", args[0], usage)
+	return exitUsage
+}
+
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, " ") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// options are the flags of run and exec.
+type options struct {
+	smp      int
+	mem      string
+	timeout  time.Duration
+	env      listFlag
+	board    string
+	bootargs listFlag
+	qemuArgs listFlag
+	machine  string
+	gdb      bool
+	verbose  bool
+}
+
+func parseFlags(name string, args []string, exec bool) (*options, []string, error) {
+	o := &options{}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	fs.Usage = func() { fmt.Fprint(os.Stderr, usage) }
+	defMem := "512M"
+	if exec {
+		defMem = "1G"
+	}
+	fs.IntVar(&o.smp, "smp", 4, "cores")
+	fs.StringVar(&o.mem, "m", defMem, "guest memory")
+	fs.DurationVar(&o.timeout, "timeout", 0, "kill QEMU after this long")
+	fs.Var(&o.env, "env", "K=V for the app")
+	fs.StringVar(&o.board, "board", "virt", "board")
+	fs.Var(&o.bootargs, "bootarg", "kernel command-line word")
+	fs.Var(&o.qemuArgs, "qemu-arg", "extra QEMU argument")
+	fs.StringVar(&o.machine, "machine", "", "QEMU -M value")
+	fs.BoolVar(&o.gdb, "gdb", false, "wait for gdb")
+	fs.BoolVar(&o.verbose, "v", false, "print the QEMU command")
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, err
+	}
+	for _, e := range o.env {
+		if !strings.Contains(e, "=") {
+			return nil, nil, fmt.Errorf("-env %q: want K=V", e)
+		}
+	}
+	if o.smp < 1 || o.smp > 8 {
+		return nil, nil, fmt.Errorf("-smp %d: want 1 to 8", o.smp)
+	}
+	return o, fs.Args(), nil
+}
+
+// splitArgs separates the target from the app's arguments. For run the
+// app's arguments follow "--"; for exec everything after the binary is
+// the test binary's.
+func splitArgs(rest []string, exec bool) (string, []string, error) {
+	if len(rest) == 0 {
+		return "", nil, errors.New("no program given")
+	}
+	target, appArgs := rest[0], rest[1:]
+	if !exec && len(appArgs) > 0 {
+		if appArgs[0] != "--" {
+			return "", nil, fmt.Errorf("unexpected %q: put the program's arguments after --", appArgs[0])
+		}
+		appArgs = appArgs[1:]
+	}
+	return target, appArgs, nil
+}
+
+// passEnv are the host variables exec passes through to test binaries.
+var passEnv = []string{"GODEBUG", "GOTRACEBACK", "GOGC", "GOMAXPROCS", "GOMEMLIMIT"}
+
+// defaultEnv is every app's base environment.
+var defaultEnv = []string{"HOME=/", "PATH=/bin", "TERM=dumb"}
+
+var testTimeoutRE = regexp.MustCompile(`^-?-test\.timeout=(.+)$`)
+
+const (
+	execTimeoutMargin  = 30 * time.Second
+	execDefaultTimeout = 10 * time.Minute
+	runDefaultTimeout  = 60 * time.Second
+)
+
+func boot(args []string, exec bool) int {
+	name := "run"
+	if exec {
+		name = "exec"
+	}
+	o, rest, err := parseFlags(name, args, exec)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return fail("%v", err)
+	}
+	target, appArgs, err := splitArgs(rest, exec)
+	if err != nil {
+		return fail("%v\n%s", err, usage)
+	}
+	board, err := linker.LookupBoard(o.board)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if board.QEMUMachine == "" {
+		return fail("board %s cannot be booted in QEMU; use gometal build and copy the files to its boot medium", board.Name)
+	}
+	tmp, err := os.MkdirTemp("", "gometal-")
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer os.RemoveAll(tmp)
+
+	app, err := resolveApp(target, tmp)
+	if err != nil {
+		return fail("%v", err)
+	}
+	root, err := linker.FindRoot(srcRoot)
+	if err != nil {
+		return fail("%v", err)
+	}
+	var progress *os.File
+	if !exec {
+		progress = os.Stderr
+	}
+	k, err := linker.BuildKernel(root, board, progressWriter(progress))
+	if err != nil {
+		return fail("%v", err)
+	}
+
+	rd := &linker.Initramfs{App: app, Argv: append([]string{"/init"}, appArgs...)}
+	rd.Env = append(rd.Env, defaultEnv...)
+	timeout := o.timeout
+	if exec {
+		for _, v := range passEnv {
+			if val, ok := os.LookupEnv(v); ok {
+				rd.Env = append(rd.Env, v+"="+val)
+			}
+		}
+		wd, err := os.Getwd()
+		if err != nil {
+			return fail("%v", err)
+		}
+		rd.Cwd = wd
+		if st, err := os.Stat("testdata"); err == nil && st.IsDir() {
+			rd.Trees = append(rd.Trees, linker.Tree{Host: filepath.Join(wd, "testdata"), Guest: filepath.Join(wd, "testdata")})
+		}
+		if timeout == 0 {
+			timeout = execDefaultTimeout
+			for _, a := range appArgs {
+				if m := testTimeoutRE.FindStringSubmatch(a); m != nil {
+					if d, err := time.ParseDuration(m[1]); err == nil && d > 0 {
+						timeout = d + execTimeoutMargin
+					}
+				}
+			}
+		}
+	} else if timeout == 0 {
+		timeout = runDefaultTimeout
+	}
+	rd.Env = append(rd.Env, o.env...)
+	cpioBytes, err := rd.Bytes()
+	if err != nil {
+		return fail("packing the initramfs: %v", err)
+	}
+	initrd := filepath.Join(tmp, "initramfs.cpio")
+	if err := os.WriteFile(initrd, cpioBytes, 0o644); err != nil {
+		return fail("%v", err)
+	}
+
+	cfg := &qemu.Config{
+		Kernel: k.Image, KernelELF: k.ELF, Initrd: initrd,
+		Machine: board.QEMUMachine, SMP: o.smp, Memory: o.mem,
+		Extra: o.qemuArgs, GDB: o.gdb, Timeout: timeout,
+		Stdout: os.Stdout, Stderr: os.Stderr,
+	}
+	if o.machine != "" {
+		cfg.Machine = o.machine
+	}
+	if exec {
+		cfg.Append = append(cfg.Append, "quiet")
+	}
+	cfg.Append = append(cfg.Append, o.bootargs...)
+	if o.gdb {
+		cfg.Timeout = 0
+		fmt.Fprintf(os.Stderr, "gometal: QEMU waits for gdb: gdb-multiarch %s -ex 'target remote :1234'\n", k.ELF)
+	}
+	if o.verbose {
+		fmt.Fprintf(os.Stderr, "gometal: %s %s\n", qemu.Binary, strings.Join(cfg.Args(), " "))
+	}
+	restore := setupTerminal(cfg)
+	status, err := qemu.Run(context.Background(), cfg)
+	restore()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gometal: %v\n", err)
+		if status == 0 {
+			return 1
+		}
+	}
+	return status
+}
+
+// setupTerminal gives the guest the keyboard: raw mode when stdin is a
+// terminal (so Ctrl-C reaches the guest), plain copying otherwise.
+func setupTerminal(cfg *qemu.Config) func() {
+	cfg.Stdin = os.Stdin
+	cfg.Terminal = qemu.IsTerminal(os.Stdout)
+	if !term.IsTerminal(int(os.Stdin.Fd())) {
+		return func() {}
+	}
+	old, err := term.MakeRaw(int(os.Stdin.Fd()))
+	if err != nil {
+		return func() {}
+	}
+	cfg.Terminal = true
+	// While raw, the host sends no SIGINT; ignore stray ones anyway so
+	// the terminal is always restored.
+	signal.Ignore(os.Interrupt)
+	fmt.Fprint(os.Stderr, "gometal: console attached; Ctrl-A x quits\r\n")
+	return func() { term.Restore(int(os.Stdin.Fd()), old) }
+}
+
+type nopWriter struct{}
+
+func (nopWriter) Write(b []byte) (int, error) { return len(b), nil }
+
+func progressWriter(f *os.File) interface{ Write([]byte) (int, error) } {
+	if f == nil {
+		return nopWriter{}
+	}
+	return f
+}
+
+// resolveApp builds a package directory or checks a ready ELF.
+func resolveApp(target, tmp string) (string, error) {
+	if linker.IsPackageDir(target) {
+		out := filepath.Join(tmp, "app")
+		if err := linker.BuildApp(target, out, os.Stderr); err != nil {
+			return "", err
+		}
+		return out, nil
+	}
+	if err := linker.CheckApp(target); err != nil {
+		return "", err
+	}
+	return target, nil
+}
+
+func build(args []string) int {
+	fs := flag.NewFlagSet("build", flag.ContinueOnError)
+	board := fs.String("board", "virt", "board")
+	out := fs.String("o", "build", "output directory")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	b, err := linker.LookupBoard(*board)
+	if err != nil {
+		return fail("%v", err)
+	}
+	root, err := linker.FindRoot(srcRoot)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return fail("%v", err)
+	}
+	k, err := linker.BuildKernel(root, b, os.Stderr)
+	if err != nil {
+		return fail("%v", err)
+	}
+	for _, f := range []string{k.ELF, k.Image} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return fail("%v", err)
+		}
+		dst := filepath.Join(*out, filepath.Base(f))
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			return fail("%v", err)
+		}
+		fmt.Println(dst)
+	}
+	if fs.NArg() > 0 {
+		tmp, err := os.MkdirTemp("", "gometal-")
+		if err != nil {
+			return fail("%v", err)
+		}
+		defer os.RemoveAll(tmp)
+		app, err := resolveApp(fs.Arg(0), tmp)
+		if err != nil {
+			return fail("%v", err)
+		}
+		rd := &linker.Initramfs{App: app, Argv: []string{"/init"}, Env: defaultEnv}
+		data, err := rd.Bytes()
+		if err != nil {
+			return fail("%v", err)
+		}
+		dst := filepath.Join(*out, "initramfs.cpio")
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			return fail("%v", err)
+		}
+		fmt.Println(dst)
+	}
+	return 0
+}

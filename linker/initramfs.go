@@ -1,0 +1,132 @@
+package linker
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/u-root/u-root/pkg/cpio"
+)
+
+// Initramfs describes the archive the kernel unpacks nothing from but
+// serves in place: the app as /init and the /.gometal settings the kernel
+// reads (argv and envp as NUL-terminated strings, the working directory).
+type Initramfs struct {
+	App  string   // host path of the static linux/arm64 ELF
+	Argv []string // argv, argv[0] included
+	Env  []string // "K=V"
+	Cwd  string   // absolute guest working directory ("" = "/")
+	// Trees are host directories copied in at the same guest path (the
+	// package's testdata for go test -exec).
+	Trees []Tree
+}
+
+// Tree copies the host directory Host to the guest path Guest.
+type Tree struct{ Host, Guest string }
+
+func nulJoin(ss []string) string {
+	var b strings.Builder
+	for _, s := range ss {
+		b.WriteString(s)
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// Bytes returns the cpio newc archive.
+func (r *Initramfs) Bytes() ([]byte, error) {
+	app, err := os.ReadFile(r.App)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range append(append([]string{}, r.Argv...), r.Env...) {
+		if strings.IndexByte(s, 0) >= 0 {
+			return nil, fmt.Errorf("argument or environment entry contains a NUL byte: %q", s)
+		}
+	}
+	cwd := r.Cwd
+	if cwd == "" {
+		cwd = "/"
+	}
+	if !path.IsAbs(cwd) {
+		return nil, fmt.Errorf("working directory %q is not absolute", cwd)
+	}
+	recs := []cpio.Record{
+		cpio.StaticRecord(app, cpio.Info{Name: "init", Mode: cpio.S_IFREG | 0o755}),
+		cpio.Directory(".gometal", 0o755),
+		cpio.StaticFile(".gometal/argv", nulJoin(r.Argv), 0o644),
+		cpio.StaticFile(".gometal/envp", nulJoin(r.Env), 0o644),
+		cpio.StaticFile(".gometal/cwd", cwd, 0o644),
+	}
+	if cwd != "/" {
+		recs = append(recs, cpio.Directory(strings.TrimPrefix(cwd, "/"), 0o755))
+	}
+	for _, t := range r.Trees {
+		tr, err := treeRecords(t)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, tr...)
+	}
+	for i := range recs {
+		recs[i].Info.Ino = uint64(i + 2) // distinct inodes for os.SameFile
+	}
+	var buf bytes.Buffer
+	w := cpio.Newc.Writer(&buf)
+	if err := cpio.WriteRecordsAndDirs(w, recs); err != nil {
+		return nil, err
+	}
+	if err := cpio.WriteTrailer(w); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// treeRecords walks a host tree in a stable order.
+func treeRecords(t Tree) ([]cpio.Record, error) {
+	var recs []cpio.Record
+	var paths []string
+	err := filepath.WalkDir(t.Host, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		paths = append(paths, p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		rel, _ := filepath.Rel(t.Host, p)
+		name := strings.TrimPrefix(path.Join(t.Guest, filepath.ToSlash(rel)), "/")
+		st, err := os.Lstat(p)
+		if err != nil {
+			return nil, err
+		}
+		perm := uint64(st.Mode().Perm())
+		switch {
+		case st.IsDir():
+			recs = append(recs, cpio.Directory(name, perm))
+		case st.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return nil, err
+			}
+			recs = append(recs, cpio.Symlink(name, target))
+		case st.Mode().IsRegular():
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return nil, err
+			}
+			rec := cpio.StaticRecord(data, cpio.Info{Name: name, Mode: cpio.S_IFREG | perm, MTime: uint64(st.ModTime().Unix())})
+			recs = append(recs, rec)
+		}
+	}
+	return recs, nil
+}

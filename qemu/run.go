@@ -1,0 +1,280 @@
+package qemu
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Binary is the QEMU system emulator gometal uses.
+const Binary = "qemu-system-aarch64"
+
+// Exit statuses the runner itself produces.
+const (
+	ExitTimeout     = 124 // like timeout(1)
+	ExitKernelPanic = 125 // the kernel's own panic status
+	ExitInterrupted = 130 // the user pressed Ctrl-A x
+)
+
+// Config is one boot.
+type Config struct {
+	Kernel    string // Image
+	KernelELF string // for symbolizing panics (optional)
+	Initrd    string
+	Machine   string // -M value; "virt" by default
+	CPU       string // -cpu; "cortex-a72" by default
+	SMP       int
+	Memory    string // -m, e.g. "512M"
+	Append    []string
+	Extra     []string // more QEMU arguments
+	GDB       bool     // -s -S: wait for gdb on :1234
+	Timeout   time.Duration
+
+	Stdin  io.Reader // nil: the guest gets no input
+	Stdout io.Writer
+	Stderr io.Writer
+	// Terminal says Stdout is a terminal: '\n' becomes "\r\n".
+	Terminal bool
+}
+
+// ErrNoQEMU says QEMU is not installed.
+var ErrNoQEMU = errors.New(Binary + " not found in PATH; install it with: sudo apt-get install qemu-system-arm (or run: make deps)")
+
+// Args returns the QEMU command line for c.
+func (c *Config) Args() []string {
+	machine := c.Machine
+	if machine == "" {
+		machine = "virt"
+	}
+	cpu := c.CPU
+	if cpu == "" {
+		cpu = "cortex-a72"
+	}
+	smp := c.SMP
+	if smp <= 0 {
+		smp = 1
+	}
+	mem := c.Memory
+	if mem == "" {
+		mem = "512M"
+	}
+	args := []string{
+		"-M", machine, "-cpu", cpu, "-smp", strconv.Itoa(smp), "-m", mem,
+		"-display", "none", "-monitor", "none",
+		// signal=off: Ctrl-C is the guest's, not QEMU's.
+		"-chardev", "stdio,id=con,signal=off", "-serial", "chardev:con",
+		"-semihosting-config", "enable=on,target=native",
+		"-kernel", c.Kernel, "-no-reboot",
+	}
+	if c.Initrd != "" {
+		args = append(args, "-initrd", c.Initrd)
+	}
+	if len(c.Append) > 0 {
+		args = append(args, "-append", strings.Join(c.Append, " "))
+	}
+	if c.GDB {
+		args = append(args, "-s", "-S")
+	}
+	return append(args, c.Extra...)
+}
+
+// Run boots c and returns the guest's exit status. The error is for the
+// runner's own failures (no QEMU, QEMU dying without a status).
+func Run(ctx context.Context, c *Config) (int, error) {
+	bin, err := exec.LookPath(Binary)
+	if err != nil {
+		return 0, ErrNoQEMU
+	}
+	if c.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
+		defer cancel()
+	}
+	cmd := exec.Command(bin, c.Args()...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, err
+	}
+	var qstderr strings.Builder
+	cmd.Stderr = &qstderr
+	var stdinW io.WriteCloser
+	if c.Stdin != nil {
+		if stdinW, err = cmd.StdinPipe(); err != nil {
+			return 0, err
+		}
+	}
+	// QEMU in its own process group: a Ctrl-C on the host terminal (when
+	// stdin is not raw) must not kill it behind our back.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("starting %s: %v", Binary, err)
+	}
+	interrupted := make(chan struct{})
+	if c.Stdin != nil {
+		go forwardInput(c.Stdin, stdinW, c.Terminal, interrupted)
+	}
+	out := c.Stdout
+	if out == nil {
+		out = io.Discard
+	}
+	panicked := make(chan bool, 1)
+	go func() { panicked <- stream(stdout, out, c.Terminal, c.KernelELF) }()
+
+	waitErr := make(chan error, 1)
+	go func() {
+		sawPanic := <-panicked // all output copied before Wait closes the pipe
+		err := cmd.Wait()
+		if sawPanic && err == nil {
+			err = errors.New("kernel panic")
+		}
+		waitErr <- err
+	}()
+	select {
+	case err = <-waitErr:
+	case <-ctx.Done():
+		cmd.Process.Kill()
+		<-waitErr
+		return ExitTimeout, fmt.Errorf("timeout after %v; QEMU killed", c.Timeout)
+	case <-interrupted:
+		cmd.Process.Kill()
+		<-waitErr
+		return ExitInterrupted, nil
+	}
+	if err == nil {
+		return 0, nil
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.Exited() {
+		// Semihosting SYS_EXIT: QEMU's status is the guest's.
+		return ee.ExitCode(), nil
+	}
+	if err.Error() == "kernel panic" {
+		return ExitKernelPanic, nil
+	}
+	msg := strings.TrimSpace(qstderr.String())
+	if msg != "" {
+		return 0, fmt.Errorf("QEMU failed: %v: %s", err, msg)
+	}
+	return 0, fmt.Errorf("QEMU failed: %v", err)
+}
+
+// stream copies guest output as it arrives and symbolizes panic reports.
+// It reports whether a kernel panic was seen.
+func stream(r io.Reader, w io.Writer, terminal bool, kernelELF string) bool {
+	br := bufio.NewReader(r)
+	var line []byte
+	var sym *Symbolizer
+	inPanic, sawPanic := false, false
+	var buf [4096]byte
+	for {
+		n, err := br.Read(buf[:])
+		chunk := buf[:n]
+		if terminal {
+			writeCRLF(w, chunk)
+		} else {
+			w.Write(chunk)
+		}
+		// Scan completed lines for the panic report.
+		for _, b := range chunk {
+			if b != '\n' {
+				line = append(line, b)
+				continue
+			}
+			s := string(line)
+			line = line[:0]
+			if strings.Contains(s, "gometal: kernel panic") {
+				inPanic, sawPanic = true, true
+				if sym == nil && kernelELF != "" {
+					sym, _ = NewSymbolizer(kernelELF)
+				}
+				continue
+			}
+			if inPanic {
+				if strings.TrimSpace(s) == "" {
+					inPanic = false
+					continue
+				}
+				if sym != nil {
+					for _, a := range sym.Annotate(s) {
+						fmt.Fprintf(w, "      %s%s", a, nl(terminal))
+					}
+				}
+			}
+		}
+		if err != nil {
+			return sawPanic
+		}
+	}
+}
+
+func nl(terminal bool) string {
+	if terminal {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+func writeCRLF(w io.Writer, b []byte) {
+	start := 0
+	for i, c := range b {
+		if c == '\n' {
+			w.Write(b[start:i])
+			w.Write([]byte("\r\n"))
+			start = i + 1
+		}
+	}
+	w.Write(b[start:])
+}
+
+// Escape sequence to leave an interactive session: Ctrl-A then x.
+const (
+	ctrlA = 0x01
+)
+
+func forwardInput(in io.Reader, w io.WriteCloser, terminal bool, interrupted chan<- struct{}) {
+	var buf [256]byte
+	escape := false
+	for {
+		n, err := in.Read(buf[:])
+		for _, b := range buf[:n] {
+			if terminal {
+				if escape {
+					escape = false
+					if b == 'x' || b == 'X' {
+						close(interrupted)
+						return
+					}
+					if b != ctrlA {
+						w.Write([]byte{ctrlA})
+					}
+				} else if b == ctrlA {
+					escape = true
+					continue
+				}
+			}
+			if _, werr := w.Write([]byte{b}); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			// Keep the pipe open: closing it makes QEMU's stdio chardev
+			// see EOF, which changes nothing for the guest; but don't
+			// spin.
+			return
+		}
+	}
+}
+
+// IsTerminal reports whether f is a terminal.
+func IsTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
