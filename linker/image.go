@@ -15,9 +15,9 @@ const (
 	imageMagic      = 0x644d5241
 	// flags: little-endian (bit 0 = 0), 4 KiB pages (bits 1-2 = 01),
 	// placement anywhere (bit 3 = 1).
-	imageFlags    = 0b1010
-	branchOpcode  = 0x14000000 // B imm26
-	branchRange   = 1 << 27
+	imageFlags     = 0b1010
+	branchOpcode   = 0x14000000 // B imm26
+	branchRange    = 1 << 27
 	imageSizeAlign = 0x1000
 )
 

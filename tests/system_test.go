@@ -1,0 +1,203 @@
+// Package tests boots real programs on gometal under QEMU and checks what
+// they print and how they exit. Every test here needs qemu-system-aarch64
+// (`make deps` installs it); a machine without it fails them, loudly.
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gometal/linker"
+)
+
+var (
+	gometalBin string // the CLI, built once
+	repoRoot   string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(setup(m))
+}
+
+func setup(m *testing.M) int {
+	var err error
+	repoRoot, err = filepath.Abs("..")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	dir, err := os.MkdirTemp("", "gometal-tests-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	gometalBin = filepath.Join(dir, "gometal")
+	build := exec.Command("go", "build", "-o", gometalBin, "-ldflags", "-X main.srcRoot="+repoRoot, "./cmd/gometal")
+	build.Dir = repoRoot
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building the CLI: %v\n%s", err, out)
+		return 1
+	}
+	// Build the kernel once so parallel tests share the cached image.
+	b, _ := linker.LookupBoard("virt")
+	if _, err := linker.BuildKernel(repoRoot, b, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+type result struct {
+	out    string
+	status int
+}
+
+// gometal runs the CLI and returns its combined output and exit status.
+func gometal(t *testing.T, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(gometalBin, args...)
+	cmd.Dir = repoRoot
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	start := time.Now()
+	err := cmd.Run()
+	status := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		status = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running gometal %v: %v", args, err)
+	}
+	t.Logf("gometal %s: status %d after %v", strings.Join(args, " "), status, time.Since(start).Round(time.Millisecond))
+	return result{out.String(), status}
+}
+
+func (r result) expect(t *testing.T, status int, wants ...string) {
+	t.Helper()
+	if r.status != status {
+		t.Errorf("exit status %d, want %d", r.status, status)
+	}
+	for _, w := range wants {
+		if !strings.Contains(r.out, w) {
+			t.Errorf("output lacks %q", w)
+		}
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", r.out)
+	}
+}
+
+func TestHelloArgsEnv(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "-env", "GREETING=hi there", "./tests/progs/hello", "--", "a", "b c")
+	r.expect(t, 0, "hello from gometal", `args=["a" "b c"]`, "GREETING=hi there",
+		"gometal: kernel ready in", "wd=/ err=<nil>")
+}
+
+func TestGoroutines10000(t *testing.T) {
+	t.Parallel()
+	gometal(t, "run", "./tests/progs/goroutines").expect(t, 0, "ring: 10000", "sum: 50005000")
+}
+
+func TestGCStressBeyondGuestMemory(t *testing.T) {
+	t.Parallel()
+	// 1 GiB allocated in total in a 256 MiB guest.
+	r := gometal(t, "run", "-m", "256M", "-timeout", "5m", "./tests/progs/gcstress", "--", "1024")
+	r.expect(t, 0, "allocated 1024 MiB", "gcstress ok")
+}
+
+func TestSleepAndClocks(t *testing.T) {
+	t.Parallel()
+	gometal(t, "run", "./tests/progs/sleep").expect(t, 0, "order: 10 20 30", "sleep ok")
+}
+
+func TestNilDereferenceRecovers(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "./tests/progs/nilderef")
+	r.expect(t, 0, "recovered: runtime error: invalid memory address or nil pointer dereference", "nilderef ok")
+	if n := strings.Count(r.out, "recovered:"); n != 3 {
+		t.Errorf("%d recoveries, want 3", n)
+	}
+}
+
+func TestNilDereferenceUnrecovered(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "./tests/progs/nilderef", "--", "unrecovered")
+	r.expect(t, 2, "panic: runtime error: invalid memory address or nil pointer dereference",
+		"[signal SIGSEGV: segmentation violation", "main.deref")
+}
+
+func TestPanicExitStatus2(t *testing.T) {
+	t.Parallel()
+	gometal(t, "run", "./tests/progs/panic").expect(t, 2, "panic: boom from gometal", "goroutine 1 [running]:", "main.main()")
+}
+
+func TestOSExit3(t *testing.T) {
+	t.Parallel()
+	gometal(t, "run", "./tests/progs/exit3").expect(t, 3, "exiting with 3")
+}
+
+func TestReadInitFromInitramfs(t *testing.T) {
+	t.Parallel()
+	gometal(t, "run", "./tests/progs/readinit").expect(t, 0, "elf=true", "entry: init false", "readinit ok")
+}
+
+func TestEnteredAtEL2(t *testing.T) {
+	t.Parallel()
+	// virtualization=on starts the kernel at EL2, as the Pi's firmware does.
+	r := gometal(t, "run", "-machine", "virt,virtualization=on", "./tests/progs/hello")
+	r.expect(t, 0, "entered at EL2", "hello from gometal")
+}
+
+func TestKernelPanicIsSymbolized(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "-bootarg", "gometal.crashtest=1", "./tests/progs/hello")
+	r.expect(t, 125, "gometal: kernel panic: nil dereference in the kernel", "pc=0x", "far=0x",
+		"gometal/kernel.Start+", "kernel/start_arm64.go:")
+}
+
+func TestTimeoutKillsQEMU(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "main.go")
+	os.WriteFile(src, []byte("package main\nimport \"time\"\nfunc main() { time.Sleep(time.Hour) }\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module sleeper\ngo 1.26\n"), 0o644)
+	r := gometal(t, "run", "-timeout", "5s", dir)
+	r.expect(t, 124, "gometal: timeout after 5s; QEMU killed")
+}
+
+func TestRejectsBadApps(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	text := filepath.Join(dir, "notes.txt")
+	os.WriteFile(text, []byte("not a program\n"), 0o644)
+	amd64 := filepath.Join(dir, "amd64.elf")
+	b := exec.Command("go", "build", "-o", amd64, "./tests/progs/exit3")
+	b.Dir = repoRoot
+	b.Env = append(os.Environ(), "GOOS=linux", "GOARCH=amd64", "CGO_ENABLED=0")
+	if out, err := b.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	cases := []struct{ path, want string }{
+		{filepath.Join(dir, "missing"), "does not exist"},
+		{text, "is not an ELF executable"},
+		{amd64, "need arm64; build with GOOS=linux GOARCH=arm64 CGO_ENABLED=0"},
+	}
+	for _, c := range cases {
+		r := gometal(t, "run", c.path)
+		r.expect(t, 2, c.want)
+		if strings.Contains(r.out, "goroutine ") {
+			t.Errorf("a Go stack trace reached the user:\n%s", r.out)
+		}
+		if n := strings.Count(strings.TrimSpace(r.out), "\n"); n != 0 {
+			t.Errorf("want one line, got:\n%s", r.out)
+		}
+	}
+}
