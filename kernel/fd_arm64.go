@@ -22,6 +22,7 @@ const (
 	kindNull
 	kindPipeRead
 	kindPipeWrite
+	kindSocket
 )
 
 type file struct {
@@ -38,6 +39,7 @@ type file struct {
 
 	ep   int32 // kindEpoll: index into epolls
 	pipe int32 // kindPipeRead/Write: index into pipes
+	sock int32 // kindSocket: index into sockets
 }
 
 var fds [maxFDs]file
@@ -73,6 +75,8 @@ func closeFD(fd int) {
 		epolls[f.ep].used = false
 	case kindPipeRead, kindPipeWrite:
 		pipeRef(f, -1)
+	case kindSocket:
+		sockUnref(f.sock)
 	}
 	epollForget(fd)
 	*f = file{}
@@ -159,7 +163,10 @@ func sysFcntl(t *sched.Thread, f *sched.Frame) uint64 {
 
 // dupRef accounts for a new descriptor sharing an object.
 func dupRef(fl *file) {
-	if fl.kind == kindPipeRead || fl.kind == kindPipeWrite {
+	switch fl.kind {
+	case kindPipeRead, kindPipeWrite:
 		pipeRef(fl, +1)
+	case kindSocket:
+		sockets[fl.sock].refs++
 	}
 }

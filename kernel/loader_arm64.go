@@ -98,8 +98,9 @@ func protOfFlags(fl uint32) mm.Prot {
 	return p
 }
 
-// loadSegment maps a PT_LOAD segment eagerly: file bytes copied, the rest
-// (bss) zero.
+// loadSegment maps a PT_LOAD segment: the pages holding file bytes are
+// filled now; the rest of the segment (bss) is left to demand paging,
+// which supplies zeroed pages on first touch.
 func loadSegment(img []byte, p *elf.Prog) bool {
 	start := mm.PageDown(uintptr(p.Vaddr))
 	end := mm.PageUp(uintptr(p.Vaddr + p.Memsz))
@@ -110,7 +111,8 @@ func loadSegment(img []byte, p *elf.Prog) bool {
 	if !app.VMAs.Add(start, end, prot, 0) {
 		return false
 	}
-	for va := start; va < end; va += mm.PageSize {
+	fileEnd := mm.PageUp(uintptr(p.Vaddr + p.Filesz))
+	for va := start; va < fileEnd; va += mm.PageSize {
 		pa, _, ok := app.PT.Lookup(va)
 		if !ok {
 			if pa = mm.Pages.Get(); pa == 0 || !app.PT.Map(&mm.Pages, va, pa, prot) {

@@ -1,8 +1,6 @@
 package kernel
 
 import (
-	"unsafe"
-
 	"gometal/drivers/cpu"
 	"gometal/drivers/semihost"
 	"gometal/sched"
@@ -58,9 +56,7 @@ func kpanic(msg string) {
 }
 
 func panicReport(msg string, f *sched.Frame, esr, far uint64) {
-	c := (*sched.CPU)(unsafe.Pointer(getCPU()))
-	uartOK := uart.Ready()
-	_ = uartOK
+	c := (*sched.CPU)(cpu.Ptr(getCPU()))
 	puts("\ngometal: kernel panic: ")
 	puts(msg)
 	puts("\n  core=")

@@ -81,26 +81,11 @@ func sysPipe2(t *sched.Thread, f *sched.Frame) uint64 {
 	if flags&^uint32(unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_DIRECT) != 0 {
 		return errno(unix.EINVAL)
 	}
-	idx := -1
-	for i := range pipes {
-		if !pipes[i].used {
-			idx = i
-			break
-		}
-	}
+	idx := allocPipe()
 	if idx < 0 {
 		return errno(unix.ENFILE)
 	}
 	p := &pipes[idx]
-	*p = pipe{}
-	for i := range p.pages {
-		if p.pages[i] = mm.Pages.Get(); p.pages[i] == 0 {
-			for j := 0; j < i; j++ {
-				mm.Pages.Put(p.pages[j])
-			}
-			return errno(unix.ENOMEM)
-		}
-	}
 	rfd, rf := allocFD(0)
 	if rf == nil {
 		p.release()
@@ -113,10 +98,8 @@ func sysPipe2(t *sched.Thread, f *sched.Frame) uint64 {
 		p.release()
 		return errno(unix.EMFILE)
 	}
-	p.used = true
 	*rf = file{kind: kindPipeRead, pipe: int32(idx), flags: unix.O_RDONLY | flags&unix.O_NONBLOCK, cloexec: flags&unix.O_CLOEXEC != 0}
 	*wf = file{kind: kindPipeWrite, pipe: int32(idx), flags: unix.O_WRONLY | flags&unix.O_NONBLOCK, cloexec: flags&unix.O_CLOEXEC != 0}
-	p.readers, p.writers = 1, 1
 	fds2 := [2]int32{int32(rfd), int32(wfd)}
 	if !copyOut(uintptr(f.X[0]), bytesOf(ptrOf(&fds2), 8)) {
 		closeFD(rfd)
@@ -124,6 +107,27 @@ func sysPipe2(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EFAULT)
 	}
 	return 0
+}
+
+// allocPipe returns a new pipe with one reader and one writer, or -1.
+func allocPipe() int32 {
+	for i := range pipes {
+		p := &pipes[i]
+		if p.used {
+			continue
+		}
+		*p = pipe{}
+		for j := range p.pages {
+			if p.pages[j] = mm.Pages.Get(); p.pages[j] == 0 {
+				p.release()
+				return -1
+			}
+		}
+		p.used = true
+		p.readers, p.writers = 1, 1
+		return int32(i)
+	}
+	return -1
 }
 
 func (p *pipe) release() {

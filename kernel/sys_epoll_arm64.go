@@ -56,7 +56,7 @@ func sysEpollCreate1(t *sched.Thread, f *sched.Frame) uint64 {
 
 func pollable(fl *file) bool {
 	switch fl.kind {
-	case kindEventfd, kindConsole, kindNull, kindPipeRead, kindPipeWrite:
+	case kindEventfd, kindConsole, kindNull, kindPipeRead, kindPipeWrite, kindSocket:
 		return true
 	}
 	return false
@@ -90,6 +90,8 @@ func readiness(fd int32) uint32 {
 			r |= unix.EPOLLHUP
 		}
 		return r
+	case kindSocket:
+		return sockReadiness(fl.sock)
 	case kindPipeWrite:
 		p := &pipes[fl.pipe]
 		var r uint32
@@ -193,10 +195,7 @@ func collect(ep *epollInst, buf uintptr, max int) (int, bool) {
 		if ready == 0 {
 			continue
 		}
-		gen := fds[it.fd].gen
-		if k := fds[it.fd].kind; k == kindPipeRead || k == kindPipeWrite {
-			gen = pipes[fds[it.fd].pipe].gen
-		}
+		gen := fileGen(&fds[it.fd])
 		if it.events&unix.EPOLLET != 0 && gen == it.lastGen {
 			continue
 		}
@@ -322,8 +321,11 @@ func eventfdWrite(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
 
 // fileGen is the readiness generation EPOLLET compares against.
 func fileGen(fl *file) uint32 {
-	if fl.kind == kindPipeRead || fl.kind == kindPipeWrite {
+	switch fl.kind {
+	case kindPipeRead, kindPipeWrite:
 		return pipes[fl.pipe].gen
+	case kindSocket:
+		return sockGen(fl.sock)
 	}
 	return fl.gen
 }

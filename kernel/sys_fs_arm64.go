@@ -157,6 +157,8 @@ func readInto(t *sched.Thread, fl *file, buf uintptr, n uint64, off int64) uint6
 		return pipeRead(t, fl, buf, n)
 	case kindPipeWrite:
 		return errno(unix.EBADF)
+	case kindSocket:
+		return sockRead(t, fl, buf, n)
 	case kindFile:
 		pos := off
 		if off < 0 {
@@ -207,6 +209,8 @@ func writeFrom(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
 		return eventfdWrite(t, fl, buf, n)
 	case kindPipeWrite:
 		return pipeWrite(t, fl, buf, n)
+	case kindSocket:
+		return sockWrite(t, fl, buf, n)
 	case kindFile, kindDir, kindPipeRead:
 		return errno(unix.EBADF)
 	}
@@ -360,6 +364,8 @@ func statOfFile(st *unix.Stat_t, fl *file) {
 		st.Mode = unix.S_IFCHR | 0o666
 		st.Rdev = 1<<8 | 3
 		st.Nlink = 1
+	case kindSocket:
+		sockStat(st)
 	case kindPipeRead, kindPipeWrite:
 		st.Mode = unix.S_IFIFO | 0o600
 		st.Nlink = 1

@@ -86,6 +86,19 @@ var sysTable = [...]sysFn{
 	unix.SYS_MPROTECT:          sysMprotect,
 	unix.SYS_MADVISE:           sysMadvise,
 	unix.SYS_GETRANDOM:         sysGetrandom,
+	unix.SYS_SOCKET:            sysSocket,
+	unix.SYS_BIND:              sysBind,
+	unix.SYS_LISTEN:            sysListen,
+	unix.SYS_ACCEPT:            sysAccept,
+	unix.SYS_ACCEPT4:           sysAccept4,
+	unix.SYS_CONNECT:           sysConnect,
+	unix.SYS_GETSOCKNAME:       sysGetsockname,
+	unix.SYS_GETPEERNAME:       sysGetpeername,
+	unix.SYS_SETSOCKOPT:        sysSetsockopt,
+	unix.SYS_GETSOCKOPT:        sysGetsockopt,
+	unix.SYS_SHUTDOWN:          sysShutdown,
+	unix.SYS_SENDTO:            sysSendto,
+	unix.SYS_RECVFROM:          sysRecvfrom,
 }
 
 // errno turns an error number into the X0 value Linux returns.

@@ -201,3 +201,8 @@ func TestRejectsBadApps(t *testing.T) {
 		}
 	}
 }
+
+func TestHTTPOverLoopback(t *testing.T) {
+	t.Parallel()
+	gometal(t, "run", "./tests/progs/httploop").expect(t, 0, "httploop ok: 20 requests served on 127.0.0.1:")
+}

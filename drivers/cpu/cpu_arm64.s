@@ -192,7 +192,7 @@ halt:
 // (TCR_EL1.EPD0, ARM ARM D13.2.131). Off while the kernel runs without an
 // app, so a nil dereference in the kernel faults instead of landing in the
 // boot identity map.
-TEXT ·TTBR0Walks(SB),NOSPLIT|NOFRAME,$0-8
+TEXT ·TTBR0Walks(SB),NOSPLIT|NOFRAME,$0-1
 	MOVBU	on+0(FP), R0
 	MRS	TCR_EL1, R1
 	ORR	$(1<<7), R1, R1

@@ -1,0 +1,568 @@
+package kernel
+
+import (
+	"gometal/sched"
+
+	"golang.org/x/sys/unix"
+)
+
+// Loopback stream sockets. There is no network device yet, but programs
+// (and the standard library's tests, through net/http/httptest) talk TCP
+// to themselves over 127.0.0.1. A connection is two kernel pipes, one per
+// direction; listen/accept queue the server ends. AF_INET only (AF_INET6
+// answers EAFNOSUPPORT, so Go's net package uses IPv4), plus socketpair
+// for AF_UNIX streams.
+
+const (
+	maxSockets    = 128
+	backlogMax    = 32
+	ephemeralBase = 32768
+)
+
+type sockState uint8
+
+const (
+	sockFree sockState = iota
+	sockCreated
+	sockBound
+	sockListening
+	sockConnected
+)
+
+type socket struct {
+	state         sockState
+	family        uint16
+	port          uint16
+	addr          [4]byte
+	peerPort      uint16
+	peerAddr      [4]byte
+	rx, tx        int32 // pipes, -1 when not connected
+	backlog       [backlogMax]int32
+	nbacklog      int
+	refs          int // descriptors open on it
+	shutRd        bool
+	shutWr        bool
+	gen           uint32
+	nextEphemeral uint16
+}
+
+var sockets [maxSockets]socket
+
+var nextPort uint16 = ephemeralBase
+
+func newSocket(family uint16) int32 {
+	for i := range sockets {
+		if sockets[i].state == sockFree {
+			sockets[i] = socket{state: sockCreated, family: family, rx: -1, tx: -1}
+			return int32(i)
+		}
+	}
+	return -1
+}
+
+// sockFD installs a descriptor for socket s.
+func sockFD(s int32, nonblock, cloexec bool) (int, bool) {
+	fd, fl := allocFD(0)
+	if fl == nil {
+		return -1, false
+	}
+	fl.kind = kindSocket
+	fl.sock = s
+	fl.flags = unix.O_RDWR
+	if nonblock {
+		fl.flags |= unix.O_NONBLOCK
+	}
+	fl.cloexec = cloexec
+	sockets[s].refs++
+	return fd, true
+}
+
+// sockUnref drops a descriptor's reference; the last one closes it.
+func sockUnref(s int32) {
+	k := &sockets[s]
+	k.refs--
+	if k.refs > 0 {
+		return
+	}
+	if k.state == sockListening {
+		// Refuse the queued connections: their clients see EOF.
+		for i := 0; i < k.nbacklog; i++ {
+			c := k.backlog[i]
+			sockets[c].refs = 1
+			sockUnref(c)
+		}
+	}
+	k.closeEnds()
+	k.state = sockFree
+}
+
+func (k *socket) closeEnds() {
+	if k.rx >= 0 {
+		pipeEnd(k.rx, true, -1)
+		k.rx = -1
+	}
+	if k.tx >= 0 {
+		pipeEnd(k.tx, false, -1)
+		k.tx = -1
+	}
+}
+
+// pipeEnd changes the reader or writer count of pipe i.
+func pipeEnd(i int32, reader bool, delta int) {
+	var fl file
+	fl.pipe = i
+	fl.kind = kindPipeWrite
+	if reader {
+		fl.kind = kindPipeRead
+	}
+	pipeRef(&fl, delta)
+}
+
+func sockOf(fd uint64) (*file, *socket, uint64) {
+	fl, ok := getFD(fd)
+	if !ok {
+		return nil, nil, errno(unix.EBADF)
+	}
+	if fl.kind != kindSocket {
+		return nil, nil, errno(unix.ENOTSOCK)
+	}
+	return fl, &sockets[fl.sock], 0
+}
+
+func sysSocket(t *sched.Thread, f *sched.Frame) uint64 {
+	domain, typ := f.X[0], f.X[1]
+	base := typ &^ uint64(unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+	if domain != unix.AF_INET {
+		return errno(unix.EAFNOSUPPORT)
+	}
+	if base != unix.SOCK_STREAM {
+		return errno(unix.EPROTONOSUPPORT) // no UDP without a network
+	}
+	if p := f.X[2]; p != 0 && p != unix.IPPROTO_TCP {
+		return errno(unix.EPROTONOSUPPORT)
+	}
+	s := newSocket(unix.AF_INET)
+	if s < 0 {
+		return errno(unix.ENFILE)
+	}
+	fd, ok := sockFD(s, typ&unix.SOCK_NONBLOCK != 0, typ&unix.SOCK_CLOEXEC != 0)
+	if !ok {
+		sockets[s].state = sockFree
+		return errno(unix.EMFILE)
+	}
+	return uint64(fd)
+}
+
+// readSockaddr reads a sockaddr_in: family, port (big-endian), address.
+func readSockaddr(addr uintptr, n uint64) (port uint16, ip [4]byte, e unix.Errno) {
+	var sa [16]byte
+	if n < 8 || n > 128 {
+		return 0, ip, unix.EINVAL
+	}
+	if n > 16 {
+		n = 16
+	}
+	if !copyIn(sa[:n], addr) {
+		return 0, ip, unix.EFAULT
+	}
+	if uint16(sa[0])|uint16(sa[1])<<8 != unix.AF_INET {
+		return 0, ip, unix.EAFNOSUPPORT
+	}
+	port = uint16(sa[2])<<8 | uint16(sa[3])
+	copy(ip[:], sa[4:8])
+	return port, ip, 0
+}
+
+// writeSockaddr stores a sockaddr_in and its length (value-result).
+func writeSockaddr(addr, lenp uintptr, port uint16, ip [4]byte) uint64 {
+	if addr == 0 {
+		return 0
+	}
+	l, ok := readU32(lenp)
+	if !ok {
+		return errno(unix.EFAULT)
+	}
+	if int32(l) < 0 {
+		return errno(unix.EINVAL)
+	}
+	var sa [16]byte
+	sa[0], sa[1] = unix.AF_INET, 0
+	sa[2], sa[3] = byte(port>>8), byte(port)
+	copy(sa[4:8], ip[:])
+	n := uint32(len(sa))
+	if l < n {
+		n = l
+	}
+	if !copyOut(addr, sa[:n]) || !writeU32(lenp, uint32(len(sa))) {
+		return errno(unix.EFAULT)
+	}
+	return 0
+}
+
+func loopback(ip [4]byte) bool { return ip[0] == 127 || ip == [4]byte{} }
+
+func portInUse(port uint16) bool {
+	for i := range sockets {
+		s := &sockets[i]
+		if (s.state == sockBound || s.state == sockListening) && s.port == port {
+			return true
+		}
+	}
+	return false
+}
+
+func ephemeralPort() uint16 {
+	for i := 0; i < 65536-ephemeralBase; i++ {
+		p := nextPort
+		nextPort++
+		if nextPort == 0 {
+			nextPort = ephemeralBase
+		}
+		if !portInUse(p) {
+			return p
+		}
+	}
+	return 0
+}
+
+func sysBind(t *sched.Thread, f *sched.Frame) uint64 {
+	_, k, e := sockOf(f.X[0])
+	if e != 0 {
+		return e
+	}
+	port, ip, err := readSockaddr(uintptr(f.X[1]), f.X[2])
+	if err != 0 {
+		return errno(err)
+	}
+	if k.state != sockCreated {
+		return errno(unix.EINVAL)
+	}
+	if !loopback(ip) {
+		return errno(unix.EADDRNOTAVAIL)
+	}
+	if port == 0 {
+		if port = ephemeralPort(); port == 0 {
+			return errno(unix.EADDRINUSE)
+		}
+	} else if portInUse(port) {
+		return errno(unix.EADDRINUSE)
+	}
+	k.port, k.addr, k.state = port, ip, sockBound
+	return 0
+}
+
+func sysListen(t *sched.Thread, f *sched.Frame) uint64 {
+	_, k, e := sockOf(f.X[0])
+	if e != 0 {
+		return e
+	}
+	switch k.state {
+	case sockCreated:
+		k.port, k.addr = ephemeralPort(), [4]byte{}
+	case sockBound, sockListening:
+	default:
+		return errno(unix.EINVAL)
+	}
+	k.state = sockListening
+	return 0
+}
+
+func sysConnect(t *sched.Thread, f *sched.Frame) uint64 {
+	_, k, e := sockOf(f.X[0])
+	if e != 0 {
+		return e
+	}
+	port, ip, err := readSockaddr(uintptr(f.X[1]), f.X[2])
+	if err != 0 {
+		return errno(err)
+	}
+	switch k.state {
+	case sockConnected:
+		return errno(unix.EISCONN)
+	case sockListening:
+		return errno(unix.EINVAL)
+	}
+	if !loopback(ip) {
+		return errno(unix.ENETUNREACH)
+	}
+	var l *socket
+	for i := range sockets {
+		s := &sockets[i]
+		if s.state == sockListening && s.port == port {
+			l = s
+			break
+		}
+	}
+	if l == nil {
+		return errno(unix.ECONNREFUSED)
+	}
+	if l.nbacklog == backlogMax {
+		return errno(unix.EAGAIN)
+	}
+	srv := newSocket(unix.AF_INET)
+	if srv < 0 {
+		return errno(unix.ENFILE)
+	}
+	up, down, ok := newPipePair()
+	if !ok {
+		sockets[srv].state = sockFree
+		return errno(unix.ENOMEM)
+	}
+	if k.state == sockCreated {
+		k.port = ephemeralPort()
+	}
+	k.addr = [4]byte{127, 0, 0, 1}
+	k.peerPort, k.peerAddr = port, [4]byte{127, 0, 0, 1}
+	k.tx, k.rx = up, down
+	k.state = sockConnected
+	s := &sockets[srv]
+	s.state = sockConnected
+	s.port, s.addr = port, [4]byte{127, 0, 0, 1}
+	s.peerPort, s.peerAddr = k.port, k.addr
+	s.rx, s.tx = up, down
+	l.backlog[l.nbacklog] = srv
+	l.nbacklog++
+	l.gen++
+	epollNotify()
+	return 0
+}
+
+// newPipePair makes the two pipes of a connection; each pipe has one
+// reader and one writer, both owned by sockets rather than descriptors.
+func newPipePair() (int32, int32, bool) {
+	a := allocPipe()
+	if a < 0 {
+		return -1, -1, false
+	}
+	b := allocPipe()
+	if b < 0 {
+		pipes[a].release()
+		return -1, -1, false
+	}
+	return a, b, true
+}
+
+func sysAccept4(t *sched.Thread, f *sched.Frame) uint64 {
+	fl, k, e := sockOf(f.X[0])
+	if e != 0 {
+		return e
+	}
+	if k.state != sockListening {
+		return errno(unix.EINVAL)
+	}
+	flags := f.X[3]
+	if flags&^uint64(unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC) != 0 {
+		return errno(unix.EINVAL)
+	}
+	if k.nbacklog == 0 {
+		// Go's sockets are non-blocking: it waits in epoll instead.
+		if fl.flags&unix.O_NONBLOCK == 0 {
+			return errno(unix.EAGAIN)
+		}
+		return errno(unix.EAGAIN)
+	}
+	c := k.backlog[0]
+	copy(k.backlog[:], k.backlog[1:k.nbacklog])
+	k.nbacklog--
+	k.gen++
+	fd, ok := sockFD(c, flags&unix.SOCK_NONBLOCK != 0, flags&unix.SOCK_CLOEXEC != 0)
+	if !ok {
+		k.backlog[k.nbacklog] = c
+		k.nbacklog++
+		return errno(unix.EMFILE)
+	}
+	s := &sockets[c]
+	if r := writeSockaddr(uintptr(f.X[1]), uintptr(f.X[2]), s.peerPort, s.peerAddr); r != 0 {
+		return r
+	}
+	return uint64(fd)
+}
+
+func sysAccept(t *sched.Thread, f *sched.Frame) uint64 {
+	f.X[3] = 0
+	return sysAccept4(t, f)
+}
+
+func sysGetsockname(t *sched.Thread, f *sched.Frame) uint64 {
+	_, k, e := sockOf(f.X[0])
+	if e != 0 {
+		return e
+	}
+	return writeSockaddr(uintptr(f.X[1]), uintptr(f.X[2]), k.port, k.addr)
+}
+
+func sysGetpeername(t *sched.Thread, f *sched.Frame) uint64 {
+	_, k, e := sockOf(f.X[0])
+	if e != 0 {
+		return e
+	}
+	if k.state != sockConnected {
+		return errno(unix.ENOTCONN)
+	}
+	return writeSockaddr(uintptr(f.X[1]), uintptr(f.X[2]), k.peerPort, k.peerAddr)
+}
+
+func sysSetsockopt(t *sched.Thread, f *sched.Frame) uint64 {
+	if _, _, e := sockOf(f.X[0]); e != 0 {
+		return e
+	}
+	// Options (SO_REUSEADDR, TCP_NODELAY, keep-alive, buffer sizes) have
+	// no effect on an in-memory loopback; accept them.
+	return 0
+}
+
+func sysGetsockopt(t *sched.Thread, f *sched.Frame) uint64 {
+	_, k, e := sockOf(f.X[0])
+	if e != 0 {
+		return e
+	}
+	var v int32
+	switch {
+	case f.X[1] == unix.SOL_SOCKET && f.X[2] == unix.SO_ERROR:
+		v = 0
+	case f.X[1] == unix.SOL_SOCKET && f.X[2] == unix.SO_TYPE:
+		v = unix.SOCK_STREAM
+	case f.X[1] == unix.SOL_SOCKET && f.X[2] == unix.SO_DOMAIN:
+		v = int32(k.family)
+	case f.X[1] == unix.SOL_SOCKET && (f.X[2] == unix.SO_RCVBUF || f.X[2] == unix.SO_SNDBUF):
+		v = pipeBufSize
+	case f.X[1] == unix.SOL_SOCKET && f.X[2] == unix.SO_ACCEPTCONN:
+		if k.state == sockListening {
+			v = 1
+		}
+	default:
+		v = 0
+	}
+	if !writeU32(uintptr(f.X[3]), uint32(v)) || !writeU32(uintptr(f.X[4]), 4) {
+		return errno(unix.EFAULT)
+	}
+	return 0
+}
+
+func sysShutdown(t *sched.Thread, f *sched.Frame) uint64 {
+	_, k, e := sockOf(f.X[0])
+	if e != 0 {
+		return e
+	}
+	if k.state != sockConnected {
+		return errno(unix.ENOTCONN)
+	}
+	how := f.X[1]
+	if how > unix.SHUT_RDWR {
+		return errno(unix.EINVAL)
+	}
+	if (how == unix.SHUT_RD || how == unix.SHUT_RDWR) && !k.shutRd {
+		k.shutRd = true
+	}
+	if (how == unix.SHUT_WR || how == unix.SHUT_RDWR) && !k.shutWr && k.tx >= 0 {
+		k.shutWr = true
+		pipeEnd(k.tx, false, -1) // the peer reads EOF
+		k.tx = -1
+	}
+	k.gen++
+	epollNotify()
+	return 0
+}
+
+// sockRead and sockWrite move data through the connection's pipes.
+func sockRead(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
+	k := &sockets[fl.sock]
+	if k.state != sockConnected {
+		return errno(unix.ENOTCONN)
+	}
+	if k.shutRd || k.rx < 0 {
+		return 0
+	}
+	p := file{kind: kindPipeRead, pipe: k.rx, flags: fl.flags}
+	return pipeRead(t, &p, buf, n)
+}
+
+func sockWrite(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
+	k := &sockets[fl.sock]
+	if k.state != sockConnected {
+		return errno(unix.ENOTCONN)
+	}
+	if k.shutWr || k.tx < 0 {
+		postSignal(t, sigPIPE, siUSER, 0)
+		return errno(unix.EPIPE)
+	}
+	p := file{kind: kindPipeWrite, pipe: k.tx, flags: fl.flags}
+	return pipeWrite(t, &p, buf, n)
+}
+
+func sysSendto(t *sched.Thread, f *sched.Frame) uint64 {
+	fl, _, e := sockOf(f.X[0])
+	if e != 0 {
+		return e
+	}
+	return sockWrite(t, fl, uintptr(f.X[1]), f.X[2])
+}
+
+func sysRecvfrom(t *sched.Thread, f *sched.Frame) uint64 {
+	fl, k, e := sockOf(f.X[0])
+	if e != 0 {
+		return e
+	}
+	r := sockRead(t, fl, uintptr(f.X[1]), f.X[2])
+	if int64(r) >= 0 && t.State == sched.Running && f.X[4] != 0 {
+		if w := writeSockaddr(uintptr(f.X[4]), uintptr(f.X[5]), k.peerPort, k.peerAddr); w != 0 {
+			return w
+		}
+	}
+	return r
+}
+
+// sockReadiness reports EPOLL* bits for a socket.
+func sockReadiness(s int32) uint32 {
+	k := &sockets[s]
+	switch k.state {
+	case sockListening:
+		if k.nbacklog > 0 {
+			return unix.EPOLLIN
+		}
+		return 0
+	case sockConnected:
+		var r uint32
+		if k.rx >= 0 {
+			p := &pipes[k.rx]
+			if p.n > 0 {
+				r |= unix.EPOLLIN
+			}
+			if p.writers == 0 {
+				r |= unix.EPOLLIN | unix.EPOLLRDHUP
+			}
+		}
+		if k.tx >= 0 {
+			p := &pipes[k.tx]
+			if p.free() > 0 {
+				r |= unix.EPOLLOUT
+			}
+			if p.readers == 0 {
+				r |= unix.EPOLLERR
+			}
+		}
+		if k.rx < 0 && k.tx < 0 {
+			r |= unix.EPOLLHUP
+		}
+		return r
+	}
+	return unix.EPOLLOUT // unconnected: Linux reports writable/hup
+}
+
+func sockGen(s int32) uint32 {
+	k := &sockets[s]
+	g := k.gen
+	if k.rx >= 0 {
+		g += pipes[k.rx].gen
+	}
+	if k.tx >= 0 {
+		g += pipes[k.tx].gen << 16
+	}
+	return g
+}
+
+func sockStat(st *unix.Stat_t) {
+	st.Mode = unix.S_IFSOCK | 0o777
+	st.Nlink = 1
+	st.Blksize = 4096
+}
