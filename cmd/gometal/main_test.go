@@ -1,0 +1,45 @@
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+func TestSplitArgs(t *testing.T) {
+	target, args, err := splitArgs([]string{"./app", "--", "-x", "y"}, false)
+	if err != nil || target != "./app" || len(args) != 2 || args[0] != "-x" {
+		t.Errorf("run: %q %q %v", target, args, err)
+	}
+	if _, _, err := splitArgs([]string{"./app", "stray"}, false); err == nil {
+		t.Error("run accepted arguments without --")
+	}
+	target, args, err = splitArgs([]string{"/tmp/x.test", "-test.v", "-test.run=Foo"}, true)
+	if err != nil || target != "/tmp/x.test" || len(args) != 2 {
+		t.Errorf("exec: %q %q %v", target, args, err)
+	}
+	if _, _, err := splitArgs(nil, true); err == nil {
+		t.Error("no program accepted")
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	o, rest, err := parseFlags("run", []string{"-smp", "2", "-m", "1G", "-env", "A=1", "-env", "B=2", "-timeout", "5s", "./x", "--", "y"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.smp != 2 || o.mem != "1G" || len(o.env) != 2 || o.timeout != 5*time.Second || len(rest) != 3 {
+		t.Errorf("%+v %q", o, rest)
+	}
+	if o, _, _ := parseFlags("exec", nil, true); o.mem != "1G" {
+		t.Errorf("exec default memory %s", o.mem)
+	}
+	if _, _, err := parseFlags("run", []string{"-env", "NOEQUALS"}, false); err == nil {
+		t.Error("-env without = accepted")
+	}
+	if _, _, err := parseFlags("run", []string{"-smp", "9"}, false); err == nil {
+		t.Error("-smp 9 accepted")
+	}
+	if m := testTimeoutRE.FindStringSubmatch("-test.timeout=10m0s"); m == nil || m[1] != "10m0s" {
+		t.Error("test timeout not recognised")
+	}
+}

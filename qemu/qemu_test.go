@@ -1,0 +1,88 @@
+package qemu
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestArgs(t *testing.T) {
+	c := &Config{Kernel: "Image", Initrd: "rd", SMP: 2, Memory: "1G", Append: []string{"quiet", "x=y"}, Extra: []string{"-d", "int"}}
+	got := strings.Join(c.Args(), " ")
+	for _, want := range []string{"-M virt", "-cpu cortex-a72", "-smp 2", "-m 1G", "-kernel Image", "-initrd rd",
+		"-append quiet x=y", "-semihosting-config enable=on,target=native", "signal=off", "-d int"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("args lack %q: %s", want, got)
+		}
+	}
+}
+
+func TestNoQEMU(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := Run(context.Background(), &Config{Kernel: "x"})
+	if !errors.Is(err, ErrNoQEMU) || !strings.Contains(err.Error(), "apt-get install qemu-system-arm") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestCRLF(t *testing.T) {
+	var b bytes.Buffer
+	writeCRLF(&b, []byte("a\nb\n\nc"))
+	if b.String() != "a\r\nb\r\n\r\nc" {
+		t.Errorf("%q", b.String())
+	}
+}
+
+// Symbolize addresses of a real arm64 Go binary.
+func TestSymbolizer(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\n//go:noinline\nfunc target() int { return 42 }\n\nfunc main() { println(target()) }\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module m\ngo 1.26\n"), 0o644)
+	out := filepath.Join(dir, "app")
+	cmd := exec.Command("go", "build", "-o", out, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	s, err := NewSymbolizer(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := s.table.LookupFunc("main.target")
+	if fn == nil {
+		t.Fatal("main.target not in the table")
+	}
+	got := s.Annotate("  pc=0x" + strings.TrimPrefix(hex(fn.Entry+4), "0x") + " far=0x0")
+	if len(got) != 1 || !strings.Contains(got[0], "main.target+0x4") || !strings.Contains(got[0], "main.go:4") {
+		t.Errorf("Annotate = %q", got)
+	}
+	if s.Lookup(1) != "" {
+		t.Error("address outside text symbolized")
+	}
+}
+
+func hex(v uint64) string {
+	const d = "0123456789abcdef"
+	var b []byte
+	for ; v > 0; v >>= 4 {
+		b = append([]byte{d[v&15]}, b...)
+	}
+	return "0x" + string(b)
+}
+
+func TestStreamDetectsPanic(t *testing.T) {
+	var out bytes.Buffer
+	in := strings.NewReader("hello\n\ngometal: kernel panic: x\n  pc=0x1\n\nafter\n")
+	if !stream(in, &out, false, "") {
+		t.Error("panic not detected")
+	}
+	if out.String() != "hello\n\ngometal: kernel panic: x\n  pc=0x1\n\nafter\n" {
+		t.Errorf("output altered: %q", out.String())
+	}
+}

@@ -1,0 +1,111 @@
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"debug/elf"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"gometal/linker"
+)
+
+// The kernel's Go runtime is never started (ARCHITECTURE.md, "Rules for
+// kernel-side Go"), so kernel code must not allocate on the heap and must
+// not need package initialization. These tests enforce both from the
+// compiler's own output rather than from review.
+
+var escapeRE = regexp.MustCompile(`^(.+\.go):(\d+):(\d+): (.*)$`)
+
+func TestKernelNoHeapEscapes(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "kernel.elf")
+	b, _ := linker.LookupBoard("virt")
+	cmd := exec.Command("go", "build", "-o", out, "-gcflags=gometal/...=-m", "-ldflags", b.LinkFlags(), "./boot")
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0", "GOFLAGS=")
+	msg, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("building the kernel with -m: %v\n%s", err, msg)
+	}
+	checked := 0
+	s := bufio.NewScanner(bytes.NewReader(msg))
+	for s.Scan() {
+		m := escapeRE.FindStringSubmatch(s.Text())
+		if m == nil {
+			continue
+		}
+		file := filepath.ToSlash(m[1])
+		if !kernelSide(file) {
+			continue
+		}
+		checked++
+		if strings.Contains(m[4], "escapes to heap") || strings.HasPrefix(m[4], "moved to heap:") {
+			t.Errorf("%s:%s: %s (kernel code must not allocate: the Go runtime is not running)", file, m[2], m[4])
+		}
+	}
+	if checked == 0 {
+		t.Fatalf("no escape-analysis output for kernel files; is -m reaching them?\n%s", msg)
+	}
+}
+
+func kernelSide(file string) bool {
+	file = strings.TrimPrefix(file, "./")
+	for _, d := range linker.KernelDirs {
+		if strings.HasPrefix(file, d+"/") || strings.Contains(file, "/"+d+"/") && strings.HasPrefix(file, repoRoot) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestKernelNoInit(t *testing.T) {
+	// (a) No init functions in the source.
+	for _, d := range linker.KernelDirs {
+		filepath.WalkDir(filepath.Join(repoRoot, d), func(p string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+				return err
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), p, nil, 0)
+			if err != nil {
+				t.Error(err)
+				return nil
+			}
+			for _, decl := range f.Decls {
+				if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
+					t.Errorf("%s: func init: package initializers never run in the kernel", p)
+				}
+			}
+			return nil
+		})
+	}
+	// (b) No compiler-generated initializers: a package-level variable
+	// whose value needs code makes the compiler emit pkg.init.
+	out := filepath.Join(t.TempDir(), "kernel.elf")
+	b, _ := linker.LookupBoard("virt")
+	if err := linker.LinkKernel(repoRoot, b, out); err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	initRE := regexp.MustCompile(`^(gometal/[^.]+|main)\.init(\.\d+)?$`)
+	for _, s := range syms {
+		if initRE.MatchString(s.Name) {
+			t.Errorf("kernel has initializer %s: a package-level variable needs code to initialize (the runtime never runs it)", s.Name)
+		}
+	}
+}
