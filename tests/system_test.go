@@ -206,3 +206,10 @@ func TestHTTPOverLoopback(t *testing.T) {
 	t.Parallel()
 	gometal(t, "run", "./tests/progs/httploop").expect(t, 0, "httploop ok: 20 requests served on 127.0.0.1:")
 }
+
+// The README's first command boots this program.
+func TestExampleHello(t *testing.T) {
+	t.Parallel()
+	gometal(t, "run", "./examples/hello").expect(t, 0, "Hello from Go on gometal!",
+		"sum of squares 1..100 over 4 goroutines: 338350", "GC cycles:")
+}
