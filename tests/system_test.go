@@ -62,7 +62,14 @@ type result struct {
 // gometal runs the CLI and returns its combined output and exit status.
 func gometal(t *testing.T, args ...string) result {
 	t.Helper()
+	return gometalInput(t, "", args...)
+}
+
+// gometalInput is gometal with input piped to the guest console.
+func gometalInput(t *testing.T, input string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(gometalBin, args...)
+	cmd.Stdin = strings.NewReader(input)
 	cmd.Dir = repoRoot
 	var out bytes.Buffer
 	cmd.Stdout = &out
@@ -212,4 +219,10 @@ func TestExampleHello(t *testing.T) {
 	t.Parallel()
 	gometal(t, "run", "./examples/hello").expect(t, 0, "Hello from Go on gometal!",
 		"sum of squares 1..100 over 4 goroutines: 338350", "GC cycles:")
+}
+
+func TestStdinFromHost(t *testing.T) {
+	t.Parallel()
+	r := gometalInput(t, "first line\nsecond\nquit\n", "run", "./tests/progs/stdin")
+	r.expect(t, 0, `got "first line"`, `got "second"`, "stdin ok: 2 lines")
 }
