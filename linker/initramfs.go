@@ -24,6 +24,9 @@ type Initramfs struct {
 	// Trees are host directories copied in at the same guest path (the
 	// package's testdata for go test -exec).
 	Trees []Tree
+	// Files are single host files copied in (Guest path = Host path when
+	// Guest is empty).
+	Files []Tree
 }
 
 // Tree copies the host directory Host to the guest path Guest.
@@ -65,6 +68,23 @@ func (r *Initramfs) Bytes() ([]byte, error) {
 	}
 	if cwd != "/" {
 		recs = append(recs, cpio.Directory(strings.TrimPrefix(cwd, "/"), 0o755))
+	}
+	recs = append(recs, etcRecords()...)
+	for _, f := range r.Files {
+		data, err := os.ReadFile(f.Host)
+		if err != nil {
+			return nil, err
+		}
+		st, err := os.Stat(f.Host)
+		if err != nil {
+			return nil, err
+		}
+		g := f.Guest
+		if g == "" {
+			g = f.Host
+		}
+		recs = append(recs, cpio.StaticRecord(data, cpio.Info{Name: strings.TrimPrefix(g, "/"),
+			Mode: cpio.S_IFREG | uint64(st.Mode().Perm()), MTime: uint64(st.ModTime().Unix())}))
 	}
 	for _, t := range r.Trees {
 		tr, err := treeRecords(t)
@@ -129,4 +149,14 @@ func treeRecords(t Tree) ([]cpio.Record, error) {
 		}
 	}
 	return recs, nil
+}
+
+// etcRecords are the few /etc files Go's standard library reads: the
+// resolver finds localhost in /etc/hosts.
+func etcRecords() []cpio.Record {
+	return []cpio.Record{
+		cpio.Directory("etc", 0o755),
+		cpio.StaticFile("etc/hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost\n", 0o644),
+		cpio.StaticFile("etc/nsswitch.conf", "hosts: files dns\n", 0o644),
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
@@ -220,9 +221,7 @@ func boot(args []string, exec bool) int {
 			return fail("%v", err)
 		}
 		rd.Cwd = wd
-		if st, err := os.Stat("testdata"); err == nil && st.IsDir() {
-			rd.Trees = append(rd.Trees, linker.Tree{Host: filepath.Join(wd, "testdata"), Guest: filepath.Join(wd, "testdata")})
-		}
+		rd.Trees, rd.Files = testFiles(wd)
 		if timeout == 0 {
 			timeout = execDefaultTimeout
 			for _, a := range appArgs {
@@ -307,6 +306,45 @@ func progressWriter(f *os.File) interface{ Write([]byte) (int, error) } {
 		return nopWriter{}
 	}
 	return f
+}
+
+// testFiles is what go test's working directory holds for the test: the
+// package directory's own files, its testdata tree, and the time zone
+// database the time package's tests load from GOROOT.
+func testFiles(wd string) (trees, files []linker.Tree) {
+	if st, err := os.Stat(filepath.Join(wd, "testdata")); err == nil && st.IsDir() {
+		trees = append(trees, linker.Tree{Host: filepath.Join(wd, "testdata"), Guest: filepath.Join(wd, "testdata")})
+	}
+	ents, _ := os.ReadDir(wd)
+	for _, e := range ents {
+		if e.Type().IsRegular() {
+			if info, err := e.Info(); err == nil && info.Size() <= maxPackageFile {
+				files = append(files, linker.Tree{Host: filepath.Join(wd, e.Name())})
+			}
+		}
+	}
+	if goroot := hostGOROOT(); goroot != "" {
+		zi := filepath.Join(goroot, "lib", "time", "zoneinfo.zip")
+		if _, err := os.Stat(zi); err == nil {
+			files = append(files, linker.Tree{Host: zi})
+		}
+	}
+	return trees, files
+}
+
+// maxPackageFile keeps a stray large file in a package directory out of
+// the initramfs.
+const maxPackageFile = 16 << 20
+
+func hostGOROOT() string {
+	if g := os.Getenv("GOROOT"); g != "" {
+		return g
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // resolveApp builds a package directory or checks a ready ELF.
