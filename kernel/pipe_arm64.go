@@ -258,3 +258,28 @@ func pipeWakeup(i int32) {
 	}
 	epollNotify()
 }
+
+// readEvents are the EPOLL* bits of a pipe's read end: data, or EOF.
+func (p *pipe) readEvents() uint32 {
+	var r uint32
+	if p.n > 0 {
+		r |= unix.EPOLLIN
+	}
+	if p.writers == 0 {
+		r |= unix.EPOLLHUP
+	}
+	return r
+}
+
+// writeEvents are the EPOLL* bits of a pipe's write end: room, or no
+// reader left.
+func (p *pipe) writeEvents() uint32 {
+	var r uint32
+	if p.free() > 0 {
+		r |= unix.EPOLLOUT
+	}
+	if p.readers == 0 {
+		r |= unix.EPOLLERR
+	}
+	return r
+}

@@ -73,6 +73,11 @@ func Start(dtbPA, bootStackLo, el uintptr) {
 	initInterrupts()
 	initClock()
 	c.Online = true
+	if info("cores: 1 of ") {
+		putDec(int64(countCPUs()))
+		puts(" online (secondary cores are not started yet)")
+		infoEnd()
+	}
 	if !findInitrd() {
 		kpanic("no initramfs: boot with an initrd (QEMU -initrd) holding /init")
 	}
@@ -312,4 +317,13 @@ func findInitrd() bool {
 	}
 	initrd = unsafe.Slice((*byte)(cpu.Ptr(cpu.KVA(s))), e-s)
 	return true
+}
+
+// countCPUs counts the cores the DTB describes.
+func countCPUs() int {
+	n := 0
+	for c := dtb.FindDeviceType(-1, "cpu"); c >= 0; c = dtb.FindDeviceType(c, "cpu") {
+		n++
+	}
+	return n
 }

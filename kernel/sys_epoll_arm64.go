@@ -81,27 +81,11 @@ func readiness(fd int32) uint32 {
 	case kindNull:
 		return unix.EPOLLIN | unix.EPOLLOUT
 	case kindPipeRead:
-		p := &pipes[fl.pipe]
-		var r uint32
-		if p.n > 0 {
-			r |= unix.EPOLLIN
-		}
-		if p.writers == 0 {
-			r |= unix.EPOLLHUP
-		}
-		return r
+		return pipes[fl.pipe].readEvents()
 	case kindSocket:
 		return sockReadiness(fl.sock)
 	case kindPipeWrite:
-		p := &pipes[fl.pipe]
-		var r uint32
-		if p.free() > 0 {
-			r |= unix.EPOLLOUT
-		}
-		if p.readers == 0 {
-			r |= unix.EPOLLERR
-		}
-		return r
+		return pipes[fl.pipe].writeEvents()
 	}
 	return 0
 }

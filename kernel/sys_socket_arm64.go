@@ -524,22 +524,16 @@ func sockReadiness(s int32) uint32 {
 	case sockConnected:
 		var r uint32
 		if k.rx >= 0 {
-			p := &pipes[k.rx]
-			if p.n > 0 {
+			// A socket reports the peer's close as readable + RDHUP.
+			if e := pipes[k.rx].readEvents(); e != 0 {
 				r |= unix.EPOLLIN
-			}
-			if p.writers == 0 {
-				r |= unix.EPOLLIN | unix.EPOLLRDHUP
+				if e&unix.EPOLLHUP != 0 {
+					r |= unix.EPOLLRDHUP
+				}
 			}
 		}
 		if k.tx >= 0 {
-			p := &pipes[k.tx]
-			if p.free() > 0 {
-				r |= unix.EPOLLOUT
-			}
-			if p.readers == 0 {
-				r |= unix.EPOLLERR
-			}
+			r |= pipes[k.tx].writeEvents()
 		}
 		if k.rx < 0 && k.tx < 0 {
 			r |= unix.EPOLLHUP
