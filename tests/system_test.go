@@ -226,3 +226,13 @@ func TestStdinFromHost(t *testing.T) {
 	r := gometalInput(t, "first line\nsecond\nquit\n", "run", "./tests/progs/stdin")
 	r.expect(t, 0, `got "first line"`, `got "second"`, "stdin ok: 2 lines")
 }
+
+// The kernel answers garbage from the app with errors, never a fault.
+func TestHostileSyscalls(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "./tests/progs/badsyscalls")
+	r.expect(t, 0, "survived", "badsyscalls ok")
+	if strings.Contains(r.out, "kernel panic") {
+		t.Error("the kernel panicked")
+	}
+}
