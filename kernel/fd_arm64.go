@@ -23,6 +23,8 @@ const (
 	kindPipeRead
 	kindPipeWrite
 	kindSocket
+	kindTmpFile
+	kindTmpDir
 )
 
 type file struct {
@@ -40,6 +42,7 @@ type file struct {
 	ep   int32 // kindEpoll: index into epolls
 	pipe int32 // kindPipeRead/Write: index into pipes
 	sock int32 // kindSocket: index into sockets
+	tmp  int32 // kindTmpFile/Dir: index into tmpNodes
 }
 
 var fds [maxFDs]file
@@ -77,6 +80,9 @@ func closeFD(fd int) {
 		pipeRef(f, -1)
 	case kindSocket:
 		sockUnref(f.sock)
+	case kindTmpFile, kindTmpDir:
+		tmpNodes[f.tmp].opens--
+		tmpRelease(f.tmp)
 	}
 	epollForget(fd)
 	*f = file{}
@@ -168,5 +174,7 @@ func dupRef(fl *file) {
 		pipeRef(fl, +1)
 	case kindSocket:
 		sockets[fl.sock].refs++
+	case kindTmpFile, kindTmpDir:
+		tmpNodes[fl.tmp].opens++
 	}
 }

@@ -17,6 +17,7 @@ import (
 // loadInit loads /init and returns its first thread, ready to enter.
 func loadInit() *sched.Thread {
 	initCwd()
+	initTmpfs()
 	initConsoleFDs()
 	initConsoleIRQ()
 	if !app.Init(&mm.Pages) {

@@ -26,67 +26,151 @@ func initCwd() {
 	}
 }
 
-// resolveAt turns (dirfd, path) into an absolute path in dst.
-func resolveAt(dst []byte, dirfd int64, upath uintptr) (int, unix.Errno) {
+// resolveAt turns (dirfd, path) into an absolute, cleaned path in dst
+// with the symlinks among its directories expanded. A trailing slash asks
+// for a directory, so a final symlink is followed too (POSIX 4.13).
+func resolveAt(dst *[pathMax]byte, dirfd int64, upath uintptr) (int, unix.Errno) {
 	var raw [pathMax]byte
 	n, e := copyInString(raw[:], upath)
 	if e != 0 {
 		return 0, e
 	}
-	base := cwd[:cwdLen]
-	if n > 0 && raw[0] != '/' && dirfd != unix.AT_FDCWD {
+	if n == 0 {
+		return 0, unix.ENOENT
+	}
+	var base []byte
+	var dirPath [pathMax]byte
+	if raw[0] == '/' || dirfd == unix.AT_FDCWD {
+		base = cwd[:cwdLen]
+	} else {
 		d, ok := getFD(uint64(dirfd))
 		if !ok {
 			return 0, unix.EBADF
 		}
-		if d.kind != kindDir {
+		switch d.kind {
+		case kindDir:
+			dirPath[0] = '/'
+			base = dirPath[:1+copy(dirPath[1:], d.node.name)]
+		case kindTmpDir:
+			base = dirPath[:copy(dirPath[:], tmpNodes[d.tmp].name())]
+		default:
 			return 0, unix.ENOTDIR
 		}
-		var dirPath [pathMax]byte
-		dirPath[0] = '/'
-		dn := 1 + copy(dirPath[1:], d.node.name)
-		m := cleanPath(dst, dirPath[:dn], raw[:n])
-		if m < 0 {
-			return 0, unix.ENAMETOOLONG
-		}
-		return m, 0
 	}
-	m := cleanPath(dst, base, raw[:n])
+	m := cleanPath(dst[:], base, raw[:n])
 	if m < 0 {
 		return 0, unix.ENAMETOOLONG
 	}
-	return m, 0
+	return expandPath(dst, m, raw[n-1] == '/')
 }
 
-// lookupFollow looks a path up, following a final symlink.
-func lookupFollow(path []byte, follow bool) (fsNode, unix.Errno) {
-	var buf [pathMax]byte
-	for depth := 0; depth < 8; depth++ {
-		nd, ok := lookupPath(path)
-		if !ok {
-			return nd, unix.ENOENT
-		}
-		if !follow || nd.mode&cpio.S_IFMT != cpio.S_IFLNK {
-			return nd, 0
-		}
-		// Resolve the target relative to the link's directory.
-		var dir [pathMax]byte
-		dn := copy(dir[:], path)
-		for dn > 1 && dir[dn-1] != '/' {
-			dn--
-		}
-		m := cleanPath(buf[:], dir[:dn], nd.data)
-		if m < 0 {
-			return nd, unix.ENAMETOOLONG
-		}
-		path = buf[:m]
+// fsRef names a node in either layer: the tmpfs (tmp >= 0) or the
+// initramfs.
+type fsRef struct {
+	tmp int32
+	nd  fsNode
+}
+
+func (r *fsRef) mode() uint32 {
+	if r.tmp >= 0 {
+		return tmpNodes[r.tmp].mode
 	}
-	return fsNode{}, unix.ELOOP
+	return r.nd.mode
+}
+
+func (r *fsRef) isDir() bool { return r.mode()&cpio.S_IFMT == cpio.S_IFDIR }
+
+// lookupAny finds a path in the tmpfs, then in the initramfs.
+func lookupAny(path []byte) (fsRef, bool) {
+	if i := tmpLookup(path); i >= 0 {
+		return fsRef{tmp: i}, true
+	}
+	nd, ok := lookupPath(path)
+	return fsRef{tmp: -1, nd: nd}, ok
+}
+
+// lookupFollow looks up an absolute path whose directories resolveAt
+// has already expanded, following a final symlink if follow is set; buf
+// receives the final path, which it returns.
+func lookupFollow(path []byte, follow bool, buf *[pathMax]byte) (fsRef, []byte, unix.Errno) {
+	n, e := expandPath(buf, copy(buf[:], path), follow)
+	cur := buf[:n]
+	if e != 0 {
+		return fsRef{tmp: -1}, cur, e
+	}
+	r, ok := lookupAny(cur)
+	if !ok {
+		return r, cur, unix.ENOENT
+	}
+	return r, cur, 0
+}
+
+// expandPath replaces symlinks among the directories of buf[:n] (and the
+// final component too if followFinal) by their targets, in place. It stops
+// quietly at a component that does not exist: the caller's lookup or
+// create decides what that means.
+func expandPath(buf *[pathMax]byte, n int, followFinal bool) (int, unix.Errno) {
+	for depth := 0; depth < maxSymlinks; depth++ {
+		cur := buf[:n]
+		expanded := false
+		for i := 1; i <= len(cur); i++ {
+			if i < len(cur) && cur[i] != '/' {
+				continue
+			}
+			if i == len(cur) && !followFinal {
+				break
+			}
+			r, ok := lookupAny(cur[:i])
+			if !ok {
+				return n, 0
+			}
+			if r.mode()&cpio.S_IFMT == cpio.S_IFLNK {
+				m, e := expandLink(buf, cur[:i], linkTarget(&r), cur[i:])
+				if e != 0 {
+					return n, e
+				}
+				n, expanded = m, true
+				break
+			}
+		}
+		if !expanded {
+			return n, 0
+		}
+	}
+	return n, unix.ELOOP
+}
+
+// maxSymlinks bounds symlink expansions in one lookup (Linux: 40).
+const maxSymlinks = 40
+
+func linkTarget(r *fsRef) []byte {
+	if r.tmp >= 0 {
+		return tmpNodes[r.tmp].link[:tmpNodes[r.tmp].linkLen]
+	}
+	return r.nd.data
+}
+
+// expandLink writes into buf the path that replaces link (an absolute
+// path whose target is target) followed by rest.
+func expandLink(buf *[pathMax]byte, link, target, rest []byte) (int, unix.Errno) {
+	dir := parentOf(link) // read by cleanPath before buf is overwritten
+	var joined [pathMax]byte
+	jn := copy(joined[:], target)
+	if jn+len(rest) > len(joined) {
+		return 0, unix.ENAMETOOLONG
+	}
+	jn += copy(joined[jn:], rest)
+	var next [pathMax]byte
+	m := cleanPath(next[:], dir, joined[:jn])
+	if m < 0 {
+		return 0, unix.ENAMETOOLONG
+	}
+	return copy(buf[:], next[:m]), 0
 }
 
 func sysOpenat(t *sched.Thread, f *sched.Frame) uint64 {
 	var path [pathMax]byte
-	n, e := resolveAt(path[:], int64(f.X[0]), uintptr(f.X[1]))
+	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
 	if e != 0 {
 		return errno(e)
 	}
@@ -101,39 +185,65 @@ func sysOpenat(t *sched.Thread, f *sched.Frame) uint64 {
 		fl.cloexec = flags&unix.O_CLOEXEC != 0
 		return uint64(fd)
 	}
-	nd, e := lookupFollow(path[:n], flags&unix.O_NOFOLLOW == 0)
-	if e != 0 {
-		if e == unix.ENOENT && flags&unix.O_CREAT != 0 {
-			return errno(unix.EROFS)
+	var final [pathMax]byte
+	r, fp, e := lookupFollow(path[:n], flags&unix.O_NOFOLLOW == 0, &final)
+	created := false
+	if e == unix.ENOENT && flags&unix.O_CREAT != 0 {
+		if !dirExists(parentOf(fp)) {
+			return errno(unix.ENOENT)
 		}
+		i, e := tmpCreate(fp, unix.S_IFREG|uint32(f.X[3])&0o7777&^umask)
+		if e != 0 {
+			return errno(e)
+		}
+		r, created = fsRef{tmp: i}, true
+	} else if e != 0 {
 		return errno(e)
 	}
-	if flags&(unix.O_CREAT|unix.O_EXCL) == unix.O_CREAT|unix.O_EXCL {
+	if !created && flags&(unix.O_CREAT|unix.O_EXCL) == unix.O_CREAT|unix.O_EXCL {
 		return errno(unix.EEXIST)
 	}
-	if flags&unix.O_ACCMODE != unix.O_RDONLY || flags&unix.O_TRUNC != 0 {
-		return errno(unix.EROFS)
-	}
-	isDir := nd.mode&cpio.S_IFMT == cpio.S_IFDIR
-	if flags&unix.O_DIRECTORY != 0 && !isDir {
+	write := flags&unix.O_ACCMODE != unix.O_RDONLY
+	if flags&unix.O_DIRECTORY != 0 && !r.isDir() {
 		return errno(unix.ENOTDIR)
 	}
-	if nd.mode&cpio.S_IFMT == cpio.S_IFLNK {
+	if r.mode()&cpio.S_IFMT == cpio.S_IFLNK {
 		return errno(unix.ELOOP)
+	}
+	if r.isDir() && write {
+		return errno(unix.EISDIR)
+	}
+	if r.tmp < 0 && (write || flags&unix.O_TRUNC != 0) {
+		return errno(unix.EROFS) // the initramfs is read-only
 	}
 	fd, fl := allocFD(0)
 	if fl == nil {
 		return errno(unix.EMFILE)
 	}
+	fl.flags = flags &^ (unix.O_CLOEXEC | unix.O_CREAT | unix.O_EXCL | unix.O_NOCTTY | unix.O_NOFOLLOW | unix.O_DIRECTORY | unix.O_TRUNC)
+	fl.cloexec = flags&unix.O_CLOEXEC != 0
+	if r.tmp >= 0 {
+		fl.kind = kindTmpFile
+		if r.isDir() {
+			fl.kind = kindTmpDir
+		}
+		fl.tmp = r.tmp
+		tmpNodes[r.tmp].opens++
+		if flags&unix.O_TRUNC != 0 && write && !r.isDir() {
+			tmpTruncate(&tmpNodes[r.tmp], 0)
+		}
+		return uint64(fd)
+	}
 	fl.kind = kindFile
-	if isDir {
+	if r.isDir() {
 		fl.kind = kindDir
 	}
-	fl.node = nd
-	fl.flags = flags &^ (unix.O_CLOEXEC | unix.O_CREAT | unix.O_EXCL | unix.O_NOCTTY | unix.O_NOFOLLOW | unix.O_DIRECTORY)
-	fl.cloexec = flags&unix.O_CLOEXEC != 0
+	fl.node = r.nd
 	return uint64(fd)
 }
+
+// umask is the app's file-creation mask.
+var umask uint32 = 0o022
 
 // readInto reads from a file into app memory at buf; off < 0 means "at the
 // file position, and advance it".
@@ -159,6 +269,18 @@ func readInto(t *sched.Thread, fl *file, buf uintptr, n uint64, off int64) uint6
 		return errno(unix.EBADF)
 	case kindSocket:
 		return sockRead(t, fl, buf, n)
+	case kindTmpDir:
+		return errno(unix.EISDIR)
+	case kindTmpFile:
+		pos := off
+		if off < 0 {
+			pos = fl.pos
+		}
+		r := tmpRead(&tmpNodes[fl.tmp], buf, n, pos)
+		if off < 0 && int64(r) > 0 {
+			fl.pos += int64(r)
+		}
+		return r
 	case kindFile:
 		pos := off
 		if off < 0 {
@@ -211,10 +333,30 @@ func writeFrom(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
 		return pipeWrite(t, fl, buf, n)
 	case kindSocket:
 		return sockWrite(t, fl, buf, n)
-	case kindFile, kindDir, kindPipeRead:
+	case kindTmpFile:
+		return tmpWriteAt(fl, buf, n, -1)
+	case kindFile, kindDir, kindPipeRead, kindTmpDir:
 		return errno(unix.EBADF)
 	}
 	return errno(unix.EINVAL)
+}
+
+// tmpWriteAt writes to a tmpfs file at off, or at the file position (or
+// the end, with O_APPEND) when off < 0.
+func tmpWriteAt(fl *file, buf uintptr, n uint64, off int64) uint64 {
+	nd := &tmpNodes[fl.tmp]
+	pos := off
+	if off < 0 {
+		pos = fl.pos
+		if fl.flags&unix.O_APPEND != 0 {
+			pos = nd.size
+		}
+	}
+	r := tmpWrite(nd, buf, n, pos)
+	if off < 0 && int64(r) > 0 {
+		fl.pos = pos + int64(r)
+	}
+	return r
 }
 
 func sysRead(t *sched.Thread, f *sched.Frame) uint64 {
@@ -241,7 +383,7 @@ func sysPread64(t *sched.Thread, f *sched.Frame) uint64 {
 	if int64(f.X[3]) < 0 {
 		return errno(unix.EINVAL)
 	}
-	if fl.kind != kindFile {
+	if fl.kind != kindFile && fl.kind != kindTmpFile {
 		return errno(unix.ESPIPE)
 	}
 	return readInto(t, fl, uintptr(f.X[1]), f.X[2], int64(f.X[3]))
@@ -252,7 +394,16 @@ func sysPwrite64(t *sched.Thread, f *sched.Frame) uint64 {
 	if !ok {
 		return errno(unix.EBADF)
 	}
-	if fl.kind == kindFile {
+	if int64(f.X[3]) < 0 {
+		return errno(unix.EINVAL)
+	}
+	switch fl.kind {
+	case kindTmpFile:
+		if fl.flags&unix.O_ACCMODE == unix.O_RDONLY {
+			return errno(unix.EBADF)
+		}
+		return tmpWriteAt(fl, uintptr(f.X[1]), f.X[2], int64(f.X[3]))
+	case kindFile, kindDir, kindTmpDir:
 		return errno(unix.EBADF)
 	}
 	return errno(unix.ESPIPE)
@@ -309,14 +460,18 @@ func sysLseek(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	off := int64(f.X[1])
 	switch fl.kind {
-	case kindFile:
+	case kindFile, kindTmpFile:
+		size := int64(len(fl.node.data))
+		if fl.kind == kindTmpFile {
+			size = tmpNodes[fl.tmp].size
+		}
 		var base int64
 		switch f.X[2] {
 		case unix.SEEK_SET:
 		case unix.SEEK_CUR:
 			base = fl.pos
 		case unix.SEEK_END:
-			base = int64(len(fl.node.data))
+			base = size
 		default:
 			return errno(unix.EINVAL)
 		}
@@ -325,7 +480,7 @@ func sysLseek(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 		fl.pos = base + off
 		return uint64(fl.pos)
-	case kindDir:
+	case kindDir, kindTmpDir:
 		if f.X[2] == unix.SEEK_SET && off == 0 {
 			fl.pos = 0
 			return 0
@@ -355,6 +510,8 @@ func statOfFile(st *unix.Stat_t, fl *file) {
 	switch fl.kind {
 	case kindFile, kindDir:
 		fillStat(st, &fl.node)
+	case kindTmpFile, kindTmpDir:
+		tmpStat(st, &tmpNodes[fl.tmp])
 	case kindConsole:
 		st.Mode = unix.S_IFCHR | 0o620
 		st.Rdev = 5<<8 | 1 // /dev/console
@@ -408,28 +565,35 @@ func sysNewfstatat(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 	}
 	var path [pathMax]byte
-	n, e := resolveAt(path[:], int64(f.X[0]), uintptr(f.X[1]))
+	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
 	if e != 0 {
 		return errno(e)
 	}
-	nd, e := lookupFollow(path[:n], flags&unix.AT_SYMLINK_NOFOLLOW == 0)
+	var final [pathMax]byte
+	r, _, e := lookupFollow(path[:n], flags&unix.AT_SYMLINK_NOFOLLOW == 0, &final)
 	if e != 0 {
 		return errno(e)
 	}
-	fillStat(&st, &nd)
+	if r.tmp >= 0 {
+		tmpStat(&st, &tmpNodes[r.tmp])
+	} else {
+		fillStat(&st, &r.nd)
+	}
 	return putStat(uintptr(f.X[2]), &st)
 }
 
 func sysFaccessat(t *sched.Thread, f *sched.Frame) uint64 {
 	var path [pathMax]byte
-	n, e := resolveAt(path[:], int64(f.X[0]), uintptr(f.X[1]))
+	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
 	if e != 0 {
 		return errno(e)
 	}
-	if _, e := lookupFollow(path[:n], true); e != 0 {
+	var final [pathMax]byte
+	r, _, e := lookupFollow(path[:n], true, &final)
+	if e != 0 {
 		return errno(e)
 	}
-	if f.X[2]&unix.W_OK != 0 {
+	if f.X[2]&unix.W_OK != 0 && r.tmp < 0 {
 		return errno(unix.EROFS)
 	}
 	return 0
@@ -437,7 +601,7 @@ func sysFaccessat(t *sched.Thread, f *sched.Frame) uint64 {
 
 func sysReadlinkat(t *sched.Thread, f *sched.Frame) uint64 {
 	var path [pathMax]byte
-	n, e := resolveAt(path[:], int64(f.X[0]), uintptr(f.X[1]))
+	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
 	if e != 0 {
 		return errno(e)
 	}
@@ -445,14 +609,14 @@ func sysReadlinkat(t *sched.Thread, f *sched.Frame) uint64 {
 	if string(path[:n]) == "/proc/self/exe" {
 		target = []byte("/init")
 	} else {
-		nd, ok := lookupPath(path[:n])
+		r, ok := lookupAny(path[:n])
 		if !ok {
 			return errno(unix.ENOENT)
 		}
-		if nd.mode&cpio.S_IFMT != cpio.S_IFLNK {
+		if r.mode()&cpio.S_IFMT != cpio.S_IFLNK {
 			return errno(unix.EINVAL)
 		}
-		target = nd.data
+		target = linkTarget(&r)
 	}
 	if uint64(len(target)) > f.X[3] {
 		target = target[:f.X[3]]
@@ -463,55 +627,93 @@ func sysReadlinkat(t *sched.Thread, f *sched.Frame) uint64 {
 	return uint64(len(target))
 }
 
+// Directory positions: archive offsets for initramfs entries, then
+// tmpfsPos+index for tmpfs entries, so one directory can list both layers.
+const tmpfsPos = 1 << 40
+
 func sysGetdents64(t *sched.Thread, f *sched.Frame) uint64 {
 	fl, ok := getFD(f.X[0])
 	if !ok {
 		return errno(unix.EBADF)
 	}
-	if fl.kind != kindDir {
+	var dirPath [pathMax]byte
+	var dn int
+	switch fl.kind {
+	case kindDir:
+		dirPath[0] = '/'
+		dn = 1 + copy(dirPath[1:], fl.node.name)
+	case kindTmpDir:
+		dn = copy(dirPath[:], tmpNodes[fl.tmp].name())
+	default:
 		return errno(unix.ENOTDIR)
 	}
 	buf, size := uintptr(f.X[1]), f.X[2]
 	written := uint64(0)
-	dir := fl.node.name
-	for {
-		off := int(fl.pos)
-		e, next, err := cpio.Next(initrd, off)
-		if err != cpio.OK {
-			break
-		}
-		name := trimName(e.Name)
-		if !isChild(dir, name) {
-			fl.pos = int64(next)
-			continue
-		}
-		base := name[len(dir):]
-		if len(dir) > 0 {
-			base = base[1:]
-		}
+	emit := func(ino uint64, next int64, typ byte, name []byte) bool {
 		// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
-		reclen := (19 + uint64(len(base)) + 1 + 7) &^ 7
+		if len(name) > 255 {
+			name = name[:255]
+		}
+		reclen := (19 + uint64(len(name)) + 1 + 7) &^ 7
 		if written+reclen > size {
-			if written == 0 {
-				return errno(unix.EINVAL)
-			}
-			break
+			return false
 		}
 		var rec [19 + 256 + 8]byte
-		if len(base) > 255 {
-			base = base[:255]
-		}
-		put64(rec[:], 0, uint64(e.Ino)+3)
+		put64(rec[:], 0, ino)
 		put64(rec[:], 8, uint64(next))
 		rec[16] = byte(reclen)
 		rec[17] = byte(reclen >> 8)
-		rec[18] = dirType(e.Mode)
-		copy(rec[19:], base)
+		rec[18] = typ
+		copy(rec[19:], name)
 		if !copyOut(buf+uintptr(written), rec[:reclen]) {
-			return errno(unix.EFAULT)
+			return false
 		}
 		written += reclen
-		fl.pos = int64(next)
+		return true
+	}
+	full := false
+	if fl.kind == kindDir {
+		dir := fl.node.name
+		for fl.pos < tmpfsPos && !full {
+			e, next, err := cpio.Next(initrd, int(fl.pos))
+			if err != cpio.OK {
+				fl.pos = tmpfsPos
+				break
+			}
+			name := trimName(e.Name)
+			if isChild(dir, name) {
+				base := name[len(dir):]
+				if len(dir) > 0 {
+					base = base[1:]
+				}
+				if !emit(uint64(e.Ino)+3, int64(next), dirType(e.Mode), base) {
+					full = true
+					break
+				}
+			}
+			fl.pos = int64(next)
+		}
+	} else if fl.pos < tmpfsPos {
+		fl.pos = tmpfsPos
+	}
+	for !full && fl.pos >= tmpfsPos && fl.pos-tmpfsPos < maxTmpNodes {
+		i := fl.pos - tmpfsPos
+		n := &tmpNodes[i]
+		if n.used && !n.unlinked && isChildPath(dirPath[:dn], n.name()) {
+			p := n.name()
+			base := p[len(parentOf(p)):]
+			if len(base) > 0 && base[0] == '/' {
+				base = base[1:]
+			}
+			if !emit(n.ino, fl.pos+1, dirType(n.mode), base) {
+				full = true
+				break
+			}
+		}
+		fl.pos++
+	}
+	if full && written == 0 {
+		return errno(unix.EINVAL)
 	}
 	return written
 }
@@ -543,18 +745,19 @@ func sysGetcwd(t *sched.Thread, f *sched.Frame) uint64 {
 
 func sysChdir(t *sched.Thread, f *sched.Frame) uint64 {
 	var path [pathMax]byte
-	n, e := resolveAt(path[:], unix.AT_FDCWD, uintptr(f.X[0]))
+	n, e := resolveAt(&path, unix.AT_FDCWD, uintptr(f.X[0]))
 	if e != 0 {
 		return errno(e)
 	}
-	nd, e := lookupFollow(path[:n], true)
+	var final [pathMax]byte
+	r, fp, e := lookupFollow(path[:n], true, &final)
 	if e != 0 {
 		return errno(e)
 	}
-	if nd.mode&cpio.S_IFMT != cpio.S_IFDIR {
+	if !r.isDir() {
 		return errno(unix.ENOTDIR)
 	}
-	cwdLen = copy(cwd[:], path[:n])
+	cwdLen = copy(cwd[:], fp)
 	return 0
 }
 
@@ -563,15 +766,17 @@ func sysFchdir(t *sched.Thread, f *sched.Frame) uint64 {
 	if !ok {
 		return errno(unix.EBADF)
 	}
-	if fl.kind != kindDir {
+	switch fl.kind {
+	case kindDir:
+		cwd[0] = '/'
+		cwdLen = 1 + copy(cwd[1:], fl.node.name)
+	case kindTmpDir:
+		cwdLen = copy(cwd[:], tmpNodes[fl.tmp].name())
+	default:
 		return errno(unix.ENOTDIR)
 	}
-	cwd[0] = '/'
-	cwdLen = 1 + copy(cwd[1:], fl.node.name)
 	return 0
 }
-
-func sysReadOnlyFS(t *sched.Thread, f *sched.Frame) uint64 { return errno(unix.EROFS) }
 
 // ioctl: the console answers the terminal queries Go and its tests make.
 func sysIoctl(t *sched.Thread, f *sched.Frame) uint64 {

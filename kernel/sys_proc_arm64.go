@@ -216,7 +216,11 @@ func sysPrlimit64(t *sched.Thread, f *sched.Frame) uint64 {
 	return 0
 }
 
-func sysUmask(t *sched.Thread, f *sched.Frame) uint64 { return 0o022 }
+func sysUmask(t *sched.Thread, f *sched.Frame) uint64 {
+	old := umask
+	umask = uint32(f.X[0]) & 0o777
+	return uint64(old)
+}
 
 func sysPrctl(t *sched.Thread, f *sched.Frame) uint64 {
 	// PR_SET_VMA (VMA naming) and the rest: EINVAL, as a kernel without

@@ -236,3 +236,12 @@ func TestHostileSyscalls(t *testing.T) {
 		t.Error("the kernel panicked")
 	}
 }
+
+func TestTmpfsWritableFiles(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "./tests/progs/tmpfs")
+	r.expect(t, 0, `log="one\ntwo\n"`, "sparse size 10003 truncated 5000", "entries: [big link log sparse z]", "tmpfs ok")
+	if strings.Contains(r.out, "FAIL") {
+		t.Error("the program reported a failure")
+	}
+}

@@ -1,0 +1,214 @@
+package kernel
+
+import (
+	"gometal/sched"
+
+	"golang.org/x/sys/unix"
+)
+
+// Syscalls that change the file system. They act on the tmpfs; anything
+// that came in the initramfs answers EROFS.
+
+func sysMkdirat(t *sched.Thread, f *sched.Frame) uint64 {
+	var path [pathMax]byte
+	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
+	if e != 0 {
+		return errno(e)
+	}
+	if _, ok := lookupAny(path[:n]); ok {
+		return errno(unix.EEXIST)
+	}
+	if !dirExists(parentOf(path[:n])) {
+		return errno(unix.ENOENT)
+	}
+	if _, e := tmpCreate(path[:n], unix.S_IFDIR|uint32(f.X[2])&0o7777&^umask); e != 0 {
+		return errno(e)
+	}
+	return 0
+}
+
+func sysUnlinkat(t *sched.Thread, f *sched.Frame) uint64 {
+	var path [pathMax]byte
+	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
+	if e != 0 {
+		return errno(e)
+	}
+	flags := f.X[2]
+	if flags&^uint64(unix.AT_REMOVEDIR) != 0 {
+		return errno(unix.EINVAL)
+	}
+	r, ok := lookupAny(path[:n])
+	if !ok {
+		return errno(unix.ENOENT)
+	}
+	if r.tmp < 0 {
+		return errno(unix.EROFS)
+	}
+	nd := &tmpNodes[r.tmp]
+	if flags&unix.AT_REMOVEDIR != 0 {
+		if !nd.isDir() {
+			return errno(unix.ENOTDIR)
+		}
+		if tmpHasChildren(path[:n]) {
+			return errno(unix.ENOTEMPTY)
+		}
+	} else if nd.isDir() {
+		return errno(unix.EISDIR)
+	}
+	nd.unlinked = true
+	tmpRelease(r.tmp)
+	return 0
+}
+
+func renameCommon(f *sched.Frame, flags uint64) uint64 {
+	var from, to [pathMax]byte
+	n, e := resolveAt(&from, int64(f.X[0]), uintptr(f.X[1]))
+	if e != 0 {
+		return errno(e)
+	}
+	m, e := resolveAt(&to, int64(f.X[2]), uintptr(f.X[3]))
+	if e != 0 {
+		return errno(e)
+	}
+	if flags&^uint64(unix.RENAME_NOREPLACE) != 0 {
+		return errno(unix.EINVAL)
+	}
+	if flags&unix.RENAME_NOREPLACE != 0 {
+		if _, ok := lookupAny(to[:m]); ok {
+			return errno(unix.EEXIST)
+		}
+	}
+	return errno(tmpRename(from[:n], to[:m]))
+}
+
+func sysRenameat(t *sched.Thread, f *sched.Frame) uint64  { return renameCommon(f, 0) }
+func sysRenameat2(t *sched.Thread, f *sched.Frame) uint64 { return renameCommon(f, f.X[4]) }
+
+func sysSymlinkat(t *sched.Thread, f *sched.Frame) uint64 {
+	var target [pathMax]byte
+	tn, e := copyInString(target[:], uintptr(f.X[0]))
+	if e != 0 {
+		return errno(e)
+	}
+	if tn == 0 {
+		return errno(unix.ENOENT)
+	}
+	if tn > tmpPathMax {
+		return errno(unix.ENAMETOOLONG)
+	}
+	var path [pathMax]byte
+	n, e := resolveAt(&path, int64(f.X[1]), uintptr(f.X[2]))
+	if e != 0 {
+		return errno(e)
+	}
+	if _, ok := lookupAny(path[:n]); ok {
+		return errno(unix.EEXIST)
+	}
+	if !dirExists(parentOf(path[:n])) {
+		return errno(unix.ENOENT)
+	}
+	i, e := tmpCreate(path[:n], unix.S_IFLNK|0o777)
+	if e != 0 {
+		return errno(e)
+	}
+	tmpNodes[i].linkLen = copy(tmpNodes[i].link[:], target[:tn])
+	return 0
+}
+
+func sysFtruncate(t *sched.Thread, f *sched.Frame) uint64 {
+	fl, ok := getFD(f.X[0])
+	if !ok {
+		return errno(unix.EBADF)
+	}
+	size := int64(f.X[1])
+	if size < 0 || size > tmpMaxSize {
+		return errno(unix.EINVAL)
+	}
+	switch fl.kind {
+	case kindTmpFile:
+		if fl.flags&unix.O_ACCMODE == unix.O_RDONLY {
+			return errno(unix.EINVAL)
+		}
+		tmpTruncate(&tmpNodes[fl.tmp], size)
+		return 0
+	case kindFile:
+		return errno(unix.EROFS)
+	}
+	return errno(unix.EINVAL)
+}
+
+// sysChmodLike accepts permission, ownership and timestamp changes on
+// tmpfs nodes (mode bits are kept; owners and times are not enforced).
+func sysFchmod(t *sched.Thread, f *sched.Frame) uint64 {
+	fl, ok := getFD(f.X[0])
+	if !ok {
+		return errno(unix.EBADF)
+	}
+	if fl.kind == kindTmpFile || fl.kind == kindTmpDir {
+		nd := &tmpNodes[fl.tmp]
+		nd.mode = nd.mode&unix.S_IFMT | uint32(f.X[1])&0o7777
+		return 0
+	}
+	return errno(unix.EROFS)
+}
+
+func pathTmpNode(f *sched.Frame) (int32, uint64) {
+	var path [pathMax]byte
+	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
+	if e != 0 {
+		return -1, errno(e)
+	}
+	var final [pathMax]byte
+	r, _, e := lookupFollow(path[:n], true, &final)
+	if e != 0 {
+		return -1, errno(e)
+	}
+	if r.tmp < 0 {
+		return -1, errno(unix.EROFS)
+	}
+	return r.tmp, 0
+}
+
+func sysFchmodat(t *sched.Thread, f *sched.Frame) uint64 {
+	i, e := pathTmpNode(f)
+	if e != 0 {
+		return e
+	}
+	nd := &tmpNodes[i]
+	nd.mode = nd.mode&unix.S_IFMT | uint32(f.X[2])&0o7777
+	return 0
+}
+
+func sysUtimensat(t *sched.Thread, f *sched.Frame) uint64 {
+	if f.X[1] == 0 { // futimens(fd)
+		fl, ok := getFD(f.X[0])
+		if !ok {
+			return errno(unix.EBADF)
+		}
+		if fl.kind == kindTmpFile || fl.kind == kindTmpDir {
+			tmpNodes[fl.tmp].mtime = wallNanos()
+			return 0
+		}
+		return errno(unix.EROFS)
+	}
+	i, e := pathTmpNode(f)
+	if e != 0 {
+		return e
+	}
+	tmpNodes[i].mtime = wallNanos()
+	return 0
+}
+
+func sysFchownat(t *sched.Thread, f *sched.Frame) uint64 {
+	_, e := pathTmpNode(f)
+	return e
+}
+
+func sysFchown(t *sched.Thread, f *sched.Frame) uint64 {
+	if _, ok := getFD(f.X[0]); !ok {
+		return errno(unix.EBADF)
+	}
+	return 0
+}
+
+func sysLinkat(t *sched.Thread, f *sched.Frame) uint64 { return errno(unix.EPERM) }

@@ -1,0 +1,85 @@
+// Tmpfs exercises the writable file system over the initramfs: temp
+// directories, writes, appends, seeks, truncation, renames, listing and
+// removal, and read-only errors for the initramfs itself.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"syscall"
+)
+
+func check(err error) {
+	if err != nil {
+		fmt.Println("FAIL:", err)
+		os.Exit(1)
+	}
+}
+
+func main() {
+	dir, err := os.MkdirTemp("", "gometal-")
+	check(err)
+	big := bytes.Repeat([]byte("0123456789abcdef"), 300000) // 4.8 MB: index pages
+	check(os.WriteFile(filepath.Join(dir, "big"), big, 0o644))
+	got, err := os.ReadFile(filepath.Join(dir, "big"))
+	check(err)
+	if !bytes.Equal(got, big) {
+		fmt.Println("FAIL: big file differs")
+		os.Exit(1)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	check(err)
+	f.WriteString("one\n")
+	f.WriteString("two\n")
+	check(f.Close())
+	b, _ := os.ReadFile(filepath.Join(dir, "log"))
+	fmt.Printf("log=%q\n", b)
+
+	f, err = os.OpenFile(filepath.Join(dir, "sparse"), os.O_CREATE|os.O_RDWR, 0o644)
+	check(err)
+	_, err = f.WriteAt([]byte("end"), 10000)
+	check(err)
+	st, _ := f.Stat()
+	check(f.Truncate(5000))
+	st2, _ := f.Stat()
+	f.Close()
+	fmt.Println("sparse size", st.Size(), "truncated", st2.Size())
+
+	check(os.MkdirAll(filepath.Join(dir, "a", "b", "c"), 0o755))
+	check(os.WriteFile(filepath.Join(dir, "a", "b", "c", "f"), []byte("x"), 0o644))
+	check(os.Rename(filepath.Join(dir, "a"), filepath.Join(dir, "z")))
+	if _, err := os.Stat(filepath.Join(dir, "z", "b", "c", "f")); err != nil {
+		fmt.Println("FAIL: rename did not move the tree:", err)
+		os.Exit(1)
+	}
+	check(os.Symlink("z/b", filepath.Join(dir, "link")))
+	if b, err := os.ReadFile(filepath.Join(dir, "link", "c", "f")); err != nil || string(b) != "x" {
+		fmt.Println("FAIL: through symlink:", err)
+	}
+	ents, err := os.ReadDir(dir)
+	check(err)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	fmt.Println("entries:", names)
+	if err := os.Remove(filepath.Join(dir, "z")); err == nil {
+		fmt.Println("FAIL: removed a non-empty directory")
+	}
+	check(os.RemoveAll(dir))
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		fmt.Println("FAIL: RemoveAll left", dir, err)
+		os.Exit(1)
+	}
+	if err := os.WriteFile("/init", nil, 0o755); !errors.Is(err, syscall.EROFS) {
+		fmt.Println("FAIL: writing /init:", err)
+		os.Exit(1)
+	}
+	fmt.Println("tmpfs ok")
+}
