@@ -7,13 +7,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Pipes: a ring buffer of pipeBufPages pages per pipe. A read that finds
+// Pipes: a ring buffer of up to pipeBufPages pages per pipe, allocated as
+// data first needs them. A read that finds
 // the pipe empty, or a write that finds it full, blocks its thread; the
 // other end completes the blocked call as data or room appears (the
 // waker writes X0), so no kernel code ever waits.
 
 const (
-	maxPipes     = 64
+	maxPipes     = 512
 	pipeBufPages = 16
 	pipeBufSize  = pipeBufPages * mm.PageSize
 )
@@ -36,6 +37,14 @@ func (p *pipe) put(src uintptr, n uint64) (uint64, bool) {
 	for done < n && p.free() > 0 {
 		tail := (p.head + p.n) % pipeBufSize
 		page := p.pages[tail/mm.PageSize]
+		if page == 0 {
+			if page = mm.Pages.Get(); page == 0 {
+				// Out of memory: behave as a full pipe until the
+				// reader drains (its pages stay allocated).
+				return done, true
+			}
+			p.pages[tail/mm.PageSize] = page
+		}
 		off := tail % mm.PageSize
 		chunk := mm.PageSize - off
 		if chunk > p.free() {
@@ -117,12 +126,6 @@ func allocPipe() int32 {
 			continue
 		}
 		*p = pipe{}
-		for j := range p.pages {
-			if p.pages[j] = mm.Pages.Get(); p.pages[j] == 0 {
-				p.release()
-				return -1
-			}
-		}
 		p.used = true
 		p.readers, p.writers = 1, 1
 		return int32(i)

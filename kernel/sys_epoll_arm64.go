@@ -14,8 +14,8 @@ import (
 // Linux, which makes Go use blocking reads for them.
 
 const (
-	maxEpolls   = 16
-	maxInterest = 64
+	maxEpolls   = 8
+	maxInterest = 1024 // Go registers every pollable fd with one instance
 )
 
 type interest struct {

@@ -31,8 +31,8 @@ func main() {
 		fmt.Println("FAIL: want ENOENT, got", err)
 		os.Exit(1)
 	}
-	if err := os.WriteFile("/new", []byte("x"), 0o644); err == nil {
-		fmt.Println("FAIL: write to read-only initramfs succeeded")
+	if err := os.WriteFile("/init", []byte("x"), 0o755); err == nil {
+		fmt.Println("FAIL: overwriting /init in the read-only initramfs succeeded")
 		os.Exit(1)
 	}
 	if int64(len(b)) == st.Size() {
