@@ -10,6 +10,11 @@ import (
 // stdin takes from it or blocks the thread (not the core) until a byte
 // arrives.
 
+// consoleEcho (bootarg gometal.echo=1, which gometal run passes when its
+// stdin is a terminal) echoes typed input, as a tty in its default mode
+// would; piped input is not echoed.
+var consoleEcho bool
+
 var (
 	uartIRQ uint32
 	rxRing  [4096]byte
@@ -25,6 +30,12 @@ func consoleRx() {
 		c, ok := uart.Getc()
 		if !ok {
 			break
+		}
+		if c == '\r' {
+			c = '\n' // ICRNL: a terminal's Enter sends CR
+		}
+		if consoleEcho {
+			putc(c)
 		}
 		if rxLen() < len(rxRing)-1 {
 			rxRing[rxTail] = c

@@ -157,6 +157,8 @@ func readBootargs() {
 			quiet = true
 		case "gometal.stats=1":
 			statsAtExit = true
+		case "gometal.echo=1":
+			consoleEcho = true
 		case "gometal.crashtest=1":
 			crashTest = true
 		}

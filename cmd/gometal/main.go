@@ -262,10 +262,10 @@ func boot(args []string, exec bool) int {
 		cfg.Timeout = 0
 		fmt.Fprintf(os.Stderr, "gometal: QEMU waits for gdb: gdb-multiarch %s -ex 'target remote :1234'\n", k.ELF)
 	}
+	restore := setupTerminal(cfg)
 	if o.verbose {
 		fmt.Fprintf(os.Stderr, "gometal: %s %s\n", qemu.Binary, strings.Join(cfg.Args(), " "))
 	}
-	restore := setupTerminal(cfg)
 	status, err := qemu.Run(context.Background(), cfg)
 	restore()
 	if err != nil {
@@ -290,6 +290,7 @@ func setupTerminal(cfg *qemu.Config) func() {
 		return func() {}
 	}
 	cfg.Terminal = true
+	cfg.Append = append(cfg.Append, "gometal.echo=1")
 	// While raw, the host sends no SIGINT; ignore stray ones anyway so
 	// the terminal is always restored.
 	signal.Ignore(os.Interrupt)
