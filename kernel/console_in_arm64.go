@@ -43,7 +43,7 @@ func consoleRx() {
 		}
 	}
 	uart.ClearIRQ()
-	for i := range sched.Threads {
+	for i := range sched.Active() {
 		w := &sched.Threads[i]
 		if rxLen() == 0 {
 			break

@@ -221,7 +221,7 @@ func pipeWakeup(i int32) {
 	p := &pipes[i]
 	for progress := true; progress; {
 		progress = false
-		for k := range sched.Threads {
+		for k := range sched.Active() {
 			w := &sched.Threads[k]
 			if w.State != sched.Blocked || w.WaitAddr != uintptr(i) {
 				continue

@@ -380,7 +380,7 @@ func sysKill(t *sched.Thread, f *sched.Frame) uint64 {
 	// Any thread that does not block it; prefer the caller.
 	target := t
 	if t.SigMask&sigBit(sig) != 0 {
-		for i := range sched.Threads {
+		for i := range sched.Active() {
 			o := &sched.Threads[i]
 			if (o.State == sched.Runnable || o.State == sched.Blocked || o.State == sched.Running) && o.SigMask&sigBit(sig) == 0 {
 				target = o

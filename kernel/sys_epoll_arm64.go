@@ -229,7 +229,7 @@ func sysEpollPwait(t *sched.Thread, f *sched.Frame) uint64 {
 
 // epollNotify completes epoll waits that now have events.
 func epollNotify() {
-	for i := range sched.Threads {
+	for i := range sched.Active() {
 		w := &sched.Threads[i]
 		if w.State != sched.Blocked || w.Wait != sched.WaitEpoll {
 			continue

@@ -68,7 +68,7 @@ func sysFutex(t *sched.Thread, f *sched.Frame) uint64 {
 // futexWake wakes up to n waiters on addr and returns how many woke.
 func futexWake(addr uintptr, n int) int {
 	woke := 0
-	for i := range sched.Threads {
+	for i := range sched.Active() {
 		if woke >= n {
 			break
 		}

@@ -22,7 +22,7 @@ func Current(c *CPU) *Thread {
 
 // ExpireTimers wakes every blocked thread whose deadline has passed.
 func ExpireTimers(now uint64) {
-	for i := range Threads {
+	for i := range Active() {
 		t := &Threads[i]
 		if t.State == Blocked && t.Deadline != 0 && t.Deadline <= now {
 			Wake(t, t.TimeoutResult)
@@ -33,7 +33,7 @@ func ExpireTimers(now uint64) {
 // NextDeadline returns the earliest thread deadline, or 0 for none.
 func NextDeadline() uint64 {
 	var d uint64
-	for i := range Threads {
+	for i := range Active() {
 		t := &Threads[i]
 		if t.State == Blocked && t.Deadline != 0 && (d == 0 || t.Deadline < d) {
 			d = t.Deadline

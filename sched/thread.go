@@ -1,5 +1,7 @@
 package sched
 
+import "unsafe"
+
 // MaxThreads bounds the thread table. Go starts a handful of Ms; a program
 // blocked in many syscalls at once may start more.
 const MaxThreads = 256
@@ -69,6 +71,13 @@ var Threads [MaxThreads]Thread
 
 var nextTID int32 = 1
 
+// highWater is one past the highest slot ever used, so scans of the
+// table stop there instead of at MaxThreads.
+var highWater int
+
+// Active returns the part of the table that has ever held a thread.
+func Active() []Thread { return Threads[:highWater] }
+
 // New returns a free thread slot set up as Runnable-to-be (the caller
 // fills Ctx and calls Ready), or nil when the table is full.
 func New() *Thread {
@@ -80,6 +89,9 @@ func New() *Thread {
 			t.TID = nextTID
 			t.next = -1
 			nextTID++
+			if i >= highWater {
+				highWater = i + 1
+			}
 			return t
 		}
 	}
@@ -88,17 +100,12 @@ func New() *Thread {
 
 // Index returns t's slot number.
 func Index(t *Thread) int32 {
-	for i := range Threads {
-		if &Threads[i] == t {
-			return int32(i)
-		}
-	}
-	return -1
+	return int32((uintptr(unsafe.Pointer(t)) - uintptr(unsafe.Pointer(&Threads[0]))) / unsafe.Sizeof(Threads[0]))
 }
 
 // ByTID finds a live thread.
 func ByTID(tid int32) *Thread {
-	for i := range Threads {
+	for i := range Active() {
 		t := &Threads[i]
 		if t.State != Free && t.State != Dead && t.TID == tid {
 			return t
@@ -110,7 +117,7 @@ func ByTID(tid int32) *Thread {
 // Live counts threads that have not exited.
 func Live() int {
 	n := 0
-	for i := range Threads {
+	for i := range Active() {
 		if s := Threads[i].State; s != Free && s != Dead {
 			n++
 		}
