@@ -1,3 +1,5 @@
+//go:build linux && arm64
+
 // Badsyscalls hands the kernel garbage: bad pointers (NULL, unmapped,
 // unaligned, kernel addresses), huge sizes, bad descriptors and flags. The
 // kernel must answer with errors, never fault; the app checks a few exact
