@@ -245,3 +245,18 @@ func TestTmpfsWritableFiles(t *testing.T) {
 		t.Error("the program reported a failure")
 	}
 }
+
+func TestAuxv(t *testing.T) {
+	t.Parallel()
+	gometal(t, "run", "./tests/progs/auxv").expect(t, 0, "pagesz=4096", "auxv ok")
+}
+
+// A fault with no handler ends the app with the kernel's own report.
+func TestUnhandledFaultReport(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "./tests/progs/sigdfl")
+	r.expect(t, 139, "gometal: app killed by SIGSEGV (signal 11) addr=0x18 pc=0x")
+	if strings.Contains(r.out, "FAIL") {
+		t.Error("the program kept running after the fault")
+	}
+}
