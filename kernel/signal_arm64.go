@@ -111,13 +111,14 @@ func signalName(sig int) string {
 	return "a signal"
 }
 
-// deliverSignals runs on every return to EL0. It reports false if the
-// thread died instead (its frame must not be resumed).
-func deliverSignals(t *sched.Thread, f *sched.Frame) bool {
+// deliverSignals runs on every return to EL0: it builds the frame for the
+// first deliverable signal with a handler, drops ignored ones, and ends
+// the app for ones whose default action is to terminate.
+func deliverSignals(t *sched.Thread, f *sched.Frame) {
 	for {
 		deliverable := t.SigPending &^ t.SigMask
 		if deliverable == 0 {
-			return true
+			return
 		}
 		sig := 1
 		for deliverable&1 == 0 {
@@ -133,17 +134,16 @@ func deliverSignals(t *sched.Thread, f *sched.Frame) bool {
 			if sigDefaultIgnore&sigBit(sig) != 0 {
 				continue
 			}
-			info := &t.SigInfo[sig]
-			killApp(sig, info.Addr, f.PC)
-			return false
+			killApp(sig, t.SigInfo[sig].Addr, f.PC)
+			return
 		}
 		if !buildSigframe(t, f, sig, a) {
 			// No room for the frame: Linux forces SIGSEGV.
 			killApp(sigSEGV, uintptr(f.SP), f.PC)
-			return false
+			return
 		}
 		signalsDelivered++
-		return true
+		return
 	}
 }
 

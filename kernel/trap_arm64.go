@@ -39,14 +39,10 @@ func trap(f *sched.Frame) {
 // finishTrap picks the thread to run, delivers its pending signals and
 // arms the timer; on return the entry code resumes whatever f holds.
 func finishTrap(c *sched.CPU, f *sched.Frame) {
-	for {
-		sched.Schedule(c, f)
-		t := sched.Current(c)
-		if deliverSignals(t, f) {
-			break
-		}
-		// The thread died delivering a signal; pick another.
-	}
+	sched.Schedule(c, f)
+	// A signal that cannot be delivered ends the whole app (killApp
+	// never returns), so the thread chosen above always resumes.
+	deliverSignals(sched.Current(c), f)
 	sched.ArmTimer(c)
 }
 
