@@ -20,11 +20,13 @@ type Board struct {
 	LoadPA uint64
 	// QEMUMachine is the -M value, empty if QEMU cannot boot the board.
 	QEMUMachine string
+	// Untested says no image for this board has been seen to boot yet.
+	Untested bool
 }
 
 var boards = []Board{
 	{Name: "virt", LoadPA: 0x4008_0000, QEMUMachine: "virt"},
-	{Name: "rpi4", LoadPA: 0x20_0000},
+	{Name: "rpi4", LoadPA: 0x20_0000, Untested: true},
 }
 
 // LookupBoard returns the named board.

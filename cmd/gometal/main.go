@@ -381,6 +381,9 @@ func build(args []string) int {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fail("%v", err)
 	}
+	if b.Untested {
+		fmt.Fprintf(os.Stderr, "gometal: warning: %s images have not been booted yet; expect to debug on the board\n", b.Name)
+	}
 	k, err := linker.BuildKernel(root, b, os.Stderr)
 	if err != nil {
 		return fail("%v", err)
