@@ -14,6 +14,10 @@ import (
 // the Linux initial stack (argc, argv, envp, auxv; System V AArch64 ABI
 // §"Process initialization", as fs/binfmt_elf.c lays it out).
 
+// exitCannotRun is the status when /init cannot be started at all (as a
+// shell reports a command it cannot execute).
+const exitCannotRun = 126
+
 // loadInit loads /init and returns its first thread, ready to enter.
 func loadInit() *sched.Thread {
 	initCwd()
@@ -23,9 +27,16 @@ func loadInit() *sched.Thread {
 	if !app.Init(&mm.Pages) {
 		kpanic("out of memory creating the app's address space")
 	}
+	if _, _, err := cpio.Next(initrd, 0); err != cpio.OK && err != cpio.ErrEnd {
+		puts("gometal: the initramfs is not a cpio newc archive: ")
+		puts(err.String())
+		puts("\n")
+		appExit(exitCannotRun)
+	}
 	nd, ok := lookupPath([]byte("/init"))
 	if !ok || nd.mode&cpio.S_IFMT != cpio.S_IFREG {
-		kpanic("the initramfs has no /init")
+		puts("gometal: the initramfs has no /init (a regular file)\n")
+		appExit(exitCannotRun)
 	}
 	img := nd.data
 	ef, err := elf.Parse(img)
@@ -33,11 +44,11 @@ func loadInit() *sched.Thread {
 		puts("gometal: /init is not a loadable arm64 ELF executable: ")
 		puts(err.String())
 		puts("\n")
-		appExit(126)
+		appExit(exitCannotRun)
 	}
 	if ef.HasInterp(img) {
 		puts("gometal: /init is dynamically linked; build it with CGO_ENABLED=0\n")
-		appExit(126)
+		appExit(exitCannotRun)
 	}
 	var phdrVA uint64
 	var end uintptr
@@ -47,7 +58,7 @@ func loadInit() *sched.Thread {
 			puts("gometal: /init has a bad program header: ")
 			puts(err.String())
 			puts("\n")
-			appExit(126)
+			appExit(exitCannotRun)
 		}
 		if p.Type != elf.PT_LOAD {
 			continue
@@ -57,7 +68,7 @@ func loadInit() *sched.Thread {
 		}
 		if !loadSegment(img, &p) {
 			puts("gometal: /init: a segment does not fit in memory or the address space\n")
-			appExit(126)
+			appExit(exitCannotRun)
 		}
 		if e := uintptr(mm.PageUp(uintptr(p.Vaddr + p.Memsz))); e > end {
 			end = e
@@ -75,7 +86,7 @@ func loadInit() *sched.Thread {
 	sp, ok := buildStack(&ef, phdrVA)
 	if !ok {
 		puts("gometal: argv/envp do not fit on the initial stack\n")
-		appExit(126)
+		appExit(exitCannotRun)
 	}
 	t.Ctx.PC = ef.Entry
 	t.Ctx.SP = uint64(sp)

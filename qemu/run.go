@@ -103,8 +103,13 @@ func Run(ctx context.Context, c *Config) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// QEMU's stderr carries its own errors and the kernel's semihosting
+	// prints from before the console is found: pass it through.
 	var qstderr strings.Builder
 	cmd.Stderr = &qstderr
+	if c.Stderr != nil {
+		cmd.Stderr = io.MultiWriter(c.Stderr, &qstderr)
+	}
 	var stdinW io.WriteCloser
 	if c.Stdin != nil {
 		if stdinW, err = cmd.StdinPipe(); err != nil {
@@ -160,7 +165,7 @@ func Run(ctx context.Context, c *Config) (int, error) {
 		return ExitKernelPanic, nil
 	}
 	msg := strings.TrimSpace(qstderr.String())
-	if msg != "" {
+	if msg != "" && c.Stderr == nil {
 		return 0, fmt.Errorf("QEMU failed: %v: %s", err, msg)
 	}
 	return 0, fmt.Errorf("QEMU failed: %v", err)
