@@ -74,6 +74,17 @@ TEXT ·entry(SB),NOSPLIT|NOFRAME,$0
 	MOVD	$0x33FF, R1		// CPTR_EL2: no FP/SIMD traps
 	WORD	$0xd51c1141	// MSR CPTR_EL2, X1
 	WORD	$0xd51c117f	// MSR HSTR_EL2, XZR
+	// With a GICv3 (ID_AA64PFR0_EL1.GIC != 0), let EL1 use the
+	// system-register CPU interface: ICC_SRE_EL2.{Enable,SRE} (IHI 0069
+	// 12.7.8).
+	MRS	ID_AA64PFR0_EL1, R1
+	UBFX	$24, R1, $4, R1
+	CBZ	R1, nogicv3
+	WORD	$0xd53cc9a1	// MRS X1, ICC_SRE_EL2
+	ORR	$0x9, R1, R1
+	WORD	$0xd51cc9a1	// MSR ICC_SRE_EL2, X1
+	ISB	$0xf
+nogicv3:
 	MOVD	$SCTLR_EL1_RESET, R1
 	MSR	R1, SCTLR_EL1
 	MOVD	$SPSR_EL1H_MASKED, R1

@@ -26,6 +26,11 @@ func rxLen() int { return (rxTail - rxHead + len(rxRing)) % len(rxRing) }
 
 // consoleRx drains the UART into the ring and completes a blocked read.
 func consoleRx() {
+	// Acknowledge first, then drain: a byte that lands after the last
+	// read raises the interrupt again. (Clearing after draining loses the
+	// interrupt for a byte that arrives in between, and the reader sleeps
+	// with data in the FIFO.)
+	uart.ClearIRQ()
 	for {
 		c, ok := uart.Getc()
 		if !ok {
@@ -42,7 +47,6 @@ func consoleRx() {
 			rxTail = (rxTail + 1) % len(rxRing)
 		}
 	}
-	uart.ClearIRQ()
 	for i := range sched.Active() {
 		w := &sched.Threads[i]
 		if rxLen() == 0 {
@@ -98,5 +102,5 @@ func initConsoleIRQ() {
 	}
 	uartIRQ = num + spiBase
 	uart.EnableRxIRQ()
-	irqc.Enable(uartIRQ)
+	irqEnable(uartIRQ)
 }

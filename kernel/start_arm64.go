@@ -16,6 +16,8 @@ import (
 var (
 	dtb        fdt.Tree
 	irqc       gic.GIC
+	irqc3      gic.V3
+	gicV3      bool
 	timerIRQ   uint32
 	bootTicks  uint64 // counter at kernel entry
 	wallAtBoot int64  // Unix nanoseconds when the counter read bootTicks
@@ -264,20 +266,31 @@ func addFree(s, e uintptr, res []mm.Range) {
 }
 
 func initInterrupts() {
-	n := dtb.FindCompatible(-1, "arm,cortex-a15-gic")
-	if n < 0 {
-		n = dtb.FindCompatible(-1, "arm,gic-400")
+	if n := dtb.FindCompatible(-1, "arm,gic-v3"); n >= 0 {
+		d, _, ok1 := dtb.Reg(n, 0)
+		r, _, ok2 := dtb.Reg(n, 1)
+		if !ok1 || !ok2 {
+			kpanic("GICv3 node without distributor and redistributor registers")
+		}
+		gicV3 = true
+		irqc3.InitDistributor(cpu.KVA(uintptr(d)), cpu.KVA(uintptr(r)))
+		irqc3.InitCPU()
+	} else {
+		n := dtb.FindCompatible(-1, "arm,cortex-a15-gic")
+		if n < 0 {
+			n = dtb.FindCompatible(-1, "arm,gic-400")
+		}
+		if n < 0 {
+			kpanic("no supported interrupt controller (GICv2 or GICv3) in the device tree")
+		}
+		d, _, ok1 := dtb.Reg(n, 0)
+		ci, _, ok2 := dtb.Reg(n, 1)
+		if !ok1 || !ok2 {
+			kpanic("GIC node without distributor and CPU interface registers")
+		}
+		irqc.InitDistributor(cpu.KVA(uintptr(d)), cpu.KVA(uintptr(ci)))
+		irqc.InitCPU()
 	}
-	if n < 0 {
-		kpanic("no GICv2 in the device tree (GICv3 is not supported yet)")
-	}
-	d, _, ok1 := dtb.Reg(n, 0)
-	ci, _, ok2 := dtb.Reg(n, 1)
-	if !ok1 || !ok2 {
-		kpanic("GIC node without distributor and CPU interface registers")
-	}
-	irqc.InitDistributor(cpu.KVA(uintptr(d)), cpu.KVA(uintptr(ci)))
-	irqc.InitCPU()
 	timerIRQ = defaultVirtTimerPPI
 	if tn := dtb.FindCompatible(-1, "arm,armv8-timer"); tn >= 0 {
 		if typ, num, _, ok := dtb.Interrupt(tn, archTimerVirtIndex); ok && typ == dtIRQPPI {
@@ -285,7 +298,32 @@ func initInterrupts() {
 		}
 	}
 	timer.Init()
-	irqc.Enable(timerIRQ)
+	irqEnable(timerIRQ)
+}
+
+// The interrupt controller, whichever version the board has.
+
+func irqEnable(id uint32) {
+	if gicV3 {
+		irqc3.Enable(id)
+	} else {
+		irqc.Enable(id)
+	}
+}
+
+func irqAck() uint32 {
+	if gicV3 {
+		return irqc3.Ack()
+	}
+	return irqc.Ack()
+}
+
+func irqEOI(iar uint32) {
+	if gicV3 {
+		irqc3.EOI(iar)
+	} else {
+		irqc.EOI(iar)
+	}
 }
 
 func initClock() {

@@ -97,7 +97,7 @@ func userFault(t *sched.Thread, f *sched.Frame, esr, far uint64, inst bool) {
 // IRQ handling: drain the GIC.
 func handleIRQs(c *sched.CPU) {
 	for {
-		iar := irqc.Ack()
+		iar := irqAck()
 		id := iar & 0x3FF
 		if id == gic.Spurious {
 			return
@@ -111,7 +111,7 @@ func handleIRQs(c *sched.CPU) {
 		case id == uartIRQ && uartIRQ != 0:
 			consoleRx()
 		}
-		irqc.EOI(iar)
+		irqEOI(iar)
 	}
 }
 
