@@ -278,3 +278,12 @@ func TestStdinRepeatedly(t *testing.T) {
 		gometalInput(t, "x\ny\nquit\n", "run", "-timeout", "30s", "./tests/progs/stdin").expect(t, 0, "stdin ok: 2 lines")
 	}
 }
+
+func TestMemorySyscalls(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "./tests/progs/mm")
+	r.expect(t, 0, "mm ok")
+	if strings.Contains(r.out, "FAIL") {
+		t.Error("a check failed")
+	}
+}
