@@ -9,22 +9,26 @@ import (
 // Syscalls that change the file system. They act on the tmpfs; anything
 // that came in the initramfs answers EROFS.
 
-func sysMkdirat(t *sched.Thread, f *sched.Frame) uint64 {
+// createAt makes a new tmpfs node at (dirfd, upath), which must not
+// exist yet and whose directory must.
+func createAt(dirfd int64, upath uintptr, mode uint32) (int32, unix.Errno) {
 	var path [pathMax]byte
-	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
+	n, e := resolveAt(&path, dirfd, upath)
 	if e != 0 {
-		return errno(e)
+		return -1, e
 	}
 	if _, ok := lookupAny(path[:n]); ok {
-		return errno(unix.EEXIST)
+		return -1, unix.EEXIST
 	}
 	if !dirExists(parentOf(path[:n])) {
-		return errno(unix.ENOENT)
+		return -1, unix.ENOENT
 	}
-	if _, e := tmpCreate(path[:n], unix.S_IFDIR|uint32(f.X[2])&0o7777&^umask); e != 0 {
-		return errno(e)
-	}
-	return 0
+	return tmpCreate(path[:n], mode)
+}
+
+func sysMkdirat(t *sched.Thread, f *sched.Frame) uint64 {
+	_, e := createAt(int64(f.X[0]), uintptr(f.X[1]), unix.S_IFDIR|uint32(f.X[2])&0o7777&^umask)
+	return errno(e)
 }
 
 func sysUnlinkat(t *sched.Thread, f *sched.Frame) uint64 {
@@ -96,18 +100,7 @@ func sysSymlinkat(t *sched.Thread, f *sched.Frame) uint64 {
 	if tn > tmpPathMax {
 		return errno(unix.ENAMETOOLONG)
 	}
-	var path [pathMax]byte
-	n, e := resolveAt(&path, int64(f.X[1]), uintptr(f.X[2]))
-	if e != 0 {
-		return errno(e)
-	}
-	if _, ok := lookupAny(path[:n]); ok {
-		return errno(unix.EEXIST)
-	}
-	if !dirExists(parentOf(path[:n])) {
-		return errno(unix.ENOENT)
-	}
-	i, e := tmpCreate(path[:n], unix.S_IFLNK|0o777)
+	i, e := createAt(int64(f.X[1]), uintptr(f.X[2]), unix.S_IFLNK|0o777)
 	if e != 0 {
 		return errno(e)
 	}

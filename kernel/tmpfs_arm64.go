@@ -144,38 +144,24 @@ func tmpRelease(i int32) {
 // index pages) if alloc is set; 0 means a hole (or no memory).
 func tmpPage(n *tmpNode, off int64, alloc bool) uintptr {
 	pg := uint64(off) / mm.PageSize
-	hi, lo := pg/tmpIndexN, pg%tmpIndexN
-	if n.root == 0 {
-		if !alloc {
-			return 0
-		}
-		if n.root = mm.Pages.Get(); n.root == 0 {
-			return 0
-		}
+	root := indexSlot(&n.root, alloc)
+	if root == 0 {
+		return 0
 	}
-	rootW := indexWords(n.root)
-	if rootW[hi] == 0 {
-		if !alloc {
-			return 0
-		}
-		p := mm.Pages.Get()
-		if p == 0 {
-			return 0
-		}
-		rootW[hi] = uint64(p)
+	leaf := indexSlot(&indexWords(root)[pg/tmpIndexN], alloc)
+	if leaf == 0 {
+		return 0
 	}
-	leaf := indexWords(uintptr(rootW[hi]))
-	if leaf[lo] == 0 {
-		if !alloc {
-			return 0
-		}
-		p := mm.Pages.Get()
-		if p == 0 {
-			return 0
-		}
-		leaf[lo] = uint64(p)
+	return indexSlot(&indexWords(leaf)[pg%tmpIndexN], alloc)
+}
+
+// indexSlot returns the page a slot points to, filling an empty slot with
+// a new zeroed page when alloc is set.
+func indexSlot[T uintptr | uint64](slot *T, alloc bool) uintptr {
+	if *slot == 0 && alloc {
+		*slot = T(mm.Pages.Get())
 	}
-	return uintptr(leaf[lo])
+	return uintptr(*slot)
 }
 
 func indexWords(pa uintptr) *[tmpIndexN]uint64 {
