@@ -57,10 +57,18 @@ TEXT ·entry(SB),NOSPLIT|NOFRAME,$0
 	LSR	$2, R1, R1
 	AND	$3, R1, R1
 	MOVD	R1, R20			// exception level we were entered at
+	MOVD	$·atEL1(SB), R21	// ADRP+ADD: physical while the MMU is off
 	CMP	$2, R1
 	BNE	el1
-	// Entered at EL2 (Raspberry Pi firmware, QEMU virtualization=on):
-	// configure EL1 as AArch64 with the counters available, then drop.
+	B	·el2ToEL1(SB)
+el1:
+	B	·atEL1(SB)
+
+// el2ToEL1 configures EL1 from EL2 (Raspberry Pi firmware, QEMU
+// virtualization=on; secondaries started by PSCI there too) and ERETs to
+// the physical address in R21 at EL1h with everything masked.
+TEXT ·el2ToEL1(SB),NOSPLIT|NOFRAME,$0
+	// EL1 is AArch64 with the counters available.
 	MOVD	$HCR_RW, R1
 	WORD	$0xd51c1101	// MSR HCR_EL2, X1
 	WORD	$0xd53ce101	// MRS X1, CNTHCTL_EL2
@@ -89,11 +97,8 @@ nogicv3:
 	MSR	R1, SCTLR_EL1
 	MOVD	$SPSR_EL1H_MASKED, R1
 	WORD	$0xd51c4001	// MSR SPSR_EL2, X1
-	MOVD	$·atEL1(SB), R1		// ADRP+ADD: physical while the MMU is off
-	WORD	$0xd51c4021	// MSR ELR_EL2, X1
+	WORD	$0xd51c4035	// MSR ELR_EL2, X21
 	ERET
-el1:
-	B	·atEL1(SB)
 
 TEXT ·atEL1(SB),NOSPLIT|NOFRAME,$0
 	MOVD	$CPACR_FPEN, R1
@@ -180,12 +185,122 @@ TEXT ·highEntry(SB),NOSPLIT|NOFRAME,$0
 	MOVD	ZR, R30
 	SUB	$32, RSP
 	MOVD	R19, 8(RSP)		// dtbPA
-	MOVD	R1, 16(RSP)		// bootStackLo
-	MOVD	R20, 24(RSP)		// entryEL
+	MOVD	R20, 16(RSP)		// entryEL
 	BL	·kmain(SB)
 hang:
 	WFI
 	B	hang
+
+// Secondary cores. PSCI CPU_ON or the spin table starts each one at
+// secondaryEntry's physical address with the MMU and caches off, at EL2
+// or EL1. The core finds its number by looking its MPIDR up in
+// kernel.SecondaryBoot (read at its physical address), turns on the MMU
+// with the same MAIR/TCR/SCTLR as the boot core, the boot identity map in
+// TTBR0 and the kernel's direct map in TTBR1, jumps to the high half, and
+// calls secondaryMain on its own kernel stack with g and TPIDR_EL1 set
+// to its sched.CPU.
+
+// Offsets into kernel.SecondaryBoot (kernel/smp_arm64.go; pinned by
+// tests/kernelrules_test.go via the kernel's own constants).
+#define SB_TTBR0	0
+#define SB_TTBR1	8
+#define SB_MPIDR	16
+#define SB_CPU		80
+#define SB_SP		144
+#define MAXCPUS		8
+// MPIDR_EL1 affinity fields (ARM ARM D13.2.86): Aff3 [39:32], Aff2..0 [23:0].
+#define MPIDR_AFF_MASK	0xFF00FFFFFF
+
+TEXT ·secondaryEntry(SB),NOSPLIT|NOFRAME,$0
+	MSR	$0xf, DAIFSet
+	MRS	CurrentEL, R1
+	LSR	$2, R1, R1
+	AND	$3, R1, R1
+	MOVD	$·secondaryEL1(SB), R21	// physical: the MMU is off
+	CMP	$2, R1
+	BNE	sel1
+	B	·el2ToEL1(SB)
+sel1:
+	B	·secondaryEL1(SB)
+
+TEXT ·secondaryEL1(SB),NOSPLIT|NOFRAME,$0
+	MOVD	$CPACR_FPEN, R1
+	MSR	R1, CPACR_EL1
+	ISB	$0xf
+	MOVD	$·secondaryBoot(SB), R9	// physical address of the block
+	MRS	MPIDR_EL1, R1
+	MOVD	$MPIDR_AFF_MASK, R2
+	AND	R2, R1, R1
+	ADD	$SB_MPIDR, R9, R4
+	MOVD	$1, R3			// core 0 is the boot core
+find:
+	CMP	$MAXCPUS, R3
+	BHS	lost
+	MOVD	(R4)(R3<<3), R5
+	CMP	R5, R1
+	BEQ	found
+	ADD	$1, R3
+	B	find
+lost:
+	// Not a core the kernel started (or its block was not visible):
+	// park for good.
+	WFE
+	B	lost
+found:
+	MOVD	$MAIR_VALUE, R2
+	MSR	R2, MAIR_EL1
+	MOVD	$TCR_VALUE, R2
+	MRS	ID_AA64MMFR0_EL1, R4
+	AND	$7, R4, R4
+	ORR	R4<<32, R2, R2		// TCR_EL1.IPS = PARange
+	MSR	R2, TCR_EL1
+	MOVD	SB_TTBR0(R9), R2
+	MSR	R2, TTBR0_EL1
+	MOVD	SB_TTBR1(R9), R2
+	MSR	R2, TTBR1_EL1
+	ISB	$0xf
+	TLBI	VMALLE1
+	DSB	$0xf
+	ISB	$0xf
+	MOVD	$SCTLR_VALUE, R2
+	MSR	R2, SCTLR_EL1
+	ISB	$0xf
+	MOVD	$·secondaryHigh(SB), R2
+	MOVD	$KERNBASE, R4
+	ORR	R4, R2, R2
+	JMP	(R2)
+
+TEXT ·secondaryHigh(SB),NOSPLIT|NOFRAME,$0
+	MOVD	$·secondaryBoot(SB), R9	// ADRP now yields the high address
+	ADD	$SB_CPU, R9, R4
+	MOVD	(R4)(R3<<3), R5
+	MSR	R5, TPIDR_EL1
+	MOVD	R5, g			// sched.CPU starts with the fake g
+	ADD	$SB_SP, R9, R4
+	MOVD	(R4)(R3<<3), R5
+	MOVD	R5, RSP
+	MOVD	ZR, R29
+	MOVD	ZR, R30
+	SUB	$16, RSP
+	MOVD	R3, 8(RSP)		// core number
+	BL	·secondaryMain(SB)
+shang:
+	WFI
+	B	shang
+
+// secondaryEntryAddr and bootTablesAddr report addresses for the kernel:
+// the entry's link (high) address, and the boot L0 table's.
+TEXT ·secondaryEntryAddr(SB),NOSPLIT|NOFRAME,$0-8
+	MOVD	$·secondaryEntry(SB), R0
+	MOVD	R0, ret+0(FP)
+	RET
+
+TEXT ·bootTablesAddr(SB),NOSPLIT|NOFRAME,$0-8
+	MOVD	$·bootTables(SB), R0
+	ADD	$4095, R0
+	AND	$~4095, R0
+	MOVD	R0, ret+0(FP)
+	RET
 
 GLOBL ·bootTables(SB), NOPTR, $(4096*PAGE_TABLES)
 GLOBL ·bootStack(SB), NOPTR, $BOOTSTACK_SIZE

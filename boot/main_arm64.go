@@ -1,6 +1,7 @@
 // Command boot is the gometal kernel image: the assembly entry that the
 // arm64 Linux Image header branches to (EL2→EL1, early page tables, MMU and
-// caches on, jump to the high half), then kernel.Start.
+// caches on, jump to the high half), then kernel.Start; and the entry
+// where secondary cores start (secondaryEntry), then kernel.SecondaryStart.
 //
 // It is built by the stock toolchain as a linux/arm64 program, linked at
 // the board's load address in the kernel half of the address space
@@ -8,14 +9,36 @@
 // never called. See ARCHITECTURE.md.
 package main
 
-import "gometal/kernel"
+import (
+	"gometal/drivers/cpu"
+	"gometal/kernel"
+)
 
 func main() {}
 
 // entry is the first instruction after the Image header (entry_arm64.s).
 func entry()
 
+func secondaryEntryAddr() uintptr
+func bootTablesAddr() uintptr
+
+// secondaryBoot is what a starting secondary core reads before its MMU is
+// on; the kernel fills it in (kernel.SecondaryBoot).
+var secondaryBoot kernel.SecondaryBoot
+
+var bootInfo kernel.BootInfo
+
 // kmain runs on the boot stack with the MMU on, in the high half.
-func kmain(dtbPA, bootStackLo, entryEL uintptr) {
-	kernel.Start(dtbPA, bootStackLo, entryEL)
+func kmain(dtbPA, entryEL uintptr) {
+	bootInfo.DTB = dtbPA
+	bootInfo.EntryEL = entryEL
+	bootInfo.BootTTBR0 = cpu.KPA(bootTablesAddr())
+	bootInfo.SecondaryEntry = secondaryEntryAddr()
+	bootInfo.Secondary = &secondaryBoot
+	kernel.Start(&bootInfo)
+}
+
+// secondaryMain runs on a secondary core's kernel stack with the MMU on.
+func secondaryMain(id uintptr) {
+	kernel.SecondaryStart(int(id))
 }

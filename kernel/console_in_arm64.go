@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"gometal/drivers/gic"
 	"gometal/sched"
 
 	"golang.org/x/sys/unix"
@@ -102,5 +103,5 @@ func initConsoleIRQ() {
 	}
 	uartIRQ = num + spiBase
 	uart.EnableRxIRQ()
-	irqEnable(uartIRQ)
+	gic.Enable(thisCPU().ID, uartIRQ)
 }

@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"sync/atomic"
+
 	"gometal/drivers/cpu"
 	"gometal/drivers/semihost"
 	"gometal/sched"
@@ -55,7 +57,25 @@ func kpanic(msg string) {
 	panicReport(msg, &f, 0, 0)
 }
 
+// panicking holds 1 + the number of the core that is reporting a panic.
+// The panic path takes no lock (the kernel lock may be what is stuck);
+// a second core that panics meanwhile stops quietly instead of mixing
+// its report into the first.
+var panicking atomic.Int32
+
+// claimPanic makes this core the one that reports; other cores halt.
+func claimPanic() {
+	me := int32(1)
+	if c := (*sched.CPU)(cpu.Ptr(getCPU())); c != nil {
+		me += int32(c.ID)
+	}
+	if !panicking.CompareAndSwap(0, me) && panicking.Load() != me {
+		cpu.Halt()
+	}
+}
+
 func panicReport(msg string, f *sched.Frame, esr, far uint64) {
+	claimPanic()
 	c := (*sched.CPU)(cpu.Ptr(getCPU()))
 	puts("\ngometal: kernel panic: ")
 	puts(msg)

@@ -41,8 +41,16 @@ func postSignal(t *sched.Thread, sig int, code int32, addr uintptr) {
 	t.SigInfo[sig] = sched.SigInfo{Code: code, Addr: addr, PID: appPID}
 	// A thread blocked in an interruptible wait gets EINTR (Linux would
 	// restart some calls under SA_RESTART; the Go runtime retries them).
-	if t.State == sched.Blocked && t.SigMask&sigBit(sig) == 0 {
+	if t.SigMask&sigBit(sig) != 0 {
+		return
+	}
+	switch t.State {
+	case sched.Blocked:
 		sched.Wake(t, errno(unix.EINTR))
+	case sched.Running:
+		// Running on another core: an SGI makes it enter the kernel,
+		// and it delivers the signal on its way back to EL0.
+		sched.Kick(int(t.CPU))
 	}
 }
 

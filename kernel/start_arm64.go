@@ -15,9 +15,6 @@ import (
 // Board facts found in the DTB at boot.
 var (
 	dtb        fdt.Tree
-	irqc       gic.GIC
-	irqc3      gic.V3
-	gicV3      bool
 	timerIRQ   uint32
 	bootTicks  uint64 // counter at kernel entry
 	wallAtBoot int64  // Unix nanoseconds when the counter read bootTicks
@@ -41,16 +38,35 @@ const (
 	defaultVirtTimerPPI = 27
 )
 
+// BootInfo is what boot hands the kernel.
+type BootInfo struct {
+	DTB            uintptr // physical address of the device tree (x0)
+	EntryEL        uintptr // exception level the Image was entered at
+	BootTTBR0      uintptr // physical address of boot's identity map
+	SecondaryEntry uintptr // boot's entry for secondary cores (virtual)
+	Secondary      *SecondaryBoot
+}
+
+// lockStuckSeconds: a core that waits this long for a spinlock reports a
+// deadlock (generous: QEMU may not schedule a vCPU for a while on a busy
+// 2-core host).
+const lockStuckSeconds = 10
+
 // Start is called by boot on the boot stack with the MMU on. It never
 // returns: it ends by entering the app at EL0.
-func Start(dtbPA, bootStackLo, el uintptr) {
+func Start(b *BootInfo) {
 	bootTicks = cpu.ReadCNTVCT()
-	entryEL = uint64(el)
+	dtbPA := b.DTB
+	entryEL = uint64(b.EntryEL)
 	c := sched.InitCPU(0)
 	cpu.WriteTPIDREL1(uint64(uintptr(unsafe.Pointer(c))))
 	cpu.WriteVBAR(uint64(vectorsAddr()))
 	cpu.TTBR0Walks(false)
 	sched.IdleIRQ = idleIRQ
+	cpu.Stuck = lockStuck
+	// The boot core holds the kernel lock until it enters the app, so
+	// secondaries that come up meanwhile wait for a finished kernel.
+	sched.KernelLock.Lock(0)
 
 	if !parseDTB(dtbPA) {
 		puts("gometal: no valid device tree in x0 (")
@@ -74,10 +90,17 @@ func Start(dtbPA, bootStackLo, el uintptr) {
 	}
 	initInterrupts()
 	initClock()
+	cpu.StuckTicks = timer.NanosToTicks(lockStuckSeconds * 1e9)
+	initCPULocal(c)
+	c.MPIDR = cpu.ReadMPIDR() & mpidrAffMask
+	c.Alive.Store(true)
 	c.Online = true
-	if info("cores: 1 of ") {
+	online := startSecondaries(b)
+	if info("cores: ") {
+		putDec(int64(online))
+		puts(" of ")
 		putDec(int64(countCPUs()))
-		puts(" online (secondary cores are not started yet)")
+		puts(" online")
 		infoEnd()
 	}
 	if !findInitrd() {
@@ -96,10 +119,14 @@ func Start(dtbPA, bootStackLo, el uintptr) {
 	firstInstr = true
 	c.Current = sched.Index(t)
 	t.State = sched.Running
+	t.CPU = 0
 	c.SliceEnd = timer.Now() + timer.NanosToTicks(sched.SliceNanos)
+	c.UserRoot = app.PT.Root
+	c.Heartbeat = timer.Now()
 	f := (*sched.Frame)(cpu.Ptr(c.KStackTop - sched.FrameSize))
 	*f = t.Ctx
 	sched.ArmTimer(c)
+	sched.KernelLock.Unlock()
 	enterUser(uintptr(unsafe.Pointer(f)))
 }
 
@@ -265,6 +292,8 @@ func addFree(s, e uintptr, res []mm.Range) {
 	}
 }
 
+// initInterrupts finds the GIC and the timer's interrupt; each core then
+// sets up its own side in initCPULocal.
 func initInterrupts() {
 	if n := dtb.FindCompatible(-1, "arm,gic-v3"); n >= 0 {
 		d, _, ok1 := dtb.Reg(n, 0)
@@ -272,9 +301,7 @@ func initInterrupts() {
 		if !ok1 || !ok2 {
 			kpanic("GICv3 node without distributor and redistributor registers")
 		}
-		gicV3 = true
-		irqc3.InitDistributor(cpu.KVA(uintptr(d)), cpu.KVA(uintptr(r)))
-		irqc3.InitCPU()
+		gic.InitV3(cpu.KVA(uintptr(d)), cpu.KVA(uintptr(r)))
 	} else {
 		n := dtb.FindCompatible(-1, "arm,cortex-a15-gic")
 		if n < 0 {
@@ -288,8 +315,7 @@ func initInterrupts() {
 		if !ok1 || !ok2 {
 			kpanic("GIC node without distributor and CPU interface registers")
 		}
-		irqc.InitDistributor(cpu.KVA(uintptr(d)), cpu.KVA(uintptr(ci)))
-		irqc.InitCPU()
+		gic.InitV2(cpu.KVA(uintptr(d)), cpu.KVA(uintptr(ci)))
 	}
 	timerIRQ = defaultVirtTimerPPI
 	if tn := dtb.FindCompatible(-1, "arm,armv8-timer"); tn >= 0 {
@@ -298,32 +324,6 @@ func initInterrupts() {
 		}
 	}
 	timer.Init()
-	irqEnable(timerIRQ)
-}
-
-// The interrupt controller, whichever version the board has.
-
-func irqEnable(id uint32) {
-	if gicV3 {
-		irqc3.Enable(id)
-	} else {
-		irqc.Enable(id)
-	}
-}
-
-func irqAck() uint32 {
-	if gicV3 {
-		return irqc3.Ack()
-	}
-	return irqc.Ack()
-}
-
-func irqEOI(iar uint32) {
-	if gicV3 {
-		irqc3.EOI(iar)
-	} else {
-		irqc.EOI(iar)
-	}
 }
 
 func initClock() {

@@ -48,11 +48,35 @@ func appExit(status int) {
 func printStats() {
 	puts("gometal: stats: syscalls=")
 	putDec(int64(syscallCount))
-	puts(" timer-irqs=")
-	putDec(int64(irqCount[timerIRQIndex]))
 	puts(" signals=")
 	putDec(int64(signalsDelivered))
+	puts(" uart-irqs=")
+	putDec(int64(uartIRQs))
 	puts("\n")
+	for i := range sched.CPUs {
+		c := &sched.CPUs[i]
+		if !c.Online {
+			continue
+		}
+		s := &c.Stats
+		puts("gometal: stats: core ")
+		putDec(int64(i))
+		puts(": ticks=")
+		putDec(int64(s.Ticks))
+		puts(" sgi-in=")
+		putDec(int64(s.SGIsIn))
+		puts(" sgi-out=")
+		putDec(int64(s.SGIsOut))
+		puts(" switches=")
+		putDec(int64(s.Switches))
+		puts(" steals=")
+		putDec(int64(s.Steals))
+		puts(" idles=")
+		putDec(int64(s.Idles))
+		puts(" migrations=")
+		putDec(int64(s.Migrations))
+		puts("\n")
+	}
 }
 
 func sysSetTidAddress(t *sched.Thread, f *sched.Frame) uint64 {
@@ -82,9 +106,10 @@ func sysClone(t *sched.Thread, f *sched.Frame) uint64 {
 	if flags&unix.CLONE_SETTLS != 0 {
 		n.Ctx.TPIDR = f.X[3]
 	}
-	// A new thread starts with its creator's signal mask and no
-	// alternate signal stack.
+	// A new thread starts with its creator's signal mask and affinity,
+	// and no alternate signal stack.
 	n.SigMask = t.SigMask
+	n.Affinity = t.Affinity
 	if flags&unix.CLONE_PARENT_SETTID != 0 {
 		writeU32(uintptr(f.X[2]), uint32(n.TID))
 	}
@@ -104,45 +129,87 @@ func sysSchedYield(t *sched.Thread, f *sched.Frame) uint64 {
 	return 0
 }
 
-// onlineCPUs is how many cores the app may run on.
-func onlineCPUs() int {
-	n := 0
+// onlineMask is the set of cores that run threads (bit i = core i).
+func onlineMask() uint64 {
+	var m uint64
 	for i := range sched.CPUs {
 		if sched.CPUs[i].Online {
-			n++
+			m |= 1 << uint(i)
 		}
 	}
-	return n
+	return m
 }
+
+// affinityTarget is the thread a sched_{get,set}affinity pid names: 0 is
+// the caller, the app's pid is its main thread, anything else a TID.
+func affinityTarget(t *sched.Thread, pid uint64) *sched.Thread {
+	switch int32(pid) {
+	case 0:
+		return t
+	case appPID:
+		if m := sched.ByTID(appPID); m != nil {
+			return m
+		}
+	}
+	return sched.ByTID(int32(pid))
+}
+
+// cpuMaskBytes is the size of the kernel's cpumask (Linux returns
+// nr_cpu_ids rounded up to a long: 8 bytes for up to 64 cores).
+const cpuMaskBytes = 8
 
 func sysSchedGetaffinity(t *sched.Thread, f *sched.Frame) uint64 {
 	size := f.X[1]
-	if size < 8 || size&7 != 0 {
+	if size < cpuMaskBytes || size&7 != 0 {
 		return errno(unix.EINVAL)
 	}
-	var mask uint64
-	for i := range sched.CPUs {
-		if sched.CPUs[i].Online {
-			mask |= 1 << uint(i)
-		}
+	o := affinityTarget(t, f.X[0])
+	if o == nil {
+		return errno(unix.ESRCH)
+	}
+	mask := onlineMask()
+	if o.Affinity != 0 {
+		mask &= o.Affinity
 	}
 	if !writeU64(uintptr(f.X[2]), mask) {
 		return errno(unix.EFAULT)
 	}
-	return 8 // bytes written: the kernel's cpumask size
+	return cpuMaskBytes
 }
 
+// sysSchedSetaffinity restricts a thread to a set of cores. A mask with
+// no online core is EINVAL, as on Linux; bits past the first 64 are
+// ignored (there are at most 8 cores). A running thread that may no
+// longer use its core moves at its core's next kernel entry (sched's
+// migration rule); one running on another core is kicked there now.
 func sysSchedSetaffinity(t *sched.Thread, f *sched.Frame) uint64 {
+	o := affinityTarget(t, f.X[0])
+	if o == nil {
+		return errno(unix.ESRCH)
+	}
+	if f.X[1] < cpuMaskBytes {
+		return errno(unix.EINVAL)
+	}
 	m, ok := readU64(uintptr(f.X[2]))
 	if !ok {
 		return errno(unix.EFAULT)
 	}
-	if m&1 == 0 {
+	m &= onlineMask()
+	if m == 0 {
 		return errno(unix.EINVAL)
+	}
+	o.Affinity = m
+	if o.State == sched.Running && m&(1<<uint(o.CPU)) == 0 {
+		if int(o.CPU) == thisCPU().ID {
+			thisCPU().SliceEnd = 0
+		} else {
+			sched.Kick(int(o.CPU))
+		}
 	}
 	return 0
 }
 
+// sysGetcpu tells the caller which core it runs on (NUMA node 0).
 func sysGetcpu(t *sched.Thread, f *sched.Frame) uint64 {
 	if f.X[0] != 0 && !writeU32(uintptr(f.X[0]), uint32(thisCPU().ID)) {
 		return errno(unix.EFAULT)

@@ -123,6 +123,7 @@ var unknownSeen [512 / 64]uint64
 
 func syscall(c *sched.CPU, t *sched.Thread, f *sched.Frame) {
 	nr := f.X[8]
+	c.LastSyscall = nr
 	var fn sysFn
 	if nr < uint64(len(sysTable)) {
 		fn = sysTable[nr]

@@ -12,6 +12,8 @@ import (
 // the interrupted context in f (on this core's kernel stack).
 func trap(f *sched.Frame) {
 	c := thisCPU()
+	sched.KernelLock.Lock(c.ID)
+	c.Heartbeat = timer.Now()
 	t := sched.Current(c)
 	if f.Kind == sched.KindIRQ {
 		handleIRQs(c)
@@ -36,14 +38,29 @@ func trap(f *sched.Frame) {
 	finishTrap(c, f)
 }
 
-// finishTrap picks the thread to run, delivers its pending signals and
-// arms the timer; on return the entry code resumes whatever f holds.
+// finishTrap picks the thread to run, delivers its pending signals, arms
+// the timer and drops the kernel lock; on return the entry code resumes
+// whatever f holds.
 func finishTrap(c *sched.CPU, f *sched.Frame) {
 	sched.Schedule(c, f)
 	// A signal that cannot be delivered ends the whole app (killApp
 	// never returns), so the thread chosen above always resumes.
 	deliverSignals(sched.Current(c), f)
+	useAppTable(c)
 	sched.ArmTimer(c)
+	sched.KernelLock.Unlock()
+}
+
+// useAppTable points this core's TTBR0 at the app's page table the first
+// time the core runs one of its threads (there is one address space, so
+// it never changes after that).
+func useAppTable(c *sched.CPU) {
+	if c.UserRoot == app.PT.Root {
+		return
+	}
+	cpu.WriteTTBR0(uint64(app.PT.Root))
+	cpu.TTBR0Walks(true) // also drops this core's stale TLB entries
+	c.UserRoot = app.PT.Root
 }
 
 func thisCPU() *sched.CPU { return (*sched.CPU)(cpu.Ptr(getCPU())) }
@@ -94,30 +111,34 @@ func userFault(t *sched.Thread, f *sched.Frame, esr, far uint64, inst bool) {
 	postFault(t, f, sigBUS, busADRALN, far)
 }
 
-// IRQ handling: drain the GIC.
+// IRQ handling: drain the GIC. The wake-up SGI needs no work of its own:
+// it only made this core enter the kernel, where Schedule looks at its
+// run queue and deliverSignals at the thread's pending signals.
 func handleIRQs(c *sched.CPU) {
 	for {
-		iar := irqAck()
+		iar := gic.Ack()
 		id := iar & 0x3FF
 		if id == gic.Spurious {
 			return
 		}
 		switch {
 		case id == timerIRQ:
-			c.Ticks++
-			irqCount[timerIRQIndex]++
+			c.Stats.Ticks++
 			timer.Stop() // re-armed by ArmTimer on the way out
-			sched.ExpireTimers(timer.Now())
+			now := timer.Now()
+			sched.ExpireTimers(now)
+			watchdog(c, now)
+		case id == gic.SGIWake:
+			c.Stats.SGIsIn++
 		case id == uartIRQ && uartIRQ != 0:
+			uartIRQs++
 			consoleRx()
 		}
-		irqEOI(iar)
+		gic.EOI(iar)
 	}
 }
 
-const timerIRQIndex = 0
-
-var irqCount [4]uint64
+var uartIRQs uint64
 
 // idleIRQ is sched's hook for a core that woke from WFI.
 func idleIRQ(c *sched.CPU) { handleIRQs(c) }

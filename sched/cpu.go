@@ -1,6 +1,10 @@
 package sched
 
-import "gometal/drivers/cpu"
+import (
+	"sync/atomic"
+
+	"gometal/drivers/cpu"
+)
 
 // Kernel stack sizes. Every exception from EL0 runs on its core's kernel
 // stack; faults taken inside the kernel switch to a separate fault stack so
@@ -30,15 +34,44 @@ type CPU struct {
 	_                                          [5]uintptr
 	Fault                                      Frame // registers at a kernel fault
 
-	ID      int
-	Online  bool
+	ID    int
+	MPIDR uint64 // the core's affinity, from its DTB node
+	// Online: the core runs threads (set under the kernel lock once the
+	// core has reported Alive).
+	Online bool
+	// Alive is set by the core itself, lock-free, when its per-core
+	// setup is done; the boot core waits for it.
+	Alive   atomic.Bool
 	Current int32 // index of the running thread, or -1 while idle
 
-	// Ticks counts scheduling-tick interrupts on this core.
-	Ticks uint64
+	// Idle: the core released the kernel lock to wait in WFI. Wakers
+	// that place a thread here must send it an SGI.
+	Idle bool
+	// Heartbeat is the counter at the core's last kernel entry; the
+	// watchdog reads it (a busy core ticks at least every slice).
+	Heartbeat uint64
+	// UserRoot is the app page table this core's TTBR0 holds (0: none).
+	UserRoot uintptr
+	// LastSyscall is the number of the syscall the core last entered,
+	// for lock-stuck reports.
+	LastSyscall uint64
+
 	// SliceEnd is the counter value at which the running thread's time
 	// slice ends.
 	SliceEnd uint64
+
+	Stats CPUStats
+}
+
+// CPUStats are per-core counters printed with gometal.stats=1.
+type CPUStats struct {
+	Ticks      uint64 // timer interrupts
+	SGIsIn     uint64 // wake-up SGIs received
+	SGIsOut    uint64 // wake-up SGIs sent to other cores
+	Switches   uint64 // threads picked to run after a block, slice end or idle
+	Steals     uint64 // threads taken from another core's queue
+	Idles      uint64 // times the core went to WFI
+	Migrations uint64 // threads moved off this core by their affinity
 }
 
 // Offsets into CPU for assembly.

@@ -1,12 +1,15 @@
 package sched
 
+import "gometal/drivers/cpu"
+
 // runQueue is a FIFO of thread indices linked through Thread.next.
 type runQueue struct {
 	head, tail int32
 	n          int
 }
 
-var runQueues [8]runQueue
+// runQueues holds each core's runnable threads (not the running one).
+var runQueues [cpu.MaxCPUs]runQueue
 
 func (q *runQueue) push(i int32) {
 	Threads[i].next = -1
@@ -29,12 +32,57 @@ func (q *runQueue) pop() int32 {
 	return i
 }
 
-// Ready makes a blocked or new thread runnable on core 0's queue.
+// take removes and returns the first thread for which ok is true, or -1.
+func (q *runQueue) take(ok func(t *Thread) bool) int32 {
+	prev := int32(-1)
+	for i, k := q.head, 0; k < q.n; i, k = Threads[i].next, k+1 {
+		if !ok(&Threads[i]) {
+			prev = i
+			continue
+		}
+		if prev < 0 {
+			q.head = Threads[i].next
+		} else {
+			Threads[prev].next = Threads[i].next
+		}
+		if q.tail == i {
+			q.tail = prev
+		}
+		q.n--
+		return i
+	}
+	return -1
+}
+
+// Ready makes a blocked or new thread runnable on the core the placement
+// policy (policy.go) picks, and wakes that core if it sleeps.
 func Ready(t *Thread) {
 	t.State = Runnable
 	t.Wait = WaitNone
 	t.Deadline = 0
-	runQueues[0].push(Index(t))
+	enqueue(t, pickCore(t, self().ID))
+}
+
+// enqueue puts t on core's queue. An idle core gets an SGI so it leaves
+// WFI; a busy core whose queue was empty gets one too, so that it arms
+// its timer for the end of the running thread's slice.
+func enqueue(t *Thread, core int) {
+	q := &runQueues[core]
+	q.push(Index(t))
+	me := self()
+	if core != me.ID && (CPUs[core].Idle || q.n == 1) {
+		me.Stats.SGIsOut++
+		kick(core)
+	}
+}
+
+// Kick makes core enter the kernel soon (an SGI), e.g. so that it delivers
+// a signal just made pending for the thread it runs.
+func Kick(core int) {
+	if me := self(); core != me.ID && core >= 0 && core < len(CPUs) {
+		me.Stats.SGIsOut++
+		kick(core)
+	}
 }
 
 // Wake ends a thread's wait with result in X0.

@@ -1,16 +1,29 @@
 package sched
 
-import "gometal/drivers/timer"
+import (
+	"gometal/drivers/cpu"
+	"gometal/drivers/gic"
+	"gometal/drivers/timer"
+)
 
 // SliceNanos is the time slice: the longest a thread runs while another
-// waits for its core.
+// waits for its core. A core running a thread always has its timer armed
+// for the slice's end at the latest, so a busy core ticks at least this
+// often (the watchdog relies on it).
 const SliceNanos = 10_000_000
 
-// Hooks the kernel package installs: how to take interrupts while idle and
-// how to switch address spaces (one app for now, so nothing).
-var (
-	IdleIRQ func(c *CPU)
-)
+// IdleIRQ is the kernel's hook for a core that woke from WFI: it handles
+// the pending interrupts.
+var IdleIRQ func(c *CPU)
+
+// self is the calling core (TPIDR_EL1 holds its CPU struct).
+func self() *CPU { return (*CPU)(cpu.Ptr(uintptr(cpu.ReadTPIDREL1()))) }
+
+// Self is the calling core.
+func Self() *CPU { return self() }
+
+// kick sends core the wake-up SGI.
+func kick(core int) { gic.SendSGI(gic.SGIWake, core) }
 
 // Current returns the thread running on c, or nil while idle.
 func Current(c *CPU) *Thread {
@@ -30,12 +43,13 @@ func ExpireTimers(now uint64) {
 	}
 }
 
-// NextDeadline returns the earliest thread deadline, or 0 for none.
-func NextDeadline() uint64 {
+// NextDeadline returns the earliest deadline of the threads blocked on c
+// (a deadline belongs to the core the thread blocked on), or 0 for none.
+func NextDeadline(c *CPU) uint64 {
 	var d uint64
 	for i := range Active() {
 		t := &Threads[i]
-		if t.State == Blocked && t.Deadline != 0 && (d == 0 || t.Deadline < d) {
+		if t.State == Blocked && t.Deadline != 0 && int(t.CPU) == c.ID && (d == 0 || t.Deadline < d) {
 			d = t.Deadline
 		}
 	}
@@ -45,13 +59,20 @@ func NextDeadline() uint64 {
 // Schedule decides who runs next on c after a kernel entry. f holds the
 // current thread's live context; on return it holds the context of the
 // thread to run (possibly another one). If nothing is runnable the core
-// idles here until something is.
+// idles here until something is. The caller holds KernelLock.
 func Schedule(c *CPU, f *Frame) {
 	cur := Current(c)
 	now := timer.Now()
 	if cur != nil {
 		switch cur.State {
 		case Running:
+			if mustMove(cur, c) {
+				cur.Ctx = *f
+				c.Current = -1
+				c.Stats.Migrations++
+				Ready(cur)
+				break
+			}
 			if !HasRunnable(c) || now < c.SliceEnd {
 				return
 			}
@@ -66,12 +87,17 @@ func Schedule(c *CPU, f *Frame) {
 		c.Current = -1
 	}
 	for {
-		if i := runQueues[c.ID].pop(); i >= 0 {
+		i := runQueues[c.ID].pop()
+		if i < 0 {
+			i = steal(c)
+		}
+		if i >= 0 {
 			t := &Threads[i]
 			t.State = Running
 			t.CPU = int32(c.ID)
 			c.Current = i
 			c.SliceEnd = timer.Now() + timer.NanosToTicks(SliceNanos)
+			c.Stats.Switches++
 			*f = t.Ctx
 			return
 		}
@@ -79,27 +105,37 @@ func Schedule(c *CPU, f *Frame) {
 	}
 }
 
-// idle waits for an interrupt with the timer set to the next deadline.
+// idle waits for an interrupt with the timer set to c's next deadline and
+// KernelLock released, so other cores run the kernel meanwhile. A thread
+// placed here while the lock is down comes with an SGI, which is pending
+// by the time WFI executes if not before, so no wake-up is lost.
 func idle(c *CPU) {
-	if d := NextDeadline(); d != 0 {
+	if d := NextDeadline(c); d != 0 {
 		timer.SetDeadline(d)
 	} else {
 		timer.Stop()
 	}
-	waitForInterrupt()
+	c.Idle = true
+	c.Stats.Idles++
+	KernelLock.Unlock()
+	cpu.WFI()
+	KernelLock.Lock(c.ID)
+	c.Idle = false
+	c.Heartbeat = timer.Now()
 	IdleIRQ(c)
 }
 
 // ArmTimer programs c's timer before returning to a thread: the earliest
-// sleeper's deadline, or the end of the slice if another thread waits.
+// deadline owned by c, or the end of the running thread's slice (renewed
+// if it ran out with nobody waiting), whichever comes first.
 func ArmTimer(c *CPU) {
-	d := NextDeadline()
-	if HasRunnable(c) && (d == 0 || c.SliceEnd < d) {
+	now := timer.Now()
+	if c.SliceEnd <= now {
+		c.SliceEnd = now + timer.NanosToTicks(SliceNanos)
+	}
+	d := NextDeadline(c)
+	if d == 0 || c.SliceEnd < d {
 		d = c.SliceEnd
 	}
-	if d != 0 {
-		timer.SetDeadline(d)
-	} else {
-		timer.Stop()
-	}
+	timer.SetDeadline(d)
 }

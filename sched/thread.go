@@ -37,8 +37,11 @@ type Thread struct {
 	Ctx   Frame // user context, valid while not Running
 	State State
 	TID   int32
-	CPU   int32
+	CPU   int32 // core it runs or last ran on (-1: never ran); owns its deadline
 	next  int32 // run-queue link (index), -1 = end
+	// Affinity is the set of cores the thread may run on (bit i = core
+	// i); 0 means every online core.
+	Affinity uint64
 
 	// Blocking. Deadline is a counter value (0 = none); when it passes,
 	// the thread wakes with X0 = TimeoutResult.
@@ -88,6 +91,7 @@ func New() *Thread {
 			t.State = Blocked
 			t.TID = nextTID
 			t.next = -1
+			t.CPU = -1
 			nextTID++
 			if i >= highWater {
 				highWater = i + 1

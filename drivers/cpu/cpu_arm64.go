@@ -11,6 +11,15 @@ func BarrierISH()
 // DSB SY; ISB.
 func BarrierSY()
 
+// BarrierISHST: DSB ISHST (see cpu_arm64.s).
+func BarrierISHST()
+
+// CleanDcache cleans [va, va+n) to the point of coherency (DC CVAC).
+func CleanDcache(va, n uintptr)
+
+// TLBILocal invalidates this core's stage-1 EL1&0 TLB (TLBI VMALLE1).
+func TLBILocal()
+
 // ISB: make a system-register write take effect (ARM ARM D1.7).
 func ISB()
 
@@ -56,6 +65,7 @@ func WriteTTBR0(v uint64)
 func WriteTTBR1(v uint64)
 func WriteVBAR(v uint64)
 func WriteTPIDREL1(v uint64)
+func ReadTPIDREL1() uint64
 func WriteCNTVCVAL(v uint64)
 func WriteCNTVCTL(v uint64)
 func WriteCNTKCTL(v uint64)

@@ -205,3 +205,42 @@ set:
 	DSB	$0xf
 	ISB	$0xf
 	RET
+
+// BarrierISHST: DSB ISHST. Orders earlier stores (a new page-table entry)
+// before any later translation-table walk on any core (ARM ARM D8.2.9
+// "Ordering of memory accesses from translation table walks").
+TEXT ·BarrierISHST(SB),NOSPLIT|NOFRAME,$0
+	DSB	$0xa
+	RET
+
+// CleanDcache cleans [va, va+n) to the point of coherency (DC CVAC, ARM
+// ARM C5.3.11), so a core that still runs with its MMU and caches off
+// (a secondary being started) reads what this core wrote.
+TEXT ·CleanDcache(SB),NOSPLIT|NOFRAME,$0-16
+	MOVD	va+0(FP), R0
+	MOVD	n+8(FP), R1
+	ADD	R0, R1, R1
+	AND	$~63, R0, R0	// 64-byte lines: the smallest CTR_EL0.DminLine on the cores we run on
+clean:
+	CMP	R1, R0
+	BHS	cleaned
+	DC	CVAC, R0
+	ADD	$64, R0
+	B	clean
+cleaned:
+	DSB	$0xf
+	RET
+
+// TLBILocal invalidates this core's EL1&0 TLB entries only (TLBI VMALLE1):
+// after this core switched TTBR0 to a table it never used.
+TEXT ·TLBILocal(SB),NOSPLIT|NOFRAME,$0
+	DSB	$0xa
+	TLBI	VMALLE1
+	DSB	$0xf
+	ISB	$0xf
+	RET
+
+TEXT ·ReadTPIDREL1(SB),NOSPLIT|NOFRAME,$0-8
+	MRS	TPIDR_EL1, R0
+	MOVD	R0, ret+0(FP)
+	RET

@@ -4,16 +4,62 @@ import "sync/atomic"
 
 // Spinlock is a test-and-set lock for cross-core kernel state. IRQs are
 // always masked in the kernel, so a holder cannot be interrupted on its own
-// core; the lock order is written down where the locks are declared.
+// core; the lock order is written down where the locks are declared
+// (sched/lock.go).
+//
+// A waiter that spins longer than StuckTicks calls Stuck, so a deadlock or
+// a holder that stopped answering ends in a report naming the lock and the
+// core holding it instead of a silent hang.
 type Spinlock struct {
-	v atomic.Uint32
+	v     atomic.Uint32
+	owner atomic.Int32 // core holding it (valid while v == 1)
+	Name  string       // for reports; a constant
 }
 
-func (l *Spinlock) Lock() {
-	for !l.v.CompareAndSwap(0, 1) {
+// StuckTicks is how many counter ticks a waiter spins before calling
+// Stuck (0: never). The kernel sets it once the counter frequency is known.
+var StuckTicks uint64
+
+// Stuck reports a lock that could not be taken in StuckTicks. It must not
+// return (the kernel's hook prints a report and ends the run).
+var Stuck func(l *Spinlock, waiter int)
+
+// Lock takes l for core.
+func (l *Spinlock) Lock(core int) {
+	if !l.v.CompareAndSwap(0, 1) {
+		l.spin(core)
+	}
+	l.owner.Store(int32(core))
+}
+
+func (l *Spinlock) spin(core int) {
+	start := ReadCNTVCT()
+	for {
 		for l.v.Load() != 0 {
+			if StuckTicks != 0 && ReadCNTVCT()-start > StuckTicks && Stuck != nil {
+				Stuck(l, core)
+			}
+		}
+		if l.v.CompareAndSwap(0, 1) {
+			return
 		}
 	}
 }
 
-func (l *Spinlock) Unlock() { l.v.Store(0) }
+// Unlock releases l (a store-release: everything written under the lock
+// is visible to the next holder).
+func (l *Spinlock) Unlock() {
+	l.owner.Store(-1)
+	l.v.Store(0)
+}
+
+// Held reports whether some core holds l.
+func (l *Spinlock) Held() bool { return l.v.Load() != 0 }
+
+// Owner is the core holding l, or -1.
+func (l *Spinlock) Owner() int {
+	if !l.Held() {
+		return -1
+	}
+	return int(l.owner.Load())
+}

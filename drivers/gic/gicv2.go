@@ -29,10 +29,14 @@ const (
 	firstSPI        = 32
 )
 
-// GIC is one distributor plus this core's CPU interface.
+// GIC is one distributor plus the CPU interface every core sees at the
+// same address (its registers are banked per core).
 type GIC struct {
 	dist, cpuif uintptr
 	lines       uint32
+	// target is each core's CPU-interface bit for GICD_SGIR and
+	// GICD_ITARGETSR, read by the core itself in InitCPU.
+	target [cpu.MaxCPUs]uint8
 }
 
 // InitDistributor enables the distributor and routes every SPI to core 0.
@@ -47,8 +51,16 @@ func (g *GIC) InitDistributor(dist, cpuif uintptr) {
 	cpu.Write32(dist+gicdCTLR, 1)
 }
 
-// InitCPU enables this core's CPU interface and lets every priority in.
-func (g *GIC) InitCPU() {
+// InitCPU enables the calling core's CPU interface and lets every
+// priority in. It also learns the core's target bit: a read of
+// GICD_ITARGETSR0 returns the reading core's own bit (IHI 0048B §4.3.12);
+// a uniprocessor GIC reads as zero there, and core 0's bit is then 1.
+func (g *GIC) InitCPU(core int) {
+	t := uint8(cpu.Read32(g.dist + gicdITARGETSR))
+	if t == 0 {
+		t = 1 << uint(core)
+	}
+	g.target[core] = t
 	for i := uintptr(0); i < firstSPI; i += 4 {
 		cpu.Write32(g.dist+gicdIPRIORITYR+i, priorityDefault*0x01010101)
 	}
@@ -68,7 +80,8 @@ func (g *GIC) Ack() uint32 { return cpu.Read32(g.cpuif + giccIAR) }
 // EOI ends handling of an interrupt Ack returned.
 func (g *GIC) EOI(iar uint32) { cpu.Write32(g.cpuif+giccEOIR, iar) }
 
-// SendSGI raises software-generated interrupt id on the cores in mask.
-func (g *GIC) SendSGI(id uint32, mask uint32) {
-	cpu.Write32(g.dist+gicdSGIR, (mask&0xFF)<<16|id&0xF)
+// SendSGI raises software-generated interrupt id on one core
+// (GICD_SGIR TargetListFilter = 0: the cores in CPUTargetList, §4.3.15).
+func (g *GIC) SendSGI(id uint32, core int) {
+	cpu.Write32(g.dist+gicdSGIR, uint32(g.target[core])<<16|id&0xF)
 }

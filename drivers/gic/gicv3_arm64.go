@@ -23,10 +23,12 @@ const (
 	iarIDMask     = 0xFFFFFF
 )
 
-// V3 is one GICv3 distributor plus this core's redistributor.
+// V3 is one GICv3 distributor plus a redistributor per core.
 type V3 struct {
-	dist, redist uintptr
-	lines        uint32
+	dist, redistRegion uintptr
+	lines              uint32
+	redist             [cpu.MaxCPUs]uintptr // found by each core in InitCPU
+	sgiTarget          [cpu.MaxCPUs]uint64  // ICC_SGI1R_EL1 affinity fields
 }
 
 func readIAR1() uint64
@@ -53,7 +55,7 @@ func (g *V3) InitDistributor(dist, redistRegion uintptr) {
 	}
 	cpu.Write32(dist+gicdCTLR, gicdCTLRARE|gicdCTLRGrp1|gicdCTLRGrp0)
 	g.waitRWP()
-	g.redist = g.findRedist(redistRegion, cpu.ReadMPIDR())
+	g.redistRegion = redistRegion
 }
 
 func (g *V3) waitRWP() {
@@ -77,9 +79,15 @@ func (g *V3) findRedist(base uintptr, mpidr uint64) uintptr {
 	}
 }
 
-// InitCPU wakes this core's redistributor and enables its CPU interface.
-func (g *V3) InitCPU() {
-	r := g.redist
+// InitCPU finds the calling core's redistributor, wakes it and enables the
+// core's CPU interface. It also records how ICC_SGI1R_EL1 names the core
+// (IHI 0069 §12.11.12): Aff3/Aff2/Aff1 fields and Aff0 as a bit of the
+// TargetList (cores with Aff0 < 16, which covers every board here).
+func (g *V3) InitCPU(core int) {
+	mpidr := cpu.ReadMPIDR()
+	r := g.findRedist(g.redistRegion, mpidr)
+	g.redist[core] = r
+	g.sgiTarget[core] = (mpidr>>32&0xFF)<<48 | (mpidr>>16&0xFF)<<32 | (mpidr>>8&0xFF)<<16 | 1<<(mpidr&0xF)
 	cpu.Write32(r+gicrWAKER, cpu.Read32(r+gicrWAKER)&^wakerSleep)
 	for cpu.Read32(r+gicrWAKER)&wakerAsleep != 0 {
 	}
@@ -91,11 +99,11 @@ func (g *V3) InitCPU() {
 	enableSysregs()
 }
 
-// Enable unmasks an interrupt: SGIs/PPIs in the redistributor, SPIs in
+// Enable unmasks an interrupt: SGIs/PPIs in core's redistributor, SPIs in
 // the distributor.
-func (g *V3) Enable(intid uint32) {
+func (g *V3) Enable(core int, intid uint32) {
 	if intid < firstSPI {
-		cpu.Write32(g.redist+gicrSGIBase+gicdISENABLER, 1<<intid)
+		cpu.Write32(g.redist[core]+gicrSGIBase+gicdISENABLER, 1<<intid)
 		return
 	}
 	cpu.Write32(g.dist+gicdISENABLER+uintptr(intid/32)*4, 1<<(intid%32))
@@ -107,8 +115,7 @@ func (g *V3) Ack() uint32 { return uint32(readIAR1() & iarIDMask) }
 // EOI ends handling of an interrupt.
 func (g *V3) EOI(id uint32) { writeEOIR1(uint64(id)) }
 
-// SendSGI raises SGI id on the cores in mask (Aff0 = core number, Aff1-3
-// = 0, as on QEMU virt with up to 16 cores).
-func (g *V3) SendSGI(id uint32, mask uint32) {
-	writeSGI1R(uint64(id&0xF)<<24 | uint64(mask&0xFFFF))
+// SendSGI raises SGI id on one core.
+func (g *V3) SendSGI(id uint32, core int) {
+	writeSGI1R(uint64(id&0xF)<<24 | g.sgiTarget[core])
 }

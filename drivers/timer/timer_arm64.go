@@ -17,9 +17,12 @@ const (
 
 var freq uint64
 
-// Init records the counter frequency and opens the counter to EL0.
-func Init() {
-	freq = cpu.ReadCNTFRQ()
+// Init records the counter frequency (once, on the boot core).
+func Init() { freq = cpu.ReadCNTFRQ() }
+
+// InitCPU opens the counter to EL0 and masks the timer on the calling
+// core: CNTKCTL_EL1 and CNTV_CTL_EL0 are per core.
+func InitCPU() {
 	cpu.WriteCNTKCTL(cntkctlEL0VCTEN | cntkctlEL0PCTEN)
 	cpu.WriteCNTVCTL(ctlIMask)
 }

@@ -35,6 +35,9 @@ func (pt *PageTable) leaf(a *Alloc, va uintptr, create bool) *uint64 {
 			if next == 0 {
 				return nil
 			}
+			// The new table's zeroes must be visible to every
+			// core's walker before the descriptor that leads to it.
+			publish()
 			*e = uint64(next) | descTable
 		}
 		table = pteAddr(*e)
@@ -59,6 +62,7 @@ func (pt *PageTable) Map(a *Alloc, va, pa uintptr, p Prot) bool {
 		return false
 	}
 	*e = userPTE(pa, p)
+	publish()
 	return true
 }
 
@@ -67,12 +71,16 @@ func Writable(desc uint64) bool { return desc&descAPRO == 0 }
 
 // Visit calls fn for every mapped page in [start, end), skipping absent
 // tables whole, so that unmapping a 64 MiB reservation nobody touched costs
-// a few table reads. fn returns the new descriptor (0 to unmap).
-func (pt *PageTable) Visit(start, end uintptr, fn func(va uintptr, e uint64) uint64) (changed bool) {
-	return visit(pt.Root, 0, 0, start, end, fn)
+// a few table reads. fn returns the new descriptor (0 to unmap). A changed
+// entry is written, then its TLB entry is invalidated on every core, and
+// only then is after (if not nil) called with the old descriptor: a frame
+// may be reused only once no core can still reach it through a stale
+// TLB entry (ARM ARM D8.14.4 "break-before-make" ordering).
+func (pt *PageTable) Visit(start, end uintptr, fn func(va uintptr, e uint64) uint64, after func(old uint64)) (changed bool) {
+	return visit(pt.Root, 0, 0, start, end, fn, after)
 }
 
-func visit(table uintptr, level int, base, start, end uintptr, fn func(uintptr, uint64) uint64) bool {
+func visit(table uintptr, level int, base, start, end uintptr, fn func(uintptr, uint64) uint64, after func(uint64)) bool {
 	span := uintptr(1) << (39 - 9*uint(level))
 	changed := false
 	w := pageWords(table)
@@ -89,7 +97,7 @@ func visit(table uintptr, level int, base, start, end uintptr, fn func(uintptr, 
 			continue
 		}
 		if level < 3 {
-			if visit(pteAddr(e), level+1, lo, start, end, fn) {
+			if visit(pteAddr(e), level+1, lo, start, end, fn, after) {
 				changed = true
 			}
 			continue
@@ -97,6 +105,10 @@ func visit(table uintptr, level int, base, start, end uintptr, fn func(uintptr, 
 		ne := fn(lo, e)
 		if ne != e {
 			w[i] = ne
+			flushPage(lo)
+			if after != nil {
+				after(e)
+			}
 			changed = true
 		}
 	}

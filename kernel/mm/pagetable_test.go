@@ -60,7 +60,7 @@ func TestPageTableMapLookupVisit(t *testing.T) {
 		}
 		n++
 		return 0
-	})
+	}, nil)
 	if n != 1 {
 		t.Fatalf("visited %d pages", n)
 	}

@@ -82,7 +82,11 @@ func (s *Space) Fault(addr uintptr, acc Access) FaultResult {
 	if pa == 0 {
 		return FaultOOM
 	}
+	// The zeroed frame, then the entry, must reach every core's walker
+	// (another core may touch this page as soon as the kernel lock drops).
+	publish()
 	*e = userPTE(pa, v.Prot)
+	publish()
 	return FaultOK
 }
 
@@ -104,15 +108,14 @@ func (s *Space) UserPage(addr uintptr, acc Access) (uintptr, bool) {
 	return pteAddr(*e), true
 }
 
-// dropPages frees every page in [start, end).
+// dropPages frees every page in [start, end), each only after its
+// translation is gone from every core's TLB.
 func (s *Space) dropPages(start, end uintptr) {
 	a := s.A
-	s.PT.Visit(start, end, func(va uintptr, e uint64) uint64 {
-		if pa := pteAddr(e); pa != 0 {
+	s.PT.Visit(start, end, func(va uintptr, e uint64) uint64 { return 0 }, func(old uint64) {
+		if pa := pteAddr(old); pa != 0 {
 			a.Put(pa)
 		}
-		flushPage(va)
-		return 0
 	})
 }
 
@@ -194,12 +197,11 @@ func (s *Space) Mprotect(addr, length uintptr, prot Prot) unix.Errno {
 		return unix.ENOMEM
 	}
 	s.PT.Visit(addr, end, func(va uintptr, e uint64) uint64 {
-		flushPage(va)
 		if prot == 0 {
 			return e &^ descValid // keep the frame, drop the access
 		}
 		return userPTE(pteAddr(e), prot)
-	})
+	}, nil)
 	return 0
 }
 

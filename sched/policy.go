@@ -1,0 +1,90 @@
+package sched
+
+// The scheduling policy, all in this file so it can be read and changed
+// in one place. It is the kernel-side mirror of the Go scheduler's: the Go
+// runtime keeps one P per core and parks or wakes Ms with futexes; the
+// kernel's job is to put every runnable M on a core at once when it can.
+//
+//   - Placement (pickCore): a thread made runnable goes to the core it last
+//     ran on if that core is idle (its caches are warm), else to any idle
+//     core, else to the least loaded core (queue length, plus one for a
+//     running thread), ties going to its last core, then to the waker's.
+//     Only cores in the thread's affinity mask are considered.
+//   - Waking: placing a thread on an idle core sends that core an SGI; an
+//     idle core sleeps in WFI and never spins (runqueue.go, enqueue).
+//   - Time slices: a core runs the head of its queue for SliceNanos; when
+//     the slice ends and others wait there, the thread goes to the back.
+//   - Stealing (steal): a core whose queue is empty takes the oldest
+//     waiting thread it may run from another core's queue before it goes
+//     idle, like an idle P stealing goroutines from another P.
+//   - Migration: a running thread whose affinity no longer includes its
+//     core is placed afresh at its core's next kernel entry.
+
+// allowedOn reports whether t may run on core i.
+func allowedOn(t *Thread, i int) bool {
+	return CPUs[i].Online && (t.Affinity == 0 || t.Affinity&(1<<uint(i)) != 0)
+}
+
+// idleFor reports whether core i has nothing to do: asleep in WFI, or
+// looking for work (no current thread), with an empty queue.
+func idleFor(i int) bool {
+	return (CPUs[i].Idle || CPUs[i].Current < 0) && runQueues[i].n == 0
+}
+
+// load is how many threads core i has to run.
+func load(i int) int {
+	n := runQueues[i].n
+	if CPUs[i].Current >= 0 {
+		n++
+	}
+	return n
+}
+
+// pickCore chooses the core for runnable thread t; waker is the calling
+// core. A thread no online core may run falls back to the waker's core
+// (affinity is checked against online cores when it is set, so this only
+// guards the boot core before Online is set).
+func pickCore(t *Thread, waker int) int {
+	prev := int(t.CPU)
+	if prev >= 0 && allowedOn(t, prev) && idleFor(prev) {
+		return prev
+	}
+	best, bestLoad := -1, 0
+	for i := range CPUs {
+		if !allowedOn(t, i) {
+			continue
+		}
+		if idleFor(i) {
+			return i
+		}
+		l := load(i)
+		if best < 0 || l < bestLoad || l == bestLoad && (i == prev || i == waker && best != prev) {
+			best, bestLoad = i, l
+		}
+	}
+	if best < 0 {
+		return waker
+	}
+	return best
+}
+
+// steal takes, for core c, the oldest waiting thread allowed on it from
+// another core's queue, scanning from the next core round, or returns -1.
+func steal(c *CPU) int32 {
+	n := len(CPUs)
+	for k := 1; k < n; k++ {
+		o := (c.ID + k) % n
+		if runQueues[o].n == 0 {
+			continue
+		}
+		if i := runQueues[o].take(func(t *Thread) bool { return allowedOn(t, c.ID) }); i >= 0 {
+			c.Stats.Steals++
+			return i
+		}
+	}
+	return -1
+}
+
+// mustMove reports whether the thread running on c may no longer run
+// there (its affinity changed).
+func mustMove(t *Thread, c *CPU) bool { return !allowedOn(t, c.ID) }

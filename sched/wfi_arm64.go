@@ -1,5 +1,0 @@
-package sched
-
-import "gometal/drivers/cpu"
-
-func waitForInterrupt() { cpu.WFI() }
