@@ -174,6 +174,9 @@ func SecondaryStart(id int) {
 	initCPULocal(c)
 	c.Alive.Store(true)
 	sched.KernelLock.Lock(c.ID)
+	if crashDeadlock && id == 1 {
+		sched.KernelLock.Lock(c.ID) // held by this very core: never granted
+	}
 	c.Heartbeat = timer.Now()
 	f := (*sched.Frame)(cpu.Ptr(c.KStackTop - sched.FrameSize))
 	finishTrap(c, f)

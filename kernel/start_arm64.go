@@ -49,8 +49,8 @@ type BootInfo struct {
 
 // lockStuckSeconds: a core that waits this long for a spinlock reports a
 // deadlock (generous: QEMU may not schedule a vCPU for a while on a busy
-// 2-core host).
-const lockStuckSeconds = 10
+// 2-core host). The deadlock crash test waits 1 s.
+var lockStuckSeconds int64 = 10
 
 // Start is called by boot on the boot stack with the MMU on. It never
 // returns: it ends by entering the app at EL0.
@@ -90,6 +90,9 @@ func Start(b *BootInfo) {
 	}
 	initInterrupts()
 	initClock()
+	if crashDeadlock {
+		lockStuckSeconds = 1
+	}
 	cpu.StuckTicks = timer.NanosToTicks(lockStuckSeconds * 1e9)
 	initCPULocal(c)
 	c.MPIDR = cpu.ReadMPIDR() & mpidrAffMask
@@ -190,6 +193,8 @@ func readBootargs() {
 			consoleEcho = true
 		case "gometal.crashtest=1":
 			crashTest = true
+		case "gometal.crashtest=deadlock":
+			crashDeadlock = true
 		}
 		i = j
 	}
@@ -210,6 +215,11 @@ var statsAtExit bool
 // tested end to end.
 var crashTest bool
 var crashTarget *sched.CPU
+
+// crashDeadlock (bootarg gometal.crashtest=deadlock) makes core 1 take
+// the kernel lock it already holds, so the deadlock report is tested end
+// to end; the wait before the report is then 1 s.
+var crashDeadlock bool
 
 // initMemory gives every RAM page that is not the kernel, the DTB, the
 // initramfs or a /memreserve/ to the page allocator, then replaces the

@@ -6,9 +6,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// futex: FUTEX_WAIT and FUTEX_WAKE, all the Go runtime uses. Waiters are
-// the threads blocked with sched.WaitFutex on the address; there is one
-// address space, so private and shared futexes are the same.
+// futex: FUTEX_WAIT and FUTEX_WAKE (and their bitset forms), all the Go
+// runtime uses. Waiters are the threads blocked with sched.WaitFutex on
+// the address (sched/waitaddr.go: FIFO, and why no wake-up is lost under
+// the kernel lock); there is one address space, so private and shared
+// futexes are the same.
 
 // futex operations (include/uapi/linux/futex.h).
 const (
@@ -56,8 +58,7 @@ func sysFutex(t *sched.Thread, f *sched.Frame) uint64 {
 			}
 			deadline = deadlineAfter(ns)
 		}
-		sched.Block(t, sched.WaitFutex, deadline, errno(unix.ETIMEDOUT))
-		t.WaitAddr = addr
+		sched.WaitOn(t, sched.WaitFutex, addr, deadline, errno(unix.ETIMEDOUT))
 		return 0
 	case futexOpWake, futexWakeBitset:
 		return uint64(futexWake(addr, int(int32(val))))
@@ -66,17 +67,4 @@ func sysFutex(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 // futexWake wakes up to n waiters on addr and returns how many woke.
-func futexWake(addr uintptr, n int) int {
-	woke := 0
-	for i := range sched.Active() {
-		if woke >= n {
-			break
-		}
-		w := &sched.Threads[i]
-		if w.State == sched.Blocked && w.Wait == sched.WaitFutex && w.WaitAddr == addr {
-			sched.Wake(w, 0)
-			woke++
-		}
-	}
-	return woke
-}
+func futexWake(addr uintptr, n int) int { return sched.WakeAddr(sched.WaitFutex, addr, n) }

@@ -47,6 +47,7 @@ type Thread struct {
 	// the thread wakes with X0 = TimeoutResult.
 	Wait          WaitKind
 	WaitAddr      uintptr
+	waitSeq       uint64 // WaitOn order, for FIFO wake-ups
 	WaitArg       [3]uintptr
 	Deadline      uint64
 	TimeoutResult uint64

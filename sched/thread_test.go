@@ -1,10 +1,11 @@
+//go:build !arm64
+
 package sched
 
 import "testing"
 
 func TestNewIndexReady(t *testing.T) {
-	Threads = [MaxThreads]Thread{}
-	highWater = 0
+	resetCores(t, 1)
 	a, b := New(), New()
 	if Index(a) != 0 || Index(b) != 1 || len(Active()) != 2 {
 		t.Fatalf("Index %d %d, active %d", Index(a), Index(b), len(Active()))
@@ -25,9 +26,7 @@ func TestNewIndexReady(t *testing.T) {
 }
 
 func TestWakeOnlyBlocked(t *testing.T) {
-	Threads = [MaxThreads]Thread{}
-	highWater = 0
-	runQueues[0] = runQueue{}
+	resetCores(t, 1)
 	a := New()
 	Block(a, WaitFutex, 100, 7)
 	Wake(a, 42)

@@ -52,7 +52,7 @@ func TestKernelRejectsBadInit(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for name, content := range map[string]string{
-		"text": "#!/bin/sh\necho not an ELF\n",
+		"text":  "#!/bin/sh\necho not an ELF\n",
 		"elf32": "\x7fELF\x01\x01\x01" + strings.Repeat("\x00", 60),
 	} {
 		app := filepath.Join(dir, name)

@@ -36,7 +36,7 @@ const usage = `usage:
   gometal build [-board virt] [-o dir] [<pkg-dir | app.elf>]
                                                            write kernel.elf, Image (and initramfs.cpio)
 flags for run and exec:
-  -smp N          cores (default 4; the kernel uses one core for now)
+  -smp N          cores, 1 to 8 (default 4): GOMAXPROCS and NumCPU follow
   -m SIZE         guest memory (default 512M for run, 1G for exec)
   -timeout D      kill QEMU after D (default 60s for run; exec: -test.timeout + 30s, else 10m)
   -env K=V        environment entry for the app (repeatable)

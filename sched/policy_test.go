@@ -1,0 +1,160 @@
+//go:build !arm64
+
+// Host-only: these tests play the cores through self_other.go.
+
+package sched
+
+import "testing"
+
+// resetCores gives a fresh table with n online cores, all busy running
+// nothing in particular (Current = a dummy slot) unless idle is listed.
+func resetCores(t *testing.T, n int, idle ...int) {
+	t.Helper()
+	Threads = [MaxThreads]Thread{}
+	highWater = 0
+	runQueues = [len(runQueues)]runQueue{}
+	CPUs = [len(CPUs)]CPU{}
+	kicked = nil
+	testSelf = 0
+	for i := 0; i < n; i++ {
+		CPUs[i].ID = i
+		CPUs[i].Online = true
+		CPUs[i].Current = int32(MaxThreads - 1 - i) // busy
+	}
+	for _, i := range idle {
+		CPUs[i].Current = -1
+		CPUs[i].Idle = true
+	}
+}
+
+func TestPlacementPrefersLastCoreWhenIdle(t *testing.T) {
+	resetCores(t, 4, 1, 2)
+	a := New()
+	a.CPU = 2
+	Ready(a)
+	if runQueues[2].n != 1 {
+		t.Fatalf("thread not placed on its idle last core: queues %d %d %d %d", runQueues[0].n, runQueues[1].n, runQueues[2].n, runQueues[3].n)
+	}
+	if len(kicked) != 1 || kicked[0] != 2 {
+		t.Errorf("idle core 2 not woken with an SGI: kicked %v", kicked)
+	}
+}
+
+func TestPlacementSpreadsOverIdleCores(t *testing.T) {
+	resetCores(t, 4, 1, 2, 3)
+	for i := 0; i < 3; i++ {
+		th := New()
+		th.CPU = 0 // all last ran on the busy waker's core
+		Ready(th)
+	}
+	for c := 1; c <= 3; c++ {
+		if runQueues[c].n != 1 {
+			t.Errorf("core %d got %d threads, want 1 (one per idle core)", c, runQueues[c].n)
+		}
+	}
+	if len(kicked) != 3 {
+		t.Errorf("kicked %v, want the three idle cores", kicked)
+	}
+}
+
+func TestPlacementLeastLoadedWhenAllBusy(t *testing.T) {
+	resetCores(t, 3)
+	runQueues[0].push(New().index())
+	runQueues[2].push(New().index())
+	th := New()
+	th.CPU = 2
+	Ready(th)
+	if runQueues[1].n != 1 {
+		t.Errorf("want the least loaded core 1; queues %d %d %d", runQueues[0].n, runQueues[1].n, runQueues[2].n)
+	}
+	// A busy core whose queue was empty is kicked so it arms its slice.
+	if len(kicked) != 1 || kicked[0] != 1 {
+		t.Errorf("kicked %v, want [1]", kicked)
+	}
+}
+
+func TestPlacementHonoursAffinity(t *testing.T) {
+	resetCores(t, 4, 1, 2, 3)
+	th := New()
+	th.Affinity = 1 << 3
+	Ready(th)
+	if runQueues[3].n != 1 {
+		t.Errorf("thread allowed only on core 3 placed elsewhere")
+	}
+	// No online core allowed: the waker's core, rather than nowhere.
+	resetCores(t, 2)
+	th = New()
+	th.Affinity = 1 << 7
+	Ready(th)
+	if runQueues[0].n != 1 {
+		t.Errorf("unplaceable thread not kept on the waker's core")
+	}
+}
+
+func TestStealTakesOldestAllowed(t *testing.T) {
+	resetCores(t, 3, 1)
+	a, b, c := New(), New(), New()
+	a.Affinity = 1 << 0 // may not move to core 1
+	runQueues[2].push(a.index())
+	runQueues[2].push(b.index())
+	runQueues[2].push(c.index())
+	got := steal(&CPUs[1])
+	if got != b.index() {
+		t.Fatalf("stole %d, want %d (oldest allowed)", got, b.index())
+	}
+	if q := &runQueues[2]; q.n != 2 || q.pop() != a.index() || q.pop() != c.index() || q.pop() != -1 {
+		t.Error("queue damaged by take")
+	}
+	if CPUs[1].Stats.Steals != 1 {
+		t.Error("steal not counted")
+	}
+	if steal(&CPUs[1]) != -1 {
+		t.Error("stole from empty queues")
+	}
+}
+
+func TestTakeTail(t *testing.T) {
+	resetCores(t, 1)
+	a, b := New(), New()
+	q := &runQueues[0]
+	q.push(a.index())
+	q.push(b.index())
+	if q.take(func(t *Thread) bool { return t == b }) != b.index() {
+		t.Fatal("take(tail)")
+	}
+	c := New()
+	q.push(c.index()) // tail must have moved back to a
+	if q.pop() != a.index() || q.pop() != c.index() || q.n != 0 {
+		t.Error("tail not fixed after taking the last element")
+	}
+}
+
+func TestMustMoveOnAffinityChange(t *testing.T) {
+	resetCores(t, 2)
+	th := New()
+	if mustMove(th, &CPUs[0]) {
+		t.Error("no affinity means every core")
+	}
+	th.Affinity = 1 << 1
+	if !mustMove(th, &CPUs[0]) || mustMove(th, &CPUs[1]) {
+		t.Error("affinity 0b10")
+	}
+}
+
+func TestWatchdogSilentCore(t *testing.T) {
+	resetCores(t, 3, 2)
+	CPUs[0].Heartbeat = 1000
+	CPUs[1].Heartbeat = 100
+	CPUs[2].Heartbeat = 1 // idle: never silent
+	if got := Silent(1050, 500, 0); got != 1 {
+		t.Errorf("Silent = %d, want core 1", got)
+	}
+	if got := Silent(1050, 2000, 0); got != -1 {
+		t.Errorf("Silent within the limit = %d", got)
+	}
+	if got := Silent(1050, 500, 1); got != -1 {
+		t.Errorf("a core does not report itself: %d", got)
+	}
+}
+
+func (t *Thread) index() int32 { return Index(t) }
