@@ -6,7 +6,7 @@ BIN     := bin/gometal
 QEMU    := qemu-system-aarch64
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build run test test-long kernel clean vet
+.PHONY: all deps build run test test-long bench kernel clean vet
 
 all: build
 
@@ -33,6 +33,16 @@ test: deps build
 	@# The kernel's entry code deliberately zeroes R29 to end backtraces.
 	GOOS=linux GOARCH=arm64 $(GO) vet -framepointer=false ./boot ./kernel/... ./sched ./drivers/...
 	$(GO) test -count=1 -timeout 19m ./...
+
+# The same, with the standard-library suites in full instead of -short
+# (regexp's exhaustive RE2 test and sync/atomic's hammers take many minutes
+# under QEMU's software emulation).
+test-long: deps build
+	GOMETAL_STD_FULL=1 $(GO) test -count=1 -timeout 90m ./...
+
+# Benchmarks: boot programs and report figures (not part of make test).
+bench: deps build
+	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 60m ./tests
 
 clean:
 	rm -rf bin build

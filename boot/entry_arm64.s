@@ -145,22 +145,8 @@ l1store:
 	CMP	$512, R5
 	BLO	l1loop
 
-	MOVD	$MAIR_VALUE, R2
-	MSR	R2, MAIR_EL1
-	MOVD	$TCR_VALUE, R2
-	MRS	ID_AA64MMFR0_EL1, R3
-	AND	$7, R3, R3
-	ORR	R3<<32, R2, R2		// TCR_EL1.IPS = PARange
-	MSR	R2, TCR_EL1
-	MSR	R1, TTBR0_EL1
-	MSR	R1, TTBR1_EL1
-	ISB	$0xf
-	TLBI	VMALLE1
-	DSB	$0xf
-	ISB	$0xf
-	MOVD	$SCTLR_VALUE, R2
-	MSR	R2, SCTLR_EL1
-	ISB	$0xf
+	MOVD	R1, R2			// TTBR1 = TTBR0 = the boot tables
+	BL	·mmuOn(SB)
 
 	// Still executing at the physical address through the TTBR0 identity
 	// map; jump to our link address in the TTBR1 half.
@@ -168,6 +154,27 @@ l1store:
 	MOVD	$KERNBASE, R3
 	ORR	R3, R2, R2
 	JMP	(R2)
+
+// mmuOn turns on the MMU and caches with TTBR0 = R1 and TTBR1 = R2 (the
+// same MAIR, TCR and SCTLR on every core) and returns. It clobbers R5, R6.
+TEXT ·mmuOn(SB),NOSPLIT|NOFRAME,$0
+	MOVD	$MAIR_VALUE, R5
+	MSR	R5, MAIR_EL1
+	MOVD	$TCR_VALUE, R5
+	MRS	ID_AA64MMFR0_EL1, R6
+	AND	$7, R6, R6
+	ORR	R6<<32, R5, R5		// TCR_EL1.IPS = PARange
+	MSR	R5, TCR_EL1
+	MSR	R1, TTBR0_EL1
+	MSR	R2, TTBR1_EL1
+	ISB	$0xf
+	TLBI	VMALLE1
+	DSB	$0xf
+	ISB	$0xf
+	MOVD	$SCTLR_VALUE, R5
+	MSR	R5, SCTLR_EL1
+	ISB	$0xf
+	RET
 
 TEXT ·highEntry(SB),NOSPLIT|NOFRAME,$0
 	// ADRP now yields high virtual addresses.
@@ -247,24 +254,9 @@ lost:
 	WFE
 	B	lost
 found:
-	MOVD	$MAIR_VALUE, R2
-	MSR	R2, MAIR_EL1
-	MOVD	$TCR_VALUE, R2
-	MRS	ID_AA64MMFR0_EL1, R4
-	AND	$7, R4, R4
-	ORR	R4<<32, R2, R2		// TCR_EL1.IPS = PARange
-	MSR	R2, TCR_EL1
-	MOVD	SB_TTBR0(R9), R2
-	MSR	R2, TTBR0_EL1
+	MOVD	SB_TTBR0(R9), R1
 	MOVD	SB_TTBR1(R9), R2
-	MSR	R2, TTBR1_EL1
-	ISB	$0xf
-	TLBI	VMALLE1
-	DSB	$0xf
-	ISB	$0xf
-	MOVD	$SCTLR_VALUE, R2
-	MSR	R2, SCTLR_EL1
-	ISB	$0xf
+	BL	·mmuOn(SB)
 	MOVD	$·secondaryHigh(SB), R2
 	MOVD	$KERNBASE, R4
 	ORR	R4, R2, R2

@@ -46,12 +46,10 @@ func appExit(status int) {
 }
 
 func printStats() {
-	puts("gometal: stats: syscalls=")
-	putDec(int64(syscallCount))
-	puts(" signals=")
-	putDec(int64(signalsDelivered))
-	puts(" uart-irqs=")
-	putDec(int64(uartIRQs))
+	puts("gometal: stats:")
+	putCounter("syscalls", syscallCount)
+	putCounter("signals", signalsDelivered)
+	putCounter("uart-irqs", uartIRQs)
 	puts("\n")
 	for i := range sched.CPUs {
 		c := &sched.CPUs[i]
@@ -61,22 +59,24 @@ func printStats() {
 		s := &c.Stats
 		puts("gometal: stats: core ")
 		putDec(int64(i))
-		puts(": ticks=")
-		putDec(int64(s.Ticks))
-		puts(" sgi-in=")
-		putDec(int64(s.SGIsIn))
-		puts(" sgi-out=")
-		putDec(int64(s.SGIsOut))
-		puts(" switches=")
-		putDec(int64(s.Switches))
-		puts(" steals=")
-		putDec(int64(s.Steals))
-		puts(" idles=")
-		putDec(int64(s.Idles))
-		puts(" migrations=")
-		putDec(int64(s.Migrations))
+		puts(":")
+		putCounter("ticks", s.Ticks)
+		putCounter("sgi-in", s.SGIsIn)
+		putCounter("sgi-out", s.SGIsOut)
+		putCounter("switches", s.Switches)
+		putCounter("steals", s.Steals)
+		putCounter("idles", s.Idles)
+		putCounter("migrations", s.Migrations)
 		puts("\n")
 	}
+}
+
+// putCounter prints " name=v".
+func putCounter(name string, v uint64) {
+	puts(" ")
+	puts(name)
+	puts("=")
+	putDec(int64(v))
 }
 
 func sysSetTidAddress(t *sched.Thread, f *sched.Frame) uint64 {

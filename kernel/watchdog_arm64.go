@@ -23,11 +23,8 @@ func watchdog(c *sched.CPU, now uint64) {
 		putDec(int64(o))
 		puts(" has not entered the kernel for ")
 		putDec(silentSeconds)
-		puts(" s (thread ")
-		putDec(int64(sched.CPUs[o].Current))
-		puts(", last syscall ")
-		putDec(int64(sched.CPUs[o].LastSyscall))
-		puts(")")
+		puts(" s")
+		putCoreState(o)
 		kpanic("a core stopped answering")
 	}
 }
@@ -44,12 +41,19 @@ func lockStuck(l *cpu.Spinlock, waiter int) {
 	puts(l.Name)
 	puts(" lock, held by core ")
 	putDec(int64(owner))
-	if owner >= 0 && owner < len(sched.CPUs) {
-		puts(" (thread ")
-		putDec(int64(sched.CPUs[owner].Current))
-		puts(", last syscall ")
-		putDec(int64(sched.CPUs[owner].LastSyscall))
-		puts(")")
-	}
+	putCoreState(owner)
 	kpanic("spinlock held too long")
+}
+
+// putCoreState prints what core i was doing: its thread and the syscall
+// it last entered.
+func putCoreState(i int) {
+	if i < 0 || i >= len(sched.CPUs) {
+		return
+	}
+	puts(" (thread ")
+	putDec(int64(sched.CPUs[i].Current))
+	puts(", last syscall ")
+	putDec(int64(sched.CPUs[i].LastSyscall))
+	puts(")")
 }

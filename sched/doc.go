@@ -1,12 +1,11 @@
 // Package sched owns threads and where they run: the thread table (one
-// kernel thread per Go M), per-core run queues, blocking and waking with
-// timeouts, time slices on the core's timer tick, and the idle loop that
-// sleeps in WFI.
+// kernel thread per Go M), per-core run queues, placement, stealing and
+// migration between cores, blocking and waking (with timeouts, and on an
+// address for futex), time slices on each core's timer tick, wake-up
+// SGIs, the idle loop that sleeps in WFI, the kernel lock, and the
+// watchdog that turns a silent core into a report.
 //
-// Policy (all of it lives in Schedule and Pick): a core runs the thread
-// at the head of its run queue for a 10 ms slice; a thread that blocks or
-// whose slice ends while others wait goes to the back. A core with nothing
-// to run waits for an interrupt in WFI with its timer set to the earliest
-// deadline. Threads never migrate yet: there is one core (issue: "Every
-// core" adds placement, stealing and cross-core wakeups).
+// The policy (where a runnable thread goes, when a core steals) is in
+// policy.go and nowhere else. The kernel lock and the lock order are in
+// lock.go. Files without an _arm64 suffix are pure logic with host tests.
 package sched

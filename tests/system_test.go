@@ -60,13 +60,13 @@ type result struct {
 }
 
 // gometal runs the CLI and returns its combined output and exit status.
-func gometal(t *testing.T, args ...string) result {
+func gometal(t testing.TB, args ...string) result {
 	t.Helper()
 	return gometalInput(t, "", args...)
 }
 
 // gometalInput is gometal with input piped to the guest console.
-func gometalInput(t *testing.T, input string, args ...string) result {
+func gometalInput(t testing.TB, input string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(gometalBin, args...)
 	cmd.Stdin = strings.NewReader(input)

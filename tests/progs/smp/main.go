@@ -8,6 +8,8 @@
 //	smp mutex N              8 goroutines add 1 N times each under a sync.Mutex
 //	smp affinity             sched_setaffinity pins the caller; bad masks fail
 //	smp stress SECONDS       channels, mutexes, timers, GC, goroutine churn
+//	smp work UNITS           a CPU-bound job split over NumCPU goroutines;
+//	                         prints "BENCH cpu_parallel_ms <ms> ms"
 package main
 
 import (
@@ -39,6 +41,8 @@ func main() {
 		affinity()
 	case "stress":
 		stress(time.Duration(argInt(2, 30)) * time.Second)
+	case "work":
+		work(argInt(2, 400))
 	default:
 		fail("unknown mode " + os.Args[1])
 	}
@@ -321,4 +325,32 @@ func stress(d time.Duration) {
 		fail("some part of the load made no progress")
 	}
 	fmt.Println("stress ok")
+}
+
+// work does units of pure computation (no allocation, no syscalls), split
+// evenly over NumCPU goroutines, and prints how long it took on the
+// guest's clock: with n cores it should take about 1/n of the time.
+func work(units int) {
+	n := runtime.NumCPU()
+	var wg sync.WaitGroup
+	var sink atomic.Uint64
+	start := time.Now()
+	for g := 0; g < n; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := uint64(g + 1)
+			for u := g; u < units; u += n {
+				for i := 0; i < 100_000; i++ { // xorshift64
+					x ^= x << 13
+					x ^= x >> 7
+					x ^= x << 17
+				}
+			}
+			sink.Add(x)
+		}()
+	}
+	wg.Wait()
+	ms := float64(time.Since(start).Microseconds()) / 1000
+	fmt.Printf("work: %d units on %d cores (checksum %x)\nBENCH cpu_parallel_ms %.1f ms\n", units, n, sink.Load(), ms)
 }
