@@ -45,8 +45,8 @@ func BenchmarkSMPSpeedup(b *testing.B) {
 	const runs = 3
 	var t1, t2 []float64
 	for i := 0; i < runs; i++ {
-		t1 = append(t1, benchFigure(b, "cpu_parallel_ms", "run", "-smp", "1", "./tests/progs/smp", "--", "work", "400"))
-		t2 = append(t2, benchFigure(b, "cpu_parallel_ms", "run", "-smp", "2", "./tests/progs/smp", "--", "work", "400"))
+		t1 = append(t1, benchFigure(b, "cpu_parallel_ms", "run", "-smp", "1", "./tests/progs/smp", "--", "work", "4000"))
+		t2 = append(t2, benchFigure(b, "cpu_parallel_ms", "run", "-smp", "2", "./tests/progs/smp", "--", "work", "4000"))
 	}
 	m1, m2 := median(t1), median(t2)
 	b.ReportMetric(m1, "ms/smp1")
