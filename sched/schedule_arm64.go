@@ -19,9 +19,6 @@ var IdleIRQ func(c *CPU)
 // self is the calling core (TPIDR_EL1 holds its CPU struct).
 func self() *CPU { return (*CPU)(cpu.Ptr(uintptr(cpu.ReadTPIDREL1()))) }
 
-// Self is the calling core.
-func Self() *CPU { return self() }
-
 // kick sends core the wake-up SGI.
 func kick(core int) { gic.SendSGI(gic.SGIWake, core) }
 

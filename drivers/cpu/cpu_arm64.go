@@ -17,9 +17,6 @@ func BarrierISHST()
 // CleanDcache cleans [va, va+n) to the point of coherency (DC CVAC).
 func CleanDcache(va, n uintptr)
 
-// TLBILocal invalidates this core's stage-1 EL1&0 TLB (TLBI VMALLE1).
-func TLBILocal()
-
 // ISB: make a system-register write take effect (ARM ARM D1.7).
 func ISB()
 

@@ -231,15 +231,6 @@ cleaned:
 	DSB	$0xf
 	RET
 
-// TLBILocal invalidates this core's EL1&0 TLB entries only (TLBI VMALLE1):
-// after this core switched TTBR0 to a table it never used.
-TEXT ·TLBILocal(SB),NOSPLIT|NOFRAME,$0
-	DSB	$0xa
-	TLBI	VMALLE1
-	DSB	$0xf
-	ISB	$0xf
-	RET
-
 TEXT ·ReadTPIDREL1(SB),NOSPLIT|NOFRAME,$0-8
 	MRS	TPIDR_EL1, R0
 	MOVD	R0, ret+0(FP)

@@ -25,9 +25,6 @@ func InitV3(dist, redist uintptr) {
 	v3.InitDistributor(dist, redist)
 }
 
-// IsV3 reports which version InitV2/InitV3 chose.
-func IsV3() bool { return isV3 }
-
 // InitCPU enables the calling core's CPU interface; core is its number.
 func InitCPU(core int) {
 	if isV3 {

@@ -13,11 +13,9 @@ const (
 	SMC                 // "smc": firmware at EL3 (QEMU virt,virtualization=on)
 )
 
-// Function IDs (DEN 0022D §5.1, SMC64 calling convention where it exists).
+// Function ID of CPU_ON, SMC64 calling convention (DEN 0022D §5.1).
 const (
-	fnCPUOn64   = 0xC4000003
-	fnVersion   = 0x84000000
-	fnSystemOff = 0x84000008
+	fnCPUOn64 = 0xC4000003
 )
 
 // Return codes (DEN 0022D §5.2.2).
