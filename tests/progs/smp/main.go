@@ -82,16 +82,20 @@ func info() {
 	fmt.Printf("NumCPU=%d GOMAXPROCS=%d affinity=%d\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), set.Count())
 }
 
-// spread starts one spinning goroutine per core. Each waits until all are
-// spinning at once (which needs that many cores running app code in
-// parallel), samples getcpu, and waits again before it stops, so the
-// samples are taken while every spinner holds a core.
+// spread starts one spinning goroutine per core, each on its own locked
+// thread. They publish getcpu continuously until, at one moment, every
+// spinner is seen on a different core (other runtime threads — sysmon, a
+// spinning M — may hold a core for a moment, so one snapshot is not
+// enough), or until 5 s pass. The result is the last snapshot.
 func spread() {
 	n := runtime.NumCPU()
-	var arrived, sampled atomic.Int32
-	cpus := make([]int, n)
+	var arrived atomic.Int32
+	var done atomic.Bool
+	cpus := make([]atomic.Int32, n)
+	deadline := time.Now().Add(5 * time.Second)
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
+		cpus[i].Store(-1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -99,26 +103,31 @@ func spread() {
 			arrived.Add(1)
 			for arrived.Load() < int32(n) {
 			}
-			// The last of many samples: a thread that was just moved
-			// has settled by then.
-			c := -1
-			for k := 0; k < 2000; k++ {
-				c = getcpu()
-			}
-			cpus[i] = c
-			sampled.Add(1)
-			for sampled.Load() < int32(n) {
+			for k := 0; !done.Load(); k++ {
+				cpus[i].Store(int32(getcpu()))
+				if i == 0 && k%64 == 0 && (distinct(cpus) == n || time.Now().After(deadline)) {
+					done.Store(true)
+				}
 			}
 		}()
 	}
 	wg.Wait()
-	seen := map[int]bool{}
-	for _, c := range cpus {
-		seen[c] = true
+	var snap []int
+	for i := range cpus {
+		snap = append(snap, int(cpus[i].Load()))
 	}
-	sorted := append([]int(nil), cpus...)
-	sort.Ints(sorted)
-	fmt.Printf("spinners=%d cores=%v distinct=%d\n", n, sorted, len(seen))
+	sort.Ints(snap)
+	fmt.Printf("spinners=%d cores=%v distinct=%d\n", n, snap, distinct(cpus))
+}
+
+func distinct(cpus []atomic.Int32) int {
+	seen := map[int32]bool{}
+	for i := range cpus {
+		if c := cpus[i].Load(); c >= 0 {
+			seen[c] = true
+		}
+	}
+	return len(seen)
 }
 
 func mutex(n int) {
