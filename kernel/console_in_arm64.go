@@ -12,9 +12,17 @@ import (
 // arrives.
 
 // consoleEcho (bootarg gometal.echo=1, which gometal run passes when its
-// stdin is a terminal) echoes typed input, as a tty in its default mode
-// would; piped input is not echoed.
+// stdin is a terminal) makes the console act like a tty in its default
+// mode: typed input is echoed, and Ctrl-C and Ctrl-\ send SIGINT and
+// SIGQUIT to the app (termios ISIG) instead of reaching it as bytes.
+// Piped input is passed as is.
 var consoleEcho bool
+
+// The tty's default VINTR and VQUIT characters (termios(3)).
+const (
+	ttyIntr = 0x03 // Ctrl-C
+	ttyQuit = 0x1C // Ctrl-\
+)
 
 var (
 	uartIRQ uint32
@@ -40,6 +48,10 @@ func consoleRx() {
 		if c == '\r' {
 			c = '\n' // ICRNL: a terminal's Enter sends CR
 		}
+		if consoleEcho && (c == ttyIntr || c == ttyQuit) {
+			ttySignal(c)
+			continue
+		}
 		if consoleEcho {
 			putc(c)
 		}
@@ -58,6 +70,21 @@ func consoleRx() {
 		}
 	}
 	epollNotify()
+}
+
+// ttySignal is what a tty does for VINTR and VQUIT: echo it as ^C or ^\,
+// drop the input not yet read (no NOFLSH), and signal the app (si_code
+// SI_KERNEL, as the tty layer sends it).
+func ttySignal(c byte) {
+	sig := sigINT
+	if c == ttyQuit {
+		sig = sigQUIT
+	}
+	putc('^')
+	putc(c + '@')
+	putc('\n')
+	rxHead = rxTail
+	postProcessSignal(sig, sched.SigInfo{Code: siKERNEL}, nil)
 }
 
 // takeRx copies up to n buffered bytes to the app.

@@ -188,7 +188,7 @@ func pipeRead(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
 func pipeWrite(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
 	p := &pipes[fl.pipe]
 	if p.readers == 0 {
-		postSignal(t, sigPIPE, siUSER, 0)
+		postSignal(t, sigPIPE, userInfo(siUSER))
 		return errno(unix.EPIPE)
 	}
 	put, ok := p.put(buf, n)
@@ -241,7 +241,7 @@ func pipeWakeup(i int32) {
 				}
 			case sched.WaitPipeWrite:
 				if p.readers == 0 {
-					postSignal(w, sigPIPE, siUSER, 0)
+					postSignal(w, sigPIPE, userInfo(siUSER))
 					sched.Wake(w, errno(unix.EPIPE))
 					continue
 				}

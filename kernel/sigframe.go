@@ -60,14 +60,18 @@ const (
 	sigKILL  = int(unix.SIGKILL)
 	sigPIPE  = int(unix.SIGPIPE)
 	sigQUIT  = int(unix.SIGQUIT)
+	sigPROF  = int(unix.SIGPROF)
 	sigSEGV  = int(unix.SIGSEGV)
 	sigSTOP  = int(unix.SIGSTOP)
+	sigSYS   = int(unix.SIGSYS)
 	sigTERM  = int(unix.SIGTERM)
 	sigTRAP  = int(unix.SIGTRAP)
+	sigTSTP  = int(unix.SIGTSTP)
 	sigURG   = int(unix.SIGURG)
 	sigUSR1  = int(unix.SIGUSR1)
 	sigUSR2  = int(unix.SIGUSR2)
 	sigWINCH = int(unix.SIGWINCH)
+	sigRTMIN = 32 // the kernel's SIGRTMIN; glibc reserves 32 and 33 for itself
 )
 
 // sigaction flags (include/uapi/asm-generic/signal.h); missing from

@@ -1,23 +1,28 @@
 package kernel
 
 import (
-	"unsafe"
-
-	"gometal/kernel/mm"
+	"gometal/drivers/timer"
 	"gometal/sched"
 
 	"golang.org/x/sys/unix"
 )
 
-// Signal delivery with the Linux arm64 ABI (arch/arm64/kernel/signal.c):
-// on the way back to EL0 a pending, unblocked signal with a handler gets an
-// rt_sigframe { siginfo (128 bytes); ucontext } on the thread's stack or
-// its sigaltstack, and the thread resumes in the handler with X0 = signo,
-// X1 = &info, X2 = &uc, X29 = frame record, X30 = the restorer. Go
-// registers handlers without SA_RESTORER, so the restorer is the kernel's
-// own trampoline page (mov x8, #139; svc #0).
-
-const nsig = 65
+// Signals the Linux way, on bare metal (kernel/signal.c and
+// arch/arm64/kernel/signal.c are the reference).
+//
+// Posting makes a signal pending on one thread: the one named by tgkill,
+// or for kill any thread that does not block it. When every thread blocks
+// it, it waits in the process's own pending set until one unblocks it. A
+// target running on another core is sent an SGI, which makes that core
+// enter the kernel and deliver on its way back to EL0; this is how the Go
+// runtime's preemption request (tgkill SIGURG) becomes an interrupt. A
+// target blocked in a syscall is woken with EINTR, and the call is
+// restarted after the handler when SA_RESTART says so (sigpolicy.go).
+//
+// Delivery runs on every return to EL0 (finishTrap): the first deliverable
+// signal with a handler gets an rt_sigframe (sigframe_arm64.go); an
+// ignored one is dropped; one whose default action terminates ends the app
+// with a report.
 
 type sigaction struct {
 	handler  uint64
@@ -26,32 +31,111 @@ type sigaction struct {
 	mask     uint64
 }
 
+// sigActions is the process's handler table (CLONE_SIGHAND: one for all
+// threads).
 var sigActions [nsig]sigaction
 
-var signalsDelivered uint64
+// procPending holds process-directed signals that every thread blocked
+// when they were sent; the first thread to unblock one takes it.
+var (
+	procPending uint64
+	procInfo    [nsig]sched.SigInfo
+)
 
-func sigBit(sig int) uint64 { return 1 << uint(sig-1) }
+// Counters for the stats switch (printStats).
+var (
+	sigDelivered   [nsig]uint64 // handler frames built, per signal
+	sigKicks       uint64       // SGIs sent so another core delivers a signal (SIGURG: preemption)
+	sigInterrupted uint64       // blocking syscalls cut short by a signal
+	sigRestarted   uint64       // of those, restarted after the handler (SA_RESTART)
+)
 
-// postSignal makes sig pending on t.
-func postSignal(t *sched.Thread, sig int, code int32, addr uintptr) {
+// userInfo is the siginfo of a signal sent by the app (or by the kernel
+// on its behalf, like SIGPIPE): si_pid is the app, si_uid 0.
+func userInfo(code int32) sched.SigInfo {
+	return sched.SigInfo{Code: code, Fields: [2]uint64{uint64(uint32(appPID))}}
+}
+
+// postSignal makes sig pending on t and sees that it is delivered soon.
+func postSignal(t *sched.Thread, sig int, info sched.SigInfo) {
 	if sig <= 0 || sig >= nsig {
 		return
 	}
-	t.SigPending |= sigBit(sig)
-	t.SigInfo[sig] = sched.SigInfo{Code: code, Addr: addr, PID: appPID}
-	// A thread blocked in an interruptible wait gets EINTR (Linux would
-	// restart some calls under SA_RESTART; the Go runtime retries them).
-	if t.SigMask&sigBit(sig) != 0 {
+	bit := sigBit(sig)
+	if t.SigWait&bit != 0 && t.State == sched.Blocked && t.Wait == sched.WaitSignal {
+		// rt_sigtimedwait takes it on its way out (takeWaited).
+		t.SigPending |= bit
+		t.SigInfo[sig] = info
+		sched.Wake(t, 0)
 		return
 	}
+	if t.SigMask&bit == 0 && ignored(sig, sigActions[sig].handler) {
+		return
+	}
+	t.SigPending |= bit
+	t.SigInfo[sig] = info
+	if t.SigMask&bit == 0 {
+		signalWake(t)
+	}
+}
+
+// signalWake gets a deliverable signal to t: an SGI to the core it runs
+// on, or the end of the wait it is blocked in.
+func signalWake(t *sched.Thread) {
 	switch t.State {
 	case sched.Blocked:
-		sched.Wake(t, errno(unix.EINTR))
+		if t.Wait != sched.WaitNone {
+			markInterrupted(t)
+			sched.Wake(t, errno(unix.EINTR))
+		}
 	case sched.Running:
-		// Running on another core: an SGI makes it enter the kernel,
-		// and it delivers the signal on its way back to EL0.
-		sched.Kick(int(t.CPU))
+		if int(t.CPU) != thisCPU().ID {
+			sigKicks++
+			sched.Kick(int(t.CPU))
+		}
 	}
+}
+
+// markInterrupted records that t's syscall ends early for a signal, with
+// the time its deadline still had (nanosleep reports it).
+func markInterrupted(t *sched.Thread) {
+	t.Interrupted = true
+	t.IntrLeft = 0
+	if now := timer.Now(); t.Deadline > now {
+		t.IntrLeft = t.Deadline - now
+	}
+	sigInterrupted++
+}
+
+// postProcessSignal sends sig to the process (kill, the console's Ctrl-C):
+// to a thread waiting for it in rt_sigtimedwait, else to prefer if it does
+// not block it, else to any thread that does not; if all block it, it
+// stays pending for the process.
+func postProcessSignal(sig int, info sched.SigInfo, prefer *sched.Thread) {
+	bit := sigBit(sig)
+	var target *sched.Thread
+	if prefer != nil && prefer.SigMask&bit == 0 {
+		target = prefer
+	}
+	for i := range sched.Active() {
+		o := &sched.Threads[i]
+		if o.State == sched.Free || o.State == sched.Dead {
+			continue
+		}
+		if o.State == sched.Blocked && o.Wait == sched.WaitSignal && o.SigWait&bit != 0 {
+			target = o
+			break
+		}
+		if target == nil && o.SigMask&bit == 0 {
+			target = o
+		}
+	}
+	if target != nil {
+		postSignal(target, sig, info)
+		return
+	}
+	procPending |= bit
+	procInfo[sig] = info
 }
 
 // postFault posts a synchronous signal for a fault at pc. A fault signal
@@ -63,11 +147,12 @@ func postFault(t *sched.Thread, f *sched.Frame, sig int, code int32, addr uint64
 		killApp(sig, uintptr(addr), f.PC)
 		return
 	}
-	postSignal(t, sig, code, uintptr(addr))
+	postSignal(t, sig, sched.SigInfo{Code: code, Fields: [2]uint64{addr}})
 }
 
 // killApp ends the app for a signal with no handler, like Linux would,
-// with a report a person can act on, and exit status 128+sig.
+// with a report a person can act on, and exit status 128+sig (what a
+// shell reports: 130 for SIGINT).
 func killApp(sig int, addr uintptr, pc uint64) {
 	puts("gometal: app killed by ")
 	puts(signalName(sig))
@@ -115,328 +200,161 @@ func signalName(sig int) string {
 		return "SIGTERM"
 	case sigURG:
 		return "SIGURG"
+	case sigSTOP:
+		return "SIGSTOP"
+	case sigTSTP:
+		return "SIGTSTP"
+	case sigPROF:
+		return "SIGPROF"
+	case sigSYS:
+		return "SIGSYS"
+	}
+	if sig >= sigRTMIN {
+		return "a real-time signal"
 	}
 	return "a signal"
 }
 
-// deliverSignals runs on every return to EL0: it builds the frame for the
-// first deliverable signal with a handler, drops ignored ones, and ends
-// the app for ones whose default action is to terminate.
+// deliverSignals runs on every return to EL0: it finishes an
+// rt_sigtimedwait, builds the frame for the first deliverable signal with
+// a handler, drops ignored ones, and ends the app for ones whose default
+// action is to terminate. It also settles a syscall a signal cut short:
+// restarted (SA_RESTART, or no handler ran after all) or left with EINTR.
 func deliverSignals(t *sched.Thread, f *sched.Frame) {
+	if t.SigWait != 0 {
+		takeWaited(t, f)
+	}
 	for {
-		deliverable := t.SigPending &^ t.SigMask
-		if deliverable == 0 {
-			return
+		own := t.SigPending &^ t.SigMask
+		shared := procPending &^ t.SigMask
+		if own|shared == 0 {
+			break
 		}
-		sig := 1
-		for deliverable&1 == 0 {
-			deliverable >>= 1
-			sig++
+		var sig int
+		var info sched.SigInfo
+		if own != 0 {
+			sig = nextSignal(own)
+			t.SigPending &^= sigBit(sig)
+			info = t.SigInfo[sig]
+		} else {
+			sig = nextSignal(shared)
+			procPending &^= sigBit(sig)
+			info = procInfo[sig]
 		}
-		t.SigPending &^= sigBit(sig)
 		a := &sigActions[sig]
-		switch {
-		case a.handler == sigIGN:
+		if a.handler == sigIGN || a.handler == sigDFL && defaultIgnored(sig) {
 			continue
-		case a.handler == sigDFL:
-			if sigDefaultIgnore&sigBit(sig) != 0 {
-				continue
+		}
+		if a.handler == sigDFL {
+			addr := uintptr(0)
+			if sigSynchronous&sigBit(sig) != 0 {
+				addr = uintptr(info.Fields[0])
 			}
-			killApp(sig, t.SigInfo[sig].Addr, f.PC)
+			killApp(sig, addr, f.PC)
 			return
 		}
-		if !buildSigframe(t, f, sig, a) {
+		if t.Interrupted {
+			settleInterrupted(t, f, a.flags)
+		}
+		if !buildSigframe(t, f, sig, &info, a) {
 			// No room for the frame: Linux forces SIGSEGV.
 			killApp(sigSEGV, uintptr(f.SP), f.PC)
 			return
 		}
-		signalsDelivered++
+		sigDelivered[sig]++
 		return
 	}
-}
-
-func onAltStack(t *sched.Thread, sp uint64) bool {
-	return t.AltSize != 0 && uintptr(sp) > t.AltSP && uintptr(sp) <= t.AltSP+t.AltSize
-}
-
-// sigframe is the rt_sigframe the kernel builds, then copies to the app.
-var sigframe [sigframeSize]byte
-
-func put64(b []byte, off int, v uint64) { *(*uint64)(unsafe.Pointer(&b[off])) = v }
-func put32(b []byte, off int, v uint32) { *(*uint32)(unsafe.Pointer(&b[off])) = v }
-func get64(b []byte, off int) uint64    { return *(*uint64)(unsafe.Pointer(&b[off])) }
-func get32(b []byte, off int) uint32    { return *(*uint32)(unsafe.Pointer(&b[off])) }
-
-func buildSigframe(t *sched.Thread, f *sched.Frame, sig int, a *sigaction) bool {
-	sp := f.SP
-	if a.flags&saOnStack != 0 && t.AltSize != 0 && t.AltFlags&ssDisable == 0 && !onAltStack(t, sp) {
-		sp = uint64(t.AltSP + t.AltSize)
+	// No handler runs: a cut-short call that SA_RESTART would restart is
+	// restarted (Linux restarts -ERESTARTSYS calls when no handler runs),
+	// and rt_sigsuspend's mask is put back.
+	if t.Interrupted {
+		settleInterrupted(t, f, saRestart)
 	}
-	sp = (sp - frameRecordSize) &^ 15
-	record := sp
-	sp = (sp - sigframeSize) &^ 15
+	if t.HasSavedMask {
+		t.SigMask = t.SavedMask
+		t.HasSavedMask = false
+	}
+}
 
-	b := sigframe[:]
-	clear(b)
-	// siginfo: si_signo, si_errno, si_code, then the union at 16.
-	si := &t.SigInfo[sig]
+// settleInterrupted decides, before a handler's frame is built (the frame
+// saves the registers sigreturn restores), whether the syscall that a
+// signal cut short runs again: PC back to the SVC and X0 back to the first
+// argument, as arm64 Linux does; otherwise it returns EINTR, and a
+// nanosleep writes the time it had left.
+func settleInterrupted(t *sched.Thread, f *sched.Frame, saFlags uint64) {
+	t.Interrupted = false
+	args := [6]uint64{t.OrigX0, f.X[1], f.X[2], f.X[3], f.X[4], f.X[5]}
+	if restartsAfterHandler(t.SysNr, &args, saFlags) {
+		f.X[0] = t.OrigX0
+		f.PC -= svcInsnSize
+		sigRestarted++
+		return
+	}
+	var rem uintptr
+	switch t.SysNr {
+	case unix.SYS_NANOSLEEP:
+		rem = uintptr(f.X[1])
+	case unix.SYS_CLOCK_NANOSLEEP:
+		if f.X[1]&unix.TIMER_ABSTIME == 0 {
+			rem = uintptr(f.X[3])
+		}
+	}
+	if rem != 0 {
+		writeTimespec(rem, timer.TicksToNanos(t.IntrLeft))
+	}
+}
+
+// svcInsnSize is the size of the SVC instruction the PC points after.
+const svcInsnSize = 4
+
+// takeWaited finishes an rt_sigtimedwait: a signal of the awaited set
+// that is pending now is taken off the pending sets, its siginfo written
+// to the app and its number returned; if none is (the timeout ran out),
+// the call returns what the timeout set (EAGAIN), or EINTR for a signal
+// outside the set.
+func takeWaited(t *sched.Thread, f *sched.Frame) {
+	set := t.SigWait
+	t.SigWait = 0
+	if r, ok := takePending(t, set, uintptr(t.WaitArg[0])); ok {
+		f.X[0] = r
+		t.Interrupted = false
+	}
+}
+
+// takePending removes the first signal of set pending for t (its own
+// first, then the process's) and writes its siginfo to infoAddr (if not
+// 0). ok is false when none is pending; the result is -EFAULT when the
+// siginfo could not be written.
+func takePending(t *sched.Thread, set uint64, infoAddr uintptr) (uint64, bool) {
+	var sig int
+	var info sched.SigInfo
+	switch {
+	case t.SigPending&set != 0:
+		sig = nextSignal(t.SigPending & set)
+		t.SigPending &^= sigBit(sig)
+		info = t.SigInfo[sig]
+	case procPending&set != 0:
+		sig = nextSignal(procPending & set)
+		procPending &^= sigBit(sig)
+		info = procInfo[sig]
+	default:
+		return 0, false
+	}
+	if infoAddr != 0 {
+		var b [siginfoSize]byte
+		putSiginfo(b[:], sig, &info)
+		if !copyOut(infoAddr, b[:]) {
+			return errno(unix.EFAULT), true
+		}
+	}
+	return uint64(sig), true
+}
+
+// putSiginfo fills a siginfo: si_signo, si_errno (0), si_code, then the
+// union at offset 16.
+func putSiginfo(b []byte, sig int, info *sched.SigInfo) {
 	put32(b, 0, uint32(sig))
-	put32(b, 8, uint32(si.Code))
-	if sigSynchronous&sigBit(sig) != 0 {
-		put64(b, 16, uint64(si.Addr)) // si_addr
-	} else {
-		put32(b, 16, uint32(si.PID)) // si_pid, si_uid = 0
-	}
-	uc := b[siginfoSize:]
-	// uc_stack describes the alternate stack.
-	put64(uc, ucStackOff, uint64(t.AltSP))
-	flags := uint32(0)
-	if t.AltSize == 0 {
-		flags = ssDisable
-	} else if onAltStack(t, f.SP) {
-		flags = ssOnStack
-	}
-	put32(uc, ucStackOff+8, flags)
-	put64(uc, ucStackOff+16, uint64(t.AltSize))
-	put64(uc, ucSigmaskOff, t.SigMask)
-	mc := uc[ucMcontextOff:]
-	put64(mc, 0, uint64(si.Addr)) // fault_address
-	for i := 0; i < 31; i++ {
-		put64(mc, scRegsOff+8*i, f.X[i])
-	}
-	put64(mc, scSPOff, f.SP)
-	put64(mc, scPCOff, f.PC)
-	put64(mc, scPstateOff, f.PSTATE)
-	fp := mc[scReservedOff:]
-	put32(fp, 0, fpsimdMagic)
-	put32(fp, 4, fpsimdSize)
-	put32(fp, 8, uint32(f.FPSR))
-	put32(fp, 12, uint32(f.FPCR))
-	for i := 0; i < 64; i++ {
-		put64(fp, 16+8*i, f.V[i])
-	}
-	// The terminating null context header follows (already zero).
-
-	if !copyOut(uintptr(sp), b) {
-		return false
-	}
-	rec := [2]uint64{f.X[29], f.X[30]}
-	if !copyOut(uintptr(record), bytesOf(unsafe.Pointer(&rec), 16)) {
-		return false
-	}
-	restorer := uint64(sigTrampVA)
-	if a.flags&saRestorer != 0 && a.restorer != 0 {
-		restorer = a.restorer
-	}
-	f.X[0] = uint64(sig)
-	f.X[1] = sp
-	f.X[2] = sp + siginfoSize
-	f.X[29] = record
-	f.X[30] = restorer
-	f.SP = sp
-	f.PC = a.handler
-	t.SigMask |= a.mask
-	if a.flags&saNoDefer == 0 {
-		t.SigMask |= sigBit(sig)
-	}
-	t.SigMask &^= sigUnblockable
-	if a.flags&saResetHand != 0 {
-		a.handler = sigDFL
-	}
-	return true
-}
-
-func sysRtSigreturn(t *sched.Thread, f *sched.Frame) uint64 {
-	sp := f.SP
-	b := sigframe[:]
-	if sp&15 != 0 || !copyIn(b, uintptr(sp)) {
-		killApp(sigSEGV, uintptr(sp), f.PC)
-		return 0
-	}
-	uc := b[siginfoSize:]
-	mc := uc[ucMcontextOff:]
-	for i := 0; i < 31; i++ {
-		f.X[i] = get64(mc, scRegsOff+8*i)
-	}
-	f.SP = get64(mc, scSPOff)
-	f.PC = get64(mc, scPCOff)
-	// Only the condition flags come from the app: it must not be able to
-	// return to EL1 or unmask anything by editing pstate.
-	f.PSTATE = get64(mc, scPstateOff) & pstateUserMask
-	fp := mc[scReservedOff:]
-	if get32(fp, 0) == fpsimdMagic {
-		f.FPSR = uint64(get32(fp, 8))
-		f.FPCR = uint64(get32(fp, 12))
-		for i := 0; i < 64; i++ {
-			f.V[i] = get64(fp, 16+8*i)
-		}
-	}
-	t.SigMask = get64(uc, ucSigmaskOff) &^ sigUnblockable
-	return f.X[0]
-}
-
-func sysRtSigaction(t *sched.Thread, f *sched.Frame) uint64 {
-	sig := int(f.X[0])
-	if sig <= 0 || sig >= nsig || f.X[3] != 8 {
-		return errno(unix.EINVAL)
-	}
-	if old := uintptr(f.X[2]); old != 0 {
-		a := sigActions[sig]
-		if !copyOut(old, bytesOf(unsafe.Pointer(&a), unsafe.Sizeof(a))) {
-			return errno(unix.EFAULT)
-		}
-	}
-	if act := uintptr(f.X[1]); act != 0 {
-		if sig == sigKILL || sig == sigSTOP {
-			return errno(unix.EINVAL)
-		}
-		var a sigaction
-		if !copyIn(bytesOf(unsafe.Pointer(&a), unsafe.Sizeof(a)), act) {
-			return errno(unix.EFAULT)
-		}
-		a.mask &^= sigUnblockable
-		sigActions[sig] = a
-	}
-	return 0
-}
-
-func sysRtSigprocmask(t *sched.Thread, f *sched.Frame) uint64 {
-	how, set, old := f.X[0], uintptr(f.X[1]), uintptr(f.X[2])
-	if f.X[3] != 8 {
-		return errno(unix.EINVAL)
-	}
-	prev := t.SigMask
-	if set != 0 {
-		m, ok := readU64(set)
-		if !ok {
-			return errno(unix.EFAULT)
-		}
-		switch how {
-		case unix.SIG_BLOCK:
-			t.SigMask |= m
-		case unix.SIG_UNBLOCK:
-			t.SigMask &^= m
-		case unix.SIG_SETMASK:
-			t.SigMask = m
-		default:
-			return errno(unix.EINVAL)
-		}
-		t.SigMask &^= sigUnblockable
-	}
-	if old != 0 && !writeU64(old, prev) {
-		t.SigMask = prev
-		return errno(unix.EFAULT)
-	}
-	return 0
-}
-
-const minSigStackSize = 5120 // MINSIGSTKSZ on arm64
-
-func sysSigaltstack(t *sched.Thread, f *sched.Frame) uint64 {
-	ss, old := uintptr(f.X[0]), uintptr(f.X[1])
-	if old != 0 {
-		o := stackT{SP: t.AltSP, Size: t.AltSize}
-		if t.AltSize == 0 {
-			o.Flags = ssDisable
-		} else if onAltStack(t, f.SP) {
-			o.Flags = ssOnStack
-		}
-		if !copyOut(old, bytesOf(unsafe.Pointer(&o), unsafe.Sizeof(o))) {
-			return errno(unix.EFAULT)
-		}
-	}
-	if ss != 0 {
-		var n stackT
-		if !copyIn(bytesOf(unsafe.Pointer(&n), unsafe.Sizeof(n)), ss) {
-			return errno(unix.EFAULT)
-		}
-		if onAltStack(t, f.SP) {
-			return errno(unix.EPERM)
-		}
-		switch n.Flags {
-		case ssDisable:
-			t.AltSP, t.AltSize = 0, 0
-		case 0:
-			if n.Size < minSigStackSize {
-				return errno(unix.ENOMEM)
-			}
-			t.AltSP, t.AltSize = n.SP, n.Size
-		default:
-			return errno(unix.EINVAL)
-		}
-	}
-	return 0
-}
-
-// Process-directed and thread-directed kill.
-
-func sysKill(t *sched.Thread, f *sched.Frame) uint64 {
-	pid, sig := int64(f.X[0]), int(f.X[1])
-	if sig < 0 || sig >= nsig {
-		return errno(unix.EINVAL)
-	}
-	if pid != appPID && pid != 0 && pid != -1 {
-		return errno(unix.ESRCH)
-	}
-	if sig == 0 {
-		return 0
-	}
-	if sig == sigKILL {
-		killApp(sig, 0, f.PC)
-		return 0
-	}
-	// Any thread that does not block it; prefer the caller.
-	target := t
-	if t.SigMask&sigBit(sig) != 0 {
-		for i := range sched.Active() {
-			o := &sched.Threads[i]
-			if (o.State == sched.Runnable || o.State == sched.Blocked || o.State == sched.Running) && o.SigMask&sigBit(sig) == 0 {
-				target = o
-				break
-			}
-		}
-	}
-	postSignal(target, sig, siUSER, 0)
-	return 0
-}
-
-func threadSignal(t *sched.Thread, tid int64, sig int) uint64 {
-	if sig < 0 || sig >= nsig || tid <= 0 {
-		return errno(unix.EINVAL)
-	}
-	target := sched.ByTID(int32(tid))
-	if target == nil {
-		return errno(unix.ESRCH)
-	}
-	if sig == 0 {
-		return 0
-	}
-	if sig == sigKILL {
-		killApp(sig, 0, 0)
-	}
-	postSignal(target, sig, siTKILL, 0)
-	return 0
-}
-
-func sysTkill(t *sched.Thread, f *sched.Frame) uint64 {
-	return threadSignal(t, int64(f.X[0]), int(f.X[1]))
-}
-
-func sysTgkill(t *sched.Thread, f *sched.Frame) uint64 {
-	if int64(f.X[0]) != appPID {
-		return errno(unix.ESRCH)
-	}
-	return threadSignal(t, int64(f.X[1]), int(f.X[2]))
-}
-
-// mapSigTrampoline installs the restorer page.
-func mapSigTrampoline() bool {
-	pa := mm.Pages.Get()
-	if pa == 0 {
-		return false
-	}
-	p := mm.PageBytes(pa)
-	put32(p[:], 0, sigTrampOpMovX8)
-	put32(p[:], 4, sigTrampOpSvc)
-	return app.MapFixedPage(sigTrampVA, pa, mm.ProtRead|mm.ProtExec)
+	put32(b, 8, uint32(info.Code))
+	put64(b, 16, info.Fields[0])
+	put64(b, 24, info.Fields[1])
 }

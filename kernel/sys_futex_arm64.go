@@ -12,16 +12,6 @@ import (
 // the kernel lock); there is one address space, so private and shared
 // futexes are the same.
 
-// futex operations (include/uapi/linux/futex.h).
-const (
-	futexWait          = 0
-	futexOpWake        = 1
-	futexWaitBitset    = 9
-	futexWakeBitset    = 10
-	futexClockRealtime = 256
-	futexCmdMask       = 0x7F // strips FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME
-)
-
 func sysFutex(t *sched.Thread, f *sched.Frame) uint64 {
 	addr := uintptr(f.X[0])
 	op := f.X[1] & futexCmdMask

@@ -48,8 +48,23 @@ func appExit(status int) {
 func printStats() {
 	puts("gometal: stats:")
 	putCounter("syscalls", syscallCount)
-	putCounter("signals", signalsDelivered)
 	putCounter("uart-irqs", uartIRQs)
+	puts("\n")
+	// Signals: handler frames built per signal number, the SGIs sent so
+	// that another core delivers one (for SIGURG, that is the runtime's
+	// preemption request), and blocking syscalls a signal cut short.
+	puts("gometal: stats: signals:")
+	for sig := 1; sig < nsig; sig++ {
+		if n := sigDelivered[sig]; n != 0 {
+			puts(" ")
+			putDec(int64(sig))
+			puts("=")
+			putDec(int64(n))
+		}
+	}
+	putCounter("sgi-kicks", sigKicks)
+	putCounter("interrupted", sigInterrupted)
+	putCounter("restarted", sigRestarted)
 	puts("\n")
 	for i := range sched.CPUs {
 		c := &sched.CPUs[i]
@@ -290,6 +305,21 @@ func sysUmask(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 func sysPrctl(t *sched.Thread, f *sched.Frame) uint64 {
+	switch f.X[0] {
+	case unix.PR_GET_KEEPCAPS:
+		if t.KeepCaps {
+			return 1
+		}
+		return 0
+	case unix.PR_SET_KEEPCAPS:
+		// Per thread, 0 or 1 (there are no capabilities to keep, but
+		// syscall.AllThreadsSyscall's tests set it on every thread).
+		if f.X[1] > 1 {
+			return errno(unix.EINVAL)
+		}
+		t.KeepCaps = f.X[1] == 1
+		return 0
+	}
 	// PR_SET_VMA (VMA naming) and the rest: EINVAL, as a kernel without
 	// the option answers. ENOSYS would make Go retry on every mmap.
 	return errno(unix.EINVAL)

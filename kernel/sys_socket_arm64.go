@@ -483,7 +483,7 @@ func sockWrite(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
 		return errno(unix.ENOTCONN)
 	}
 	if k.shutWr || k.tx < 0 {
-		postSignal(t, sigPIPE, siUSER, 0)
+		postSignal(t, sigPIPE, userInfo(siUSER))
 		return errno(unix.EPIPE)
 	}
 	p := file{kind: kindPipeWrite, pipe: k.tx, flags: fl.flags}

@@ -76,6 +76,11 @@ var sysTable = [...]sysFn{
 	unix.SYS_RT_SIGACTION:      sysRtSigaction,
 	unix.SYS_RT_SIGPROCMASK:    sysRtSigprocmask,
 	unix.SYS_RT_SIGRETURN:      sysRtSigreturn,
+	unix.SYS_RT_SIGPENDING:     sysRtSigpending,
+	unix.SYS_RT_SIGSUSPEND:     sysRtSigsuspend,
+	unix.SYS_RT_SIGTIMEDWAIT:   sysRtSigtimedwait,
+	unix.SYS_RT_SIGQUEUEINFO:   sysRtSigqueueinfo,
+	unix.SYS_RT_TGSIGQUEUEINFO: sysRtTgsigqueueinfo,
 	unix.SYS_UNAME:             sysUname,
 	unix.SYS_GETRLIMIT:         sysGetrlimit,
 	unix.SYS_PRLIMIT64:         sysPrlimit64,
@@ -141,6 +146,7 @@ func syscall(c *sched.CPU, t *sched.Thread, f *sched.Frame) {
 		return
 	}
 	syscallCount++
+	t.SysNr, t.OrigX0, t.Interrupted = nr, f.X[0], false
 	r := fn(t, f)
 	switch t.State {
 	case sched.Running:
@@ -148,7 +154,8 @@ func syscall(c *sched.CPU, t *sched.Thread, f *sched.Frame) {
 	case sched.Blocked:
 		// A signal that is already pending interrupts the wait at once,
 		// as on Linux; otherwise nothing would wake the thread for it.
-		if t.SigPending&^t.SigMask != 0 {
+		if (t.SigPending|procPending)&^t.SigMask != 0 {
+			markInterrupted(t)
 			t.State = sched.Running
 			t.Wait = sched.WaitNone
 			t.Deadline = 0

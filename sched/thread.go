@@ -60,14 +60,31 @@ type Thread struct {
 	AltSize    uintptr
 	AltFlags   int32
 	ClearTID   uintptr
-	InSyscall  bool
+	KeepCaps   bool // prctl PR_SET_KEEPCAPS
+
+	// SigWait is the set rt_sigtimedwait is waiting for (0: not waiting).
+	SigWait uint64
+	// SavedMask is the mask rt_sigsuspend replaced, restored when the
+	// handler it waited for returns (HasSavedMask says it is in use).
+	SavedMask    uint64
+	HasSavedMask bool
+
+	// The syscall in progress, for restarting it after a signal handler
+	// (SA_RESTART): its number, its first argument (X0 is overwritten by
+	// the result), and whether a signal cut it short, with the time its
+	// deadline still had then.
+	SysNr       uint64
+	OrigX0      uint64
+	Interrupted bool
+	IntrLeft    uint64
 }
 
-// SigInfo is what the kernel remembers about one pending signal.
+// SigInfo is what the kernel remembers about one pending signal: si_code
+// and the first 16 bytes of the siginfo union (offset 16): si_addr for a
+// fault; si_pid, si_uid and si_value for kill and sigqueue.
 type SigInfo struct {
-	Code int32
-	Addr uintptr
-	PID  int32
+	Code   int32
+	Fields [2]uint64
 }
 
 // Threads is the thread table; a thread's index never changes.

@@ -25,7 +25,7 @@ func TestStdlibThroughGoTestExec(t *testing.T) {
 // software emulation, and a few std tests (regexp's exhaustive RE2 run,
 // sync/atomic's 10^8-swap hammer) take many minutes there.
 // `make test-long` sets GOMETAL_STD_FULL=1 to run them in full.
-func goTestExec(t *testing.T, short bool, flags []string, pkgs ...string) {
+func goTestExec(t *testing.T, short bool, flags []string, pkgs ...string) string {
 	t.Helper()
 	args := []string{"test", "-count=1", "-exec", gometalBin + " exec"}
 	if short && os.Getenv("GOMETAL_STD_FULL") != "1" {
@@ -45,4 +45,5 @@ func goTestExec(t *testing.T, short bool, flags []string, pkgs ...string) {
 			t.Errorf("no ok line for %s", p)
 		}
 	}
+	return string(out)
 }

@@ -27,6 +27,13 @@ import (
 // srcRoot is set by `make build` (-ldflags -X main.srcRoot=...).
 var srcRoot string
 
+// The stats switch: the kernel prints its counters at exit (syscalls,
+// IRQs, signals, per-core scheduling) when booted with statsBootarg.
+const (
+	statsEnv     = "GOMETAL_STATS=1"
+	statsBootarg = "gometal.stats=1"
+)
+
 // exitUsage is the status for bad flags or input.
 const exitUsage = 2
 
@@ -39,7 +46,8 @@ flags for run and exec:
   -smp N          cores, 1 to 8 (default 4): GOMAXPROCS and NumCPU follow
   -m SIZE         guest memory (default 512M for run, 1G for exec)
   -timeout D      kill QEMU after D (default 60s for run; exec: -test.timeout + 30s, else 10m)
-  -env K=V        environment entry for the app (repeatable)
+  -env K=V        environment entry for the app (repeatable); GOMETAL_STATS=1
+                  (here or in the host environment) prints kernel counters at exit
   -board NAME     board to build the kernel for (default virt)
   -bootarg W      extra kernel command-line word (repeatable; e.g. gometal.stats=1)
   -qemu-arg A     extra QEMU argument (repeatable)
@@ -123,6 +131,14 @@ func parseFlags(name string, args []string, exec bool) (*options, []string, erro
 		if !strings.Contains(e, "=") {
 			return nil, nil, fmt.Errorf("-env %q: want K=V", e)
 		}
+		if e == statsEnv {
+			o.bootargs = append(o.bootargs, statsBootarg)
+		}
+	}
+	// The host's own GOMETAL_STATS=1 counts too, so that
+	// GOMETAL_STATS=1 go test -exec "gometal exec" reports every boot.
+	if os.Getenv("GOMETAL_STATS") == "1" {
+		o.bootargs = append(o.bootargs, statsBootarg)
 	}
 	if o.smp < 1 || o.smp > 8 {
 		return nil, nil, fmt.Errorf("-smp %d: want 1 to 8", o.smp)
