@@ -18,7 +18,12 @@ var benchLine = regexp.MustCompile(`BENCH (\S+) ([0-9.]+) (\S+)`)
 // benchFigure boots args and returns the value of the BENCH line name.
 func benchFigure(b *testing.B, name string, args ...string) float64 {
 	b.Helper()
-	r := gometal(b, args...)
+	return parseFigure(b, gometal(b, args...), name)
+}
+
+// parseFigure returns the value of the BENCH line name in a run's output.
+func parseFigure(b *testing.B, r result, name string) float64 {
+	b.Helper()
 	for _, m := range benchLine.FindAllStringSubmatch(r.out, -1) {
 		if m[1] == name {
 			v, err := strconv.ParseFloat(m[2], 64)
@@ -27,7 +32,7 @@ func benchFigure(b *testing.B, name string, args ...string) float64 {
 			}
 		}
 	}
-	b.Fatalf("gometal %v: status %d, no BENCH %s line:\n%s", args, r.status, name, r.out)
+	b.Fatalf("status %d, no BENCH %s line:\n%s", r.status, name, r.out)
 	return 0
 }
 
@@ -53,4 +58,27 @@ func BenchmarkSMPSpeedup(b *testing.B) {
 	b.ReportMetric(m2, "ms/smp2")
 	b.ReportMetric(m1/m2, "speedup")
 	fmt.Printf("SMP speedup: -smp 1 median %.0f ms %v, -smp 2 median %.0f ms %v: %.2fx\n", m1, t1, m2, t2, m1/m2)
+}
+
+// BenchmarkPreemptLatency: how long past its deadline time.Sleep(10ms)
+// returns while a call-free loop holds the only P (GOMAXPROCS(1)),
+// median over 50 rounds per boot, beside the same sleep with no spinner
+// (the baseline, in the same boot); at -smp 1 (preemption through the
+// kernel's tick) and -smp 4 (sysmon on another core, tgkill becomes an
+// SGI), 3 boots each, alternating.
+func BenchmarkPreemptLatency(b *testing.B) {
+	const runs = 3
+	for _, smp := range []string{"1", "4"} {
+		var pre, base []float64
+		for i := 0; i < runs; i++ {
+			args := []string{"run", "-smp", smp, "./tests/progs/signals", "--", "latency", "50"}
+			r := gometal(b, args...)
+			pre = append(pre, parseFigure(b, r, "preempt_latency_us"))
+			base = append(base, parseFigure(b, r, "sleep_overshoot_us"))
+		}
+		mp, mb := median(pre), median(base)
+		b.ReportMetric(mp, "us-preempt/smp"+smp)
+		b.ReportMetric(mb, "us-plain/smp"+smp)
+		fmt.Printf("preemption latency -smp %s: sleep(10ms) overshoot median %.0f us with a spinner holding the only P %v, %.0f us without %v\n", smp, mp, pre, mb, base)
+	}
 }

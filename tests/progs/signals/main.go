@@ -6,8 +6,10 @@
 //
 //	signals spin1            GOMAXPROCS(1), a call-free loop holds the P;
 //	                         main's 10 ms sleep still ends (preemption)
-//	signals latency N        N rounds of spin1; prints the median overshoot as
-//	                         "BENCH preempt_latency_us <us> us"
+//	signals latency N        N rounds of spin1, and N of the same sleep with no
+//	                         spinner (the baseline); prints the median overshoots
+//	                         as "BENCH preempt_latency_us" and
+//	                         "BENCH sleep_overshoot_us"
 //	signals gc               GOMAXPROCS(4), 8 call-free spinners, runtime.GC()
 //	signals notify           signal.Notify(SIGUSR1): kill to the process, tgkill
 //	                         to another thread; each arrives exactly once
@@ -131,14 +133,31 @@ func spinSleep() time.Duration {
 }
 
 func latency(rounds int) {
+	base := overshoots(rounds, func() time.Duration {
+		start := time.Now()
+		time.Sleep(10 * time.Millisecond)
+		return time.Since(start)
+	})
+	pre := overshoots(rounds, spinSleep)
+	report("no spinner", "sleep_overshoot_us", base)
+	report("a call-free spinner holding the only P", "preempt_latency_us", pre)
+}
+
+// overshoots runs a 10 ms sleep rounds times and returns how far past
+// 10 ms each ended, sorted.
+func overshoots(rounds int, sleep func() time.Duration) []time.Duration {
 	over := make([]time.Duration, rounds)
 	for i := range over {
-		over[i] = spinSleep() - 10*time.Millisecond
+		over[i] = sleep() - 10*time.Millisecond
 	}
 	sort.Slice(over, func(i, j int) bool { return over[i] < over[j] })
+	return over
+}
+
+func report(what, name string, over []time.Duration) {
 	med := over[len(over)/2]
-	fmt.Printf("overshoot past 10ms over %d rounds: min %v median %v max %v\n", rounds, over[0], med, over[len(over)-1])
-	fmt.Printf("BENCH preempt_latency_us %d us\n", med.Microseconds())
+	fmt.Printf("time.Sleep(10ms) overshoot with %s, %d rounds: min %v median %v max %v\n", what, len(over), over[0], med, over[len(over)-1])
+	fmt.Printf("BENCH %s %d us\n", name, med.Microseconds())
 }
 
 // gcWithSpinners: a GC needs every goroutine stopped; call-free loops stop
