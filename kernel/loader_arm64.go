@@ -75,10 +75,13 @@ func loadInit() *sched.Thread {
 		}
 	}
 	brkBase = end
-	cpu.ICacheInvalidate()
 	if !mapSigTrampoline() {
 		kpanic("out of memory mapping the signal trampoline")
 	}
+	if !mapVDSO() {
+		kpanic("out of memory mapping the vDSO")
+	}
+	cpu.ICacheInvalidate() // app text, trampoline and vDSO written through the direct map
 	t := sched.New()
 	if t == nil {
 		kpanic("no thread slot for /init")
@@ -150,24 +153,25 @@ func loadSegment(img []byte, p *elf.Prog) bool {
 
 // Auxiliary vector keys (include/uapi/linux/auxvec.h).
 const (
-	atNull     = 0
-	atPhdr     = 3
-	atPhent    = 4
-	atPhnum    = 5
-	atPagesz   = 6
-	atBase     = 7
-	atEntry    = 9
-	atUID      = 11
-	atEUID     = 12
-	atGID      = 13
-	atEGID     = 14
-	atPlatform = 15
-	atHwcap    = 16
-	atClktck   = 17
-	atSecure   = 23
-	atRandom   = 25
-	atHwcap2   = 26
-	atExecfn   = 31
+	atNull        = 0
+	atPhdr        = 3
+	atPhent       = 4
+	atPhnum       = 5
+	atPagesz      = 6
+	atBase        = 7
+	atEntry       = 9
+	atUID         = 11
+	atEUID        = 12
+	atGID         = 13
+	atEGID        = 14
+	atPlatform    = 15
+	atHwcap       = 16
+	atClktck      = 17
+	atSecure      = 23
+	atRandom      = 25
+	atHwcap2      = 26
+	atExecfn      = 31
+	atSysinfoEhdr = 33 // the vDSO's ELF header
 )
 
 const maxArgs = 1024
@@ -223,6 +227,7 @@ func buildStack(ef *elf.File, phdrVA uint64) (uintptr, bool) {
 		atSecure, 0,
 		atRandom, uint64(random),
 		atExecfn, uint64(argStart),
+		atSysinfoEhdr, vdsoVA,
 		atNull, 0,
 	}
 	words := 1 + argc + 1 + envc + 1 + len(auxv)

@@ -32,10 +32,16 @@ func (l *Spinlock) Lock(core int) {
 	l.owner.Store(int32(core))
 }
 
+// spin waits for l in WFE rather than in a tight load loop: Unlock sends
+// an event (SEV), and each core's event stream (timer.InitCPU) bounds the
+// wait besides. Under QEMU's TCG, WFE yields the vCPU's host thread,
+// which matters when there are more vCPUs than host cores: a tight loop
+// would take host time from the very core holding the lock.
 func (l *Spinlock) spin(core int) {
 	start := ReadCNTVCT()
 	for {
 		for l.v.Load() != 0 {
+			WFE()
 			if StuckTicks != 0 && ReadCNTVCT()-start > StuckTicks && Stuck != nil {
 				Stuck(l, core)
 			}
@@ -51,6 +57,7 @@ func (l *Spinlock) spin(core int) {
 func (l *Spinlock) Unlock() {
 	l.owner.Store(-1)
 	l.v.Store(0)
+	SEV() // wake the waiters' WFE (after a DSB: the store comes first)
 }
 
 // Held reports whether some core holds l.

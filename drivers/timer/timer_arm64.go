@@ -13,6 +13,12 @@ const (
 	// D13.8.22 CNTKCTL_EL1): the Go runtime reads them in its delay loop.
 	cntkctlEL0VCTEN = 1 << 1
 	cntkctlEL0PCTEN = 1 << 0
+	// The event stream (EVNTEN, with EVNTI selecting the counter bit
+	// whose transitions generate events) wakes WFE regularly, so a lock
+	// waiter in WFE never sleeps past a lost event: bit 10 of a 62.5 MHz
+	// counter changes every ~16 µs.
+	cntkctlEVNTEN = 1 << 2
+	cntkctlEVNTI  = 10 << 4
 )
 
 var freq uint64
@@ -23,7 +29,7 @@ func Init() { freq = cpu.ReadCNTFRQ() }
 // InitCPU opens the counter to EL0 and masks the timer on the calling
 // core: CNTKCTL_EL1 and CNTV_CTL_EL0 are per core.
 func InitCPU() {
-	cpu.WriteCNTKCTL(cntkctlEL0VCTEN | cntkctlEL0PCTEN)
+	cpu.WriteCNTKCTL(cntkctlEL0VCTEN | cntkctlEL0PCTEN | cntkctlEVNTEN | cntkctlEVNTI)
 	cpu.WriteCNTVCTL(ctlIMask)
 }
 
