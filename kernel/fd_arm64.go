@@ -25,6 +25,7 @@ const (
 	kindSocket
 	kindTmpFile
 	kindTmpDir
+	kindTimerfd
 )
 
 type file struct {
@@ -43,6 +44,7 @@ type file struct {
 	pipe int32 // kindPipeRead/Write: index into pipes
 	sock int32 // kindSocket: index into sockets
 	tmp  int32 // kindTmpFile/Dir: index into tmpNodes
+	tfd  int32 // kindTimerfd: index into timerFDs (and sched.Alarms)
 }
 
 var fds [maxFDs]file
@@ -83,6 +85,8 @@ func closeFD(fd int) {
 	case kindTmpFile, kindTmpDir:
 		tmpNodes[f.tmp].opens--
 		tmpRelease(f.tmp)
+	case kindTimerfd:
+		timerfdRef(f.tfd, -1)
 	}
 	epollForget(fd)
 	*f = file{}
@@ -176,5 +180,7 @@ func dupRef(fl *file) {
 		sockets[fl.sock].refs++
 	case kindTmpFile, kindTmpDir:
 		tmpNodes[fl.tmp].opens++
+	case kindTimerfd:
+		timerfdRef(fl.tfd, +1)
 	}
 }

@@ -8,10 +8,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// epoll and eventfd, enough for the Go runtime's netpoller: an eventfd to
-// break the wait, timeouts for timers, and readiness of pollable fds
-// (eventfds and the console). Regular files are not pollable: EPERM, as on
-// Linux, which makes Go use blocking reads for them.
+// epoll, the Go runtime's netpoller: readiness of pollable fds (pipes,
+// sockets, eventfds, timerfds, the console), timeouts, and an eventfd
+// write to break the wait. Nothing polls: whatever changes an fd's
+// readiness (a syscall, the UART's receive interrupt, a timerfd's alarm
+// on a core's timer) calls epollNotify, which completes the waits that
+// now have events. Regular files are not pollable: EPERM, as on Linux,
+// which makes Go use blocking reads for them.
 
 const (
 	maxEpolls   = 8
@@ -56,7 +59,7 @@ func sysEpollCreate1(t *sched.Thread, f *sched.Frame) uint64 {
 
 func pollable(fl *file) bool {
 	switch fl.kind {
-	case kindEventfd, kindConsole, kindNull, kindPipeRead, kindPipeWrite, kindSocket:
+	case kindEventfd, kindConsole, kindNull, kindPipeRead, kindPipeWrite, kindSocket, kindTimerfd:
 		return true
 	}
 	return false
@@ -86,6 +89,10 @@ func readiness(fd int32) uint32 {
 		return sockReadiness(fl.sock)
 	case kindPipeWrite:
 		return pipes[fl.pipe].writeEvents()
+	case kindTimerfd:
+		if timerFDs[fl.tfd].count > 0 {
+			return unix.EPOLLIN
+		}
 	}
 	return 0
 }
@@ -197,6 +204,31 @@ func collect(ep *epollInst, buf uintptr, max int) (int, bool) {
 }
 
 func sysEpollPwait(t *sched.Thread, f *sched.Frame) uint64 {
+	timeout := int64(int32(f.X[3])) // milliseconds; negative: forever
+	if timeout > 0 {
+		timeout *= 1e6
+	}
+	return epollWait(t, f, timeout)
+}
+
+// sysEpollPwait2 is epoll_pwait with a timespec timeout (NULL: forever).
+func sysEpollPwait2(t *sched.Thread, f *sched.Frame) uint64 {
+	timeout := int64(-1)
+	if ts := uintptr(f.X[3]); ts != 0 {
+		ns, e := readTimespec(ts)
+		if e != 0 {
+			return errno(e)
+		}
+		timeout = ns
+	}
+	return epollWait(t, f, timeout)
+}
+
+// epollWait returns the ready events at once, or blocks the thread until
+// an fd becomes ready (epollNotify), the timeout in nanoseconds passes
+// (0: do not wait; negative: no timeout), or a signal interrupts it.
+// The sigmask argument (X4) is not supported; Go passes none.
+func epollWait(t *sched.Thread, f *sched.Frame, timeout int64) uint64 {
 	epf, ok := getFD(f.X[0])
 	if !ok {
 		return errno(unix.EBADF)
@@ -205,20 +237,24 @@ func sysEpollPwait(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EINVAL)
 	}
 	max := int64(f.X[2])
-	if max <= 0 || max > 1<<20 {
+	if max <= 0 || max > maxEpollEvents {
 		return errno(unix.EINVAL)
 	}
 	n, ok := collect(&epolls[epf.ep], uintptr(f.X[1]), int(max))
 	if !ok {
 		return errno(unix.EFAULT)
 	}
-	timeout := int64(int32(f.X[3]))
-	if n > 0 || timeout == 0 {
+	if n > 0 {
+		epollStats.ready++
 		return uint64(n)
+	}
+	if timeout == 0 {
+		epollStats.polls++
+		return 0
 	}
 	var deadline uint64
 	if timeout > 0 {
-		deadline = deadlineAfter(timeout * 1e6)
+		deadline = deadlineAfter(timeout)
 	}
 	sched.Block(t, sched.WaitEpoll, deadline, 0)
 	t.WaitAddr = uintptr(epf.ep)
@@ -227,8 +263,22 @@ func sysEpollPwait(t *sched.Thread, f *sched.Frame) uint64 {
 	return 0
 }
 
-// epollNotify completes epoll waits that now have events.
-func epollNotify() {
+// maxEpollEvents is Linux's EP_MAX_EVENTS (INT_MAX / sizeof(struct
+// epoll_event)), the largest maxevents it accepts.
+const maxEpollEvents = 0x7FFFFFFF / 12
+
+// epollStats says how epoll waits ended, for the stats switch: events
+// ready at once, non-blocking polls with none, and blocked waits woken by
+// events, by the runtime's eventfd break (netpollBreak), by their
+// timeout (sched.Timeouts) or by a signal (sigInterrupted).
+var epollStats struct {
+	ready, polls, woken, breaks uint64
+}
+
+// epollNotify completes epoll waits that now have events, and returns how
+// many it woke.
+func epollNotify() int {
+	woke := 0
 	for i := range sched.Active() {
 		w := &sched.Threads[i]
 		if w.State != sched.Blocked || w.Wait != sched.WaitEpoll {
@@ -239,68 +289,11 @@ func epollNotify() {
 			sched.Wake(w, errno(unix.EFAULT))
 		} else if n > 0 {
 			sched.Wake(w, uint64(n))
+			woke++
 		}
 	}
-}
-
-func sysEventfd2(t *sched.Thread, f *sched.Frame) uint64 {
-	flags := f.X[1]
-	if flags&^uint64(unix.EFD_CLOEXEC|unix.EFD_NONBLOCK|unix.EFD_SEMAPHORE) != 0 {
-		return errno(unix.EINVAL)
-	}
-	fd, fl := allocFD(0)
-	if fl == nil {
-		return errno(unix.EMFILE)
-	}
-	fl.kind = kindEventfd
-	fl.count = uint64(uint32(f.X[0]))
-	fl.flags = unix.O_RDWR | uint32(flags&unix.EFD_NONBLOCK)
-	fl.cloexec = flags&unix.EFD_CLOEXEC != 0
-	fl.semaphore = flags&unix.EFD_SEMAPHORE != 0
-	return uint64(fd)
-}
-
-func eventfdRead(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
-	if n < 8 {
-		return errno(unix.EINVAL)
-	}
-	if fl.count == 0 {
-		if fl.flags&unix.O_NONBLOCK != 0 {
-			return errno(unix.EAGAIN)
-		}
-		// Blocking eventfd reads are not needed by Go; refuse clearly.
-		return errno(unix.EAGAIN)
-	}
-	v := fl.count
-	if fl.semaphore {
-		v = 1
-	}
-	if !writeU64(buf, v) {
-		return errno(unix.EFAULT)
-	}
-	fl.count -= v
-	fl.gen++
-	return 8
-}
-
-func eventfdWrite(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
-	if n < 8 {
-		return errno(unix.EINVAL)
-	}
-	v, ok := readU64(buf)
-	if !ok {
-		return errno(unix.EFAULT)
-	}
-	if v == ^uint64(0) {
-		return errno(unix.EINVAL)
-	}
-	if fl.count+v < fl.count || fl.count+v == ^uint64(0) {
-		return errno(unix.EAGAIN)
-	}
-	fl.count += v
-	fl.gen++
-	epollNotify()
-	return 8
+	epollStats.woken += uint64(woke)
+	return woke
 }
 
 // fileGen is the readiness generation EPOLLET compares against.
@@ -310,6 +303,8 @@ func fileGen(fl *file) uint32 {
 		return pipes[fl.pipe].gen
 	case kindSocket:
 		return sockGen(fl.sock)
+	case kindTimerfd:
+		return timerFDs[fl.tfd].gen
 	}
 	return fl.gen
 }

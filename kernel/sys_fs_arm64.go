@@ -260,6 +260,8 @@ func readInto(t *sched.Thread, fl *file, buf uintptr, n uint64, off int64) uint6
 		return errno(unix.EISDIR)
 	case kindEventfd:
 		return eventfdRead(t, fl, buf, n)
+	case kindTimerfd:
+		return timerfdRead(t, fl, buf, n)
 	case kindPipeRead:
 		if off >= 0 {
 			return errno(unix.ESPIPE)
@@ -337,6 +339,8 @@ func writeFrom(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
 		return tmpWriteAt(fl, buf, n, -1)
 	case kindFile, kindDir, kindPipeRead, kindTmpDir:
 		return errno(unix.EBADF)
+	case kindTimerfd:
+		return errno(unix.EINVAL)
 	}
 	return errno(unix.EINVAL)
 }

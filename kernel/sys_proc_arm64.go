@@ -48,7 +48,15 @@ func appExit(status int) {
 func printStats() {
 	puts("gometal: stats:")
 	putCounter("syscalls", syscallCount)
-	putCounter("uart-irqs", uartIRQs)
+	puts("\n")
+	// How epoll waits ended: events at once, empty polls, woken by events
+	// (of which by an eventfd write: the runtime's netpollBreak), timeouts.
+	puts("gometal: stats: epoll:")
+	putCounter("ready", epollStats.ready)
+	putCounter("polls", epollStats.polls)
+	putCounter("woken", epollStats.woken)
+	putCounter("breaks", epollStats.breaks)
+	putCounter("timeouts", sched.Timeouts[sched.WaitEpoll])
 	puts("\n")
 	// Signals: handler frames built per signal number, the SGIs sent so
 	// that another core delivers one (for SIGURG, that is the runtime's
@@ -75,8 +83,9 @@ func printStats() {
 		puts("gometal: stats: core ")
 		putDec(int64(i))
 		puts(":")
-		putCounter("ticks", s.Ticks)
+		putCounter("timer-irqs", s.Ticks)
 		putCounter("sgi-in", s.SGIsIn)
+		putCounter("uart-irqs", s.UARTIRQs)
 		putCounter("sgi-out", s.SGIsOut)
 		putCounter("switches", s.Switches)
 		putCounter("steals", s.Steals)

@@ -124,21 +124,19 @@ func handleIRQs(c *sched.CPU) {
 		switch {
 		case id == timerIRQ:
 			c.Stats.Ticks++
-			timer.Stop() // re-armed by ArmTimer on the way out
-			now := timer.Now()
+			sched.StopTimer(c) // re-armed by ArmTimer on the way out
+			now := c.Heartbeat
 			sched.ExpireTimers(now)
 			watchdog(c, now)
 		case id == gic.SGIWake:
 			c.Stats.SGIsIn++
 		case id == uartIRQ && uartIRQ != 0:
-			uartIRQs++
+			c.Stats.UARTIRQs++
 			consoleRx()
 		}
 		gic.EOI(iar)
 	}
 }
-
-var uartIRQs uint64
 
 // idleIRQ is sched's hook for a core that woke from WFI.
 func idleIRQ(c *sched.CPU) { handleIRQs(c) }

@@ -61,12 +61,15 @@ type CPU struct {
 	SliceEnd uint64
 
 	Stats CPUStats
+
+	armed uint64 // deadline the timer is programmed for (0: stopped)
 }
 
 // CPUStats are per-core counters printed with gometal.stats=1.
 type CPUStats struct {
 	Ticks      uint64 // timer interrupts
 	SGIsIn     uint64 // wake-up SGIs received
+	UARTIRQs   uint64 // console receive interrupts
 	SGIsOut    uint64 // wake-up SGIs sent to other cores
 	Switches   uint64 // threads picked to run after a block, slice end or idle
 	Steals     uint64 // threads taken from another core's queue

@@ -30,20 +30,27 @@ func Current(c *CPU) *Thread {
 	return &Threads[c.Current]
 }
 
-// ExpireTimers wakes every blocked thread whose deadline has passed.
+// ExpireTimers wakes every blocked thread whose deadline has passed and
+// fires the alarms that are due.
 func ExpireTimers(now uint64) {
 	for i := range Active() {
 		t := &Threads[i]
 		if t.State == Blocked && t.Deadline != 0 && t.Deadline <= now {
+			Timeouts[t.Wait]++
 			Wake(t, t.TimeoutResult)
 		}
 	}
+	expireAlarms(now)
 }
 
+// Timeouts counts the waits that ended by their deadline, per kind.
+var Timeouts [waitKinds]uint64
+
 // NextDeadline returns the earliest deadline of the threads blocked on c
-// (a deadline belongs to the core the thread blocked on), or 0 for none.
+// (a deadline belongs to the core the thread blocked on) and of c's
+// alarms, or 0 for none.
 func NextDeadline(c *CPU) uint64 {
-	var d uint64
+	d := nextAlarm(c.ID)
 	for i := range Active() {
 		t := &Threads[i]
 		if t.State == Blocked && t.Deadline != 0 && int(t.CPU) == c.ID && (d == 0 || t.Deadline < d) {
@@ -59,7 +66,9 @@ func NextDeadline(c *CPU) uint64 {
 // idles here until something is. The caller holds KernelLock.
 func Schedule(c *CPU, f *Frame) {
 	cur := Current(c)
-	now := timer.Now()
+	// The counter as read at kernel entry (or after WFI): a read is not
+	// free under QEMU's TCG, and microseconds do not matter here.
+	now := c.Heartbeat
 	if cur != nil {
 		switch cur.State {
 		case Running:
@@ -93,7 +102,7 @@ func Schedule(c *CPU, f *Frame) {
 			t.State = Running
 			t.CPU = int32(c.ID)
 			c.Current = i
-			c.SliceEnd = timer.Now() + timer.NanosToTicks(SliceNanos)
+			c.SliceEnd = c.Heartbeat + timer.NanosToTicks(SliceNanos)
 			c.Stats.Switches++
 			*f = t.Ctx
 			return
@@ -108,9 +117,9 @@ func Schedule(c *CPU, f *Frame) {
 // by the time WFI executes if not before, so no wake-up is lost.
 func idle(c *CPU) {
 	if d := NextDeadline(c); d != 0 {
-		timer.SetDeadline(d)
+		setTimer(c, d)
 	} else {
-		timer.Stop()
+		StopTimer(c)
 	}
 	c.Idle = true
 	c.Stats.Idles++
@@ -126,7 +135,7 @@ func idle(c *CPU) {
 // deadline owned by c, or the end of the running thread's slice (renewed
 // if it ran out with nobody waiting), whichever comes first.
 func ArmTimer(c *CPU) {
-	now := timer.Now()
+	now := c.Heartbeat
 	if c.SliceEnd <= now {
 		c.SliceEnd = now + timer.NanosToTicks(SliceNanos)
 	}
@@ -134,5 +143,27 @@ func ArmTimer(c *CPU) {
 	if d == 0 || c.SliceEnd < d {
 		d = c.SliceEnd
 	}
+	setTimer(c, d)
+}
+
+// setTimer programs c's timer for d unless it already is. Most kernel
+// entries leave the deadline as it was, and writing the timer registers
+// is not free: under QEMU's TCG each write takes QEMU's global lock and
+// reschedules a host timer, which every vCPU contends for.
+func setTimer(c *CPU, d uint64) {
+	if c.armed == d {
+		return
+	}
 	timer.SetDeadline(d)
+	c.armed = d
+}
+
+// StopTimer masks c's timer interrupt (the tick handler does this; the
+// way out of the kernel re-arms it).
+func StopTimer(c *CPU) {
+	if c.armed == 0 {
+		return
+	}
+	timer.Stop()
+	c.armed = 0
 }

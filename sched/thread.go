@@ -29,6 +29,9 @@ const (
 	WaitSignal
 	WaitPipeRead
 	WaitPipeWrite
+	WaitEventfd // read of an empty eventfd, or a write that would overflow it
+	WaitTimerfd // read of a timerfd that has not expired
+	waitKinds
 )
 
 // Thread is one schedulable thread of the app: its user context and the

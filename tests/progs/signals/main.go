@@ -31,25 +31,26 @@ import (
 	"os/signal"
 	"runtime"
 	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
 
+	"gometal/tests/progs/internal/guest"
+
 	"golang.org/x/sys/unix"
 )
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: signals spin1|latency N|gc|notify|mask|wait|eintr|slice|sigint|hang")
+		guest.Fail("usage: signals spin1|latency N|gc|notify|mask|wait|eintr|slice|sigint|hang")
 	}
 	switch os.Args[1] {
 	case "spin1":
 		fmt.Printf("sleep 10ms with a spinner holding the only P took %v\n", spinSleep())
 	case "latency":
-		latency(argInt(2, 50))
+		latency(guest.Arg(2, 50))
 	case "gc":
 		gcWithSpinners()
 	case "notify":
@@ -70,32 +71,16 @@ func main() {
 		case s := <-c:
 			fmt.Println("got", s)
 		case <-time.After(30 * time.Second):
-			fail("no SIGINT in 30 s")
+			guest.Fail("no SIGINT in 30 s")
 		}
 	case "hang":
 		fmt.Println("waiting for Ctrl-C")
 		time.Sleep(time.Minute)
-		fail("still running after a minute")
+		guest.Fail("still running after a minute")
 	default:
-		fail("unknown mode " + os.Args[1])
+		guest.Fail("unknown mode " + os.Args[1])
 	}
 	fmt.Println("PASS")
-}
-
-func argInt(i, def int) int {
-	if len(os.Args) <= i {
-		return def
-	}
-	n, err := strconv.Atoi(os.Args[i])
-	if err != nil {
-		fail(err.Error())
-	}
-	return n
-}
-
-func fail(msg string) {
-	fmt.Println("FAIL:", msg)
-	os.Exit(1)
 }
 
 // stop ends the spinners; reading it is an intrinsic, not a call, so a
@@ -127,7 +112,7 @@ func spinSleep() time.Duration {
 	stop.Store(1)
 	<-done
 	if n == 0 {
-		fail("the spinner never ran")
+		guest.Fail("the spinner never ran")
 	}
 	return took
 }
@@ -209,7 +194,7 @@ wait:
 		}
 	}
 	if got != want {
-		fail(fmt.Sprintf("%s: %d signals arrived, want %d", what, got, want))
+		guest.Fail(fmt.Sprintf("%s: %d signals arrived, want %d", what, got, want))
 	}
 	fmt.Printf("%s: %d arrived\n", what, got)
 }
@@ -218,17 +203,17 @@ func notify() {
 	c := make(chan os.Signal, 10)
 	signal.Notify(c, syscall.SIGUSR1)
 	if err := syscall.Kill(os.Getpid(), syscall.SIGUSR1); err != nil {
-		fail("kill: " + err.Error())
+		guest.Fail("kill: " + err.Error())
 	}
 	expectSignals(c, 1, 500*time.Millisecond, "kill(getpid, SIGUSR1)")
 
 	release := make(chan bool)
 	tid, res := onThread(func(int) string { <-release; return "" })
 	if tid == unix.Gettid() {
-		fail("locked thread has the caller's tid")
+		guest.Fail("locked thread has the caller's tid")
 	}
 	if err := unix.Tgkill(os.Getpid(), tid, unix.SIGUSR1); err != nil {
-		fail("tgkill: " + err.Error())
+		guest.Fail("tgkill: " + err.Error())
 	}
 	expectSignals(c, 1, 500*time.Millisecond, "tgkill(other thread, SIGUSR1)")
 	close(release)
@@ -236,16 +221,16 @@ func notify() {
 
 	// Sending to nobody fails like Linux.
 	if err := unix.Tgkill(os.Getpid(), 999999, unix.SIGUSR1); err != unix.ESRCH {
-		fail(fmt.Sprintf("tgkill to no thread: %v, want ESRCH", err))
+		guest.Fail(fmt.Sprintf("tgkill to no thread: %v, want ESRCH", err))
 	}
 	if err := unix.Kill(os.Getpid(), syscall.Signal(99)); err != unix.EINVAL {
-		fail(fmt.Sprintf("kill with signal 99: %v, want EINVAL", err))
+		guest.Fail(fmt.Sprintf("kill with signal 99: %v, want EINVAL", err))
 	}
 	if err := unix.Kill(12345, unix.SIGUSR1); err != unix.ESRCH {
-		fail(fmt.Sprintf("kill to another pid: %v, want ESRCH", err))
+		guest.Fail(fmt.Sprintf("kill to another pid: %v, want ESRCH", err))
 	}
 	if err := unix.Kill(os.Getpid(), 0); err != nil {
-		fail("kill(getpid, 0): " + err.Error())
+		guest.Fail("kill(getpid, 0): " + err.Error())
 	}
 }
 
@@ -260,7 +245,7 @@ func sigset(sigs ...unix.Signal) *unix.Sigset_t {
 func sigpending() uint64 {
 	var s unix.Sigset_t
 	if _, _, e := unix.RawSyscall(unix.SYS_RT_SIGPENDING, uintptr(unsafe.Pointer(&s)), 8, 0); e != 0 {
-		fail("rt_sigpending: " + e.Error())
+		guest.Fail("rt_sigpending: " + e.Error())
 	}
 	return s.Val[0]
 }
@@ -291,16 +276,16 @@ func mask() {
 	expectSignals(c, 0, 200*time.Millisecond, "SIGUSR2 while blocked")
 	close(unblock)
 	if msg := <-res; msg != "" {
-		fail(msg)
+		guest.Fail(msg)
 	}
 	expectSignals(c, 1, 500*time.Millisecond, "SIGUSR2 after unblocking")
 
 	// A bad how and a bad address are refused, and change nothing.
 	if _, _, e := unix.RawSyscall6(unix.SYS_RT_SIGPROCMASK, 7, uintptr(unsafe.Pointer(sigset(unix.SIGUSR2))), 0, 8, 0, 0); e != unix.EINVAL {
-		fail(fmt.Sprintf("rt_sigprocmask how=7: %v, want EINVAL", e))
+		guest.Fail(fmt.Sprintf("rt_sigprocmask how=7: %v, want EINVAL", e))
 	}
 	if _, _, e := unix.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_BLOCK, 8, 0, 8, 0, 0); e != unix.EFAULT {
-		fail(fmt.Sprintf("rt_sigprocmask set=8: %v, want EFAULT", e))
+		guest.Fail(fmt.Sprintf("rt_sigprocmask set=8: %v, want EFAULT", e))
 	}
 }
 
@@ -380,13 +365,13 @@ func wait() {
 	time.Sleep(50 * time.Millisecond)
 	q := siginfo{Signo: int32(unix.SIGUSR2), Code: siQueue, Pid: int32(os.Getpid()), Value: 0x5678}
 	if _, _, e := unix.RawSyscall(unix.SYS_RT_SIGQUEUEINFO, uintptr(os.Getpid()), uintptr(unix.SIGUSR2), uintptr(unsafe.Pointer(&q))); e != 0 {
-		fail("rt_sigqueueinfo: " + e.Error())
+		guest.Fail("rt_sigqueueinfo: " + e.Error())
 	}
 	if msg := <-res; msg != "" {
-		fail(msg)
+		guest.Fail(msg)
 	}
 	if _, _, e := unix.RawSyscall(unix.SYS_RT_SIGQUEUEINFO, uintptr(os.Getpid()), uintptr(unix.SIGUSR2), 16); e != unix.EFAULT {
-		fail(fmt.Sprintf("rt_sigqueueinfo with a bad siginfo: %v, want EFAULT", e))
+		guest.Fail(fmt.Sprintf("rt_sigqueueinfo with a bad siginfo: %v, want EFAULT", e))
 	}
 }
 
@@ -398,7 +383,7 @@ func eintr() {
 	// with SA_RESTART: the read restarts and gets the byte written later.
 	var p [2]int
 	if err := unix.Pipe2(p[:], 0); err != nil {
-		fail("pipe2: " + err.Error())
+		guest.Fail("pipe2: " + err.Error())
 	}
 	tid, res := onThread(func(int) string {
 		var b [4]byte
@@ -413,7 +398,7 @@ func eintr() {
 	expectSignals(c, 1, 300*time.Millisecond, "SIGUSR1 to a thread in read(pipe)")
 	unix.Write(p[1], []byte("x"))
 	if got := <-res; got != "x" {
-		fail(fmt.Sprintf("restarted read returned %q, want \"x\"", got))
+		guest.Fail(fmt.Sprintf("restarted read returned %q, want \"x\"", got))
 	}
 	fmt.Println("read(pipe) restarted after the handler (SA_RESTART)")
 
@@ -473,20 +458,20 @@ func eintr() {
 		return ""
 	})
 	if msg := <-res; msg != "" {
-		fail(msg)
+		guest.Fail(msg)
 	}
 	expectSignals(c, 1, 300*time.Millisecond, "SIGUSR1 through rt_sigsuspend")
 	fmt.Println("rt_sigsuspend: handler ran, EINTR, old mask back")
 
 	// Bad arguments.
 	if _, _, e := unix.RawSyscall(unix.SYS_RT_SIGSUSPEND, 8, 8, 0); e != unix.EFAULT {
-		fail(fmt.Sprintf("rt_sigsuspend with a bad mask: %v, want EFAULT", e))
+		guest.Fail(fmt.Sprintf("rt_sigsuspend with a bad mask: %v, want EFAULT", e))
 	}
 	if _, _, e := unix.RawSyscall(unix.SYS_RT_SIGPENDING, 8, 8, 0); e != unix.EFAULT {
-		fail(fmt.Sprintf("rt_sigpending to a bad address: %v, want EFAULT", e))
+		guest.Fail(fmt.Sprintf("rt_sigpending to a bad address: %v, want EFAULT", e))
 	}
 	if _, _, e := unix.RawSyscall6(unix.SYS_RT_SIGTIMEDWAIT, uintptr(unsafe.Pointer(sigset(unix.SIGUSR2))), 0, 0, 4, 0, 0); e != unix.EINVAL {
-		fail(fmt.Sprintf("rt_sigtimedwait with sigsetsize 4: %v, want EINVAL", e))
+		guest.Fail(fmt.Sprintf("rt_sigtimedwait with sigsetsize 4: %v, want EINVAL", e))
 	}
 }
 
@@ -498,7 +483,7 @@ func interruptWith(c <-chan os.Signal, what string, call func() string) {
 	time.Sleep(100 * time.Millisecond)
 	unix.Tgkill(os.Getpid(), tid, unix.SIGUSR1)
 	if msg := <-res; msg != "" {
-		fail(msg)
+		guest.Fail(msg)
 	}
 	expectSignals(c, 1, 300*time.Millisecond, "SIGUSR1 to a thread in "+what)
 }
@@ -528,6 +513,6 @@ func slice() {
 	}
 	fmt.Printf("3 spinning threads on %d cores for 1s: %v (min/max %.2f)\n", runtime.NumCPU(), counts, float64(lo)/float64(hi))
 	if lo == 0 || float64(lo)/float64(hi) < 0.2 {
-		fail("a spinning thread was starved")
+		guest.Fail("a spinning thread was starved")
 	}
 }

@@ -17,18 +17,19 @@ import (
 	"os"
 	"runtime"
 	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"gometal/tests/progs/internal/guest"
 
 	"golang.org/x/sys/unix"
 )
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: smp info|spread|mutex N|affinity|stress SECONDS")
+		guest.Fail("usage: smp info|spread|mutex N|affinity|stress SECONDS")
 	}
 	switch os.Args[1] {
 	case "info":
@@ -36,32 +37,16 @@ func main() {
 	case "spread":
 		spread()
 	case "mutex":
-		mutex(argInt(2, 100000))
+		mutex(guest.Arg(2, 100000))
 	case "affinity":
 		affinity()
 	case "stress":
-		stress(time.Duration(argInt(2, 30)) * time.Second)
+		stress(time.Duration(guest.Arg(2, 30)) * time.Second)
 	case "work":
-		work(argInt(2, 400))
+		work(guest.Arg(2, 400))
 	default:
-		fail("unknown mode " + os.Args[1])
+		guest.Fail("unknown mode " + os.Args[1])
 	}
-}
-
-func argInt(i, def int) int {
-	if len(os.Args) <= i {
-		return def
-	}
-	n, err := strconv.Atoi(os.Args[i])
-	if err != nil {
-		fail(err.Error())
-	}
-	return n
-}
-
-func fail(msg string) {
-	fmt.Println("FAIL:", msg)
-	os.Exit(1)
 }
 
 // getcpu is the core the calling thread runs on.
@@ -69,7 +54,7 @@ func getcpu() int {
 	var c, node uint32
 	_, _, e := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&c)), uintptr(unsafe.Pointer(&node)), 0)
 	if e != 0 {
-		fail("getcpu: " + e.Error())
+		guest.Fail("getcpu: " + e.Error())
 	}
 	return int(c)
 }
@@ -77,7 +62,7 @@ func getcpu() int {
 func info() {
 	var set unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		fail("sched_getaffinity: " + err.Error())
+		guest.Fail("sched_getaffinity: " + err.Error())
 	}
 	fmt.Printf("NumCPU=%d GOMAXPROCS=%d affinity=%d\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), set.Count())
 }
@@ -150,7 +135,7 @@ func mutex(n int) {
 	wg.Wait()
 	fmt.Printf("mutex counter=%d want=%d (%v)\n", counter, workers*n, time.Since(start).Round(time.Millisecond))
 	if counter != workers*n {
-		fail("lost increments")
+		guest.Fail("lost increments")
 	}
 }
 
@@ -161,11 +146,11 @@ func affinity() {
 		var set unix.CPUSet
 		set.Set(core)
 		if err := unix.SchedSetaffinity(0, &set); err != nil {
-			fail(fmt.Sprintf("sched_setaffinity(core %d): %v", core, err))
+			guest.Fail(fmt.Sprintf("sched_setaffinity(core %d): %v", core, err))
 		}
 		var got unix.CPUSet
 		if err := unix.SchedGetaffinity(0, &got); err != nil || got.Count() != 1 || !got.IsSet(core) {
-			fail(fmt.Sprintf("sched_getaffinity after pinning to %d: %v count=%d", core, err, got.Count()))
+			guest.Fail(fmt.Sprintf("sched_getaffinity after pinning to %d: %v count=%d", core, err, got.Count()))
 		}
 		// Spin a little: a migration happens at the next kernel entry.
 		for k := 0; k < 100; k++ {
@@ -175,29 +160,29 @@ func affinity() {
 			time.Sleep(time.Millisecond)
 		}
 		if c := getcpu(); c != core {
-			fail(fmt.Sprintf("pinned to core %d, running on %d", core, c))
+			guest.Fail(fmt.Sprintf("pinned to core %d, running on %d", core, c))
 		}
 		fmt.Printf("pinned to core %d: ok\n", core)
 	}
 	var none unix.CPUSet
 	none.Set(63) // no such core
 	if err := unix.SchedSetaffinity(0, &none); err != unix.EINVAL {
-		fail(fmt.Sprintf("mask of no online core: %v, want EINVAL", err))
+		guest.Fail(fmt.Sprintf("mask of no online core: %v, want EINVAL", err))
 	}
 	_, _, e := unix.RawSyscall(unix.SYS_SCHED_SETAFFINITY, 0, 128, 0x10)
 	if e != unix.EFAULT {
-		fail(fmt.Sprintf("mask at a bad address: %v, want EFAULT", e))
+		guest.Fail(fmt.Sprintf("mask at a bad address: %v, want EFAULT", e))
 	}
 	_, _, e = unix.RawSyscall(unix.SYS_SCHED_SETAFFINITY, 99999, 128, uintptr(unsafe.Pointer(&none)))
 	if e != unix.ESRCH {
-		fail(fmt.Sprintf("unknown tid: %v, want ESRCH", e))
+		guest.Fail(fmt.Sprintf("unknown tid: %v, want ESRCH", e))
 	}
 	var all unix.CPUSet
 	for i := 0; i < n; i++ {
 		all.Set(i)
 	}
 	if err := unix.SchedSetaffinity(0, &all); err != nil {
-		fail("unpin: " + err.Error())
+		guest.Fail("unpin: " + err.Error())
 	}
 	fmt.Println("affinity ok")
 }
@@ -327,11 +312,11 @@ func stress(d time.Duration) {
 		timersFired.Load(), spawned.Load(), gcs.Load())
 	switch {
 	case pipeSum.Load() != pipeWant.Load():
-		fail("pipeline sum differs")
+		guest.Fail("pipeline sum differs")
 	case locked != lockedWant.Load() || atomicCount.Load() != lockedWant.Load():
-		fail("counter lost updates")
+		guest.Fail("counter lost updates")
 	case timersFired.Load() < 100 || spawned.Load() < 1000 || gcs.Load() < 5 || pipeWant.Load() == 0:
-		fail("some part of the load made no progress")
+		guest.Fail("some part of the load made no progress")
 	}
 	fmt.Println("stress ok")
 }

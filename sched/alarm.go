@@ -1,0 +1,50 @@
+package sched
+
+// Alarms are kernel timers that belong to no thread, such as a timerfd's
+// next expiration. Like a thread's deadline, an alarm belongs to the core
+// that set it: that core's timer is programmed for it (NextDeadline), so
+// a core sleeping in WFI wakes for it and no core polls.
+
+// MaxAlarms bounds the alarms (one per timerfd).
+const MaxAlarms = 64
+
+// Alarm is one kernel timer: When is a counter value (0: not armed).
+type Alarm struct {
+	When uint64
+	Core int32
+}
+
+// Alarms is the alarm table; the kernel owns the meaning of each slot.
+var Alarms [MaxAlarms]Alarm
+
+// AlarmFired is the kernel's hook for an alarm that was due at due and
+// is noticed at now; it runs under KernelLock with the alarm already
+// disarmed, and may re-arm it.
+var AlarmFired func(i int, due, now uint64)
+
+// SetAlarm arms alarm i for when (0 disarms it), owned by core.
+func SetAlarm(i int, when uint64, core int) {
+	Alarms[i] = Alarm{When: when, Core: int32(core)}
+}
+
+// expireAlarms runs the hook for every alarm due at now.
+func expireAlarms(now uint64) {
+	for i := range Alarms {
+		if a := &Alarms[i]; a.When != 0 && a.When <= now {
+			due := a.When
+			a.When = 0
+			AlarmFired(i, due, now)
+		}
+	}
+}
+
+// nextAlarm returns the earliest alarm owned by core, or 0.
+func nextAlarm(core int) uint64 {
+	var d uint64
+	for i := range Alarms {
+		if a := &Alarms[i]; a.When != 0 && int(a.Core) == core && (d == 0 || a.When < d) {
+			d = a.When
+		}
+	}
+	return d
+}

@@ -1,0 +1,27 @@
+// Package guest holds what the test programs in tests/progs share: their
+// command-line arguments and the FAIL line the system tests look for.
+package guest
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+)
+
+// Fail prints "FAIL: msg" and exits with status 1.
+func Fail(msg string) {
+	fmt.Println("FAIL:", msg)
+	os.Exit(1)
+}
+
+// Arg returns os.Args[i] as an int, or def if there is no such argument.
+func Arg(i, def int) int {
+	if len(os.Args) <= i {
+		return def
+	}
+	n, err := strconv.Atoi(os.Args[i])
+	if err != nil {
+		Fail(err.Error())
+	}
+	return n
+}
