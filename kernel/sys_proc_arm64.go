@@ -333,3 +333,28 @@ func sysPrctl(t *sched.Thread, f *sched.Frame) uint64 {
 	// the option answers. ENOSYS would make Go retry on every mmap.
 	return errno(unix.EINVAL)
 }
+
+// reboot(2) magic numbers and the commands that end the machine.
+const (
+	rebootMagic1  = 0xfee1dead
+	rebootMagic2  = 672274793 // LINUX_REBOOT_MAGIC2; 2A-2C are accepted too
+	rebootMagic2A = 85072278
+	rebootMagic2B = 369367448
+	rebootMagic2C = 537993216
+)
+
+// sysReboot: a Go /init that powers the machine off when done (as it
+// must on Linux, where init may not exit) ends the run with status 0 on
+// gometal too. Restart is not offered: there is nothing to restart into.
+func sysReboot(t *sched.Thread, f *sched.Frame) uint64 {
+	m2 := uint32(f.X[1])
+	if uint32(f.X[0]) != rebootMagic1 || m2 != rebootMagic2 && m2 != rebootMagic2A && m2 != rebootMagic2B && m2 != rebootMagic2C {
+		return errno(unix.EINVAL)
+	}
+	switch uint32(f.X[2]) {
+	case unix.LINUX_REBOOT_CMD_POWER_OFF, unix.LINUX_REBOOT_CMD_HALT:
+		appExit(0)
+		return 0
+	}
+	return errno(unix.EINVAL)
+}

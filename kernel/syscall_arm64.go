@@ -106,6 +106,7 @@ var sysTable = [...]sysFn{
 	unix.SYS_MPROTECT:          sysMprotect,
 	unix.SYS_MADVISE:           sysMadvise,
 	unix.SYS_GETRANDOM:         sysGetrandom,
+	unix.SYS_REBOOT:            sysReboot,
 	unix.SYS_SPLICE:            sysNoZeroCopy,
 	unix.SYS_TEE:               sysNoZeroCopy,
 	unix.SYS_SENDFILE:          sysNoZeroCopy,
