@@ -29,8 +29,6 @@ import (
 	"math/rand"
 	"os"
 	"runtime"
-	"sort"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -88,29 +86,8 @@ func check(ok bool, format string, a ...any) {
 
 func sleepers() {
 	const n = 1000
-	const run = 2 * time.Second
-	counts := make([]int64, n)
-	var wg sync.WaitGroup
-	start := time.Now()
-	stop := start.Add(run)
-	for i := range counts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for time.Now().Before(stop) {
-				time.Sleep(time.Millisecond)
-				counts[i]++
-			}
-		}()
-	}
-	wg.Wait()
-	took := time.Since(start)
-	var total int64
-	for _, c := range counts {
-		total += c
-	}
-	sorted := append([]int64(nil), counts...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	sorted, took := guest.Sleepers(n, 2*time.Second)
+	total := guest.Sum(sorted)
 	fmt.Printf("%d sleepers over %v: %d wakeups, per goroutine min %d median %d max %d\n",
 		n, took.Round(time.Millisecond), total, sorted[0], sorted[n/2], sorted[n-1])
 	fmt.Printf("BENCH timer_wakeups_per_s %.0f /s\n", float64(total)/took.Seconds())
@@ -133,13 +110,7 @@ func ticker() {
 }
 
 func overshoot(n int) {
-	over := make([]time.Duration, n)
-	for i := range over {
-		start := time.Now()
-		time.Sleep(time.Millisecond)
-		over[i] = time.Since(start) - time.Millisecond
-	}
-	sort.Slice(over, func(i, j int) bool { return over[i] < over[j] })
+	over := guest.Overshoots(n, time.Millisecond, func() time.Duration { return guest.TimedSleep(time.Millisecond) })
 	fmt.Printf("time.Sleep(1ms) overshoot over %d: min %v median %v max %v\n", n, over[0], over[n/2], over[n-1])
 	fmt.Printf("BENCH sleep1ms_overshoot_us %d us\n", over[n/2].Microseconds())
 }

@@ -30,9 +30,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"sort"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -48,7 +46,7 @@ func main() {
 	}
 	switch os.Args[1] {
 	case "spin1":
-		fmt.Printf("sleep 10ms with a spinner holding the only P took %v\n", spinSleep())
+		fmt.Printf("sleep 10ms with a spinner holding the only P took %v\n", guest.SpinSleep())
 	case "latency":
 		latency(guest.Arg(2, 50))
 	case "gc":
@@ -83,60 +81,11 @@ func main() {
 	fmt.Println("PASS")
 }
 
-// stop ends the spinners; reading it is an intrinsic, not a call, so a
-// spinner has no cooperative preemption point.
-var stop atomic.Int32
-
-//go:noinline
-func spin(counter *uint64) {
-	for stop.Load() == 0 {
-		*counter++
-	}
-}
-
-// spinSleep is the example from the scheduler literature: with one P and
-// a goroutine spinning without calls, main's sleep ends only if the
-// runtime can preempt the spinner (sysmon → tgkill SIGURG → the kernel's
-// SGI or tick → a signal frame → asyncPreempt).
-func spinSleep() time.Duration {
-	prev := runtime.GOMAXPROCS(1)
-	defer runtime.GOMAXPROCS(prev)
-	stop.Store(0)
-	var n uint64
-	done := make(chan bool)
-	go func() { spin(&n); done <- true }()
-	runtime.Gosched() // let the spinner take the P
-	start := time.Now()
-	time.Sleep(10 * time.Millisecond)
-	took := time.Since(start)
-	stop.Store(1)
-	<-done
-	if n == 0 {
-		guest.Fail("the spinner never ran")
-	}
-	return took
-}
-
 func latency(rounds int) {
-	base := overshoots(rounds, func() time.Duration {
-		start := time.Now()
-		time.Sleep(10 * time.Millisecond)
-		return time.Since(start)
-	})
-	pre := overshoots(rounds, spinSleep)
+	base := guest.Overshoots(rounds, 10*time.Millisecond, func() time.Duration { return guest.TimedSleep(10 * time.Millisecond) })
+	pre := guest.Overshoots(rounds, 10*time.Millisecond, guest.SpinSleep)
 	report("no spinner", "sleep_overshoot_us", base)
 	report("a call-free spinner holding the only P", "preempt_latency_us", pre)
-}
-
-// overshoots runs a 10 ms sleep rounds times and returns how far past
-// 10 ms each ended, sorted.
-func overshoots(rounds int, sleep func() time.Duration) []time.Duration {
-	over := make([]time.Duration, rounds)
-	for i := range over {
-		over[i] = sleep() - 10*time.Millisecond
-	}
-	sort.Slice(over, func(i, j int) bool { return over[i] < over[j] })
-	return over
 }
 
 func report(what, name string, over []time.Duration) {
@@ -149,18 +98,18 @@ func report(what, name string, over []time.Duration) {
 // only by asynchronous preemption.
 func gcWithSpinners() {
 	runtime.GOMAXPROCS(4)
-	stop.Store(0)
+	guest.Stop.Store(0)
 	var wg sync.WaitGroup
 	counts := make([]uint64, 8)
 	for i := range counts {
 		wg.Add(1)
-		go func() { defer wg.Done(); spin(&counts[i]) }()
+		go func() { defer wg.Done(); guest.Spin(&counts[i]) }()
 	}
 	time.Sleep(20 * time.Millisecond)
 	start := time.Now()
 	runtime.GC()
 	took := time.Since(start)
-	stop.Store(1)
+	guest.Stop.Store(1)
 	wg.Wait()
 	fmt.Printf("GC with 8 spinners on GOMAXPROCS(4) took %v\n", took)
 }
@@ -493,7 +442,7 @@ func interruptWith(c <-chan os.Signal, what string, call func() string) {
 // them on its timer tick, or some never run.
 func slice() {
 	runtime.GOMAXPROCS(3)
-	stop.Store(0)
+	guest.Stop.Store(0)
 	counts := make([]uint64, 3)
 	var wg sync.WaitGroup
 	for i := range counts {
@@ -501,11 +450,11 @@ func slice() {
 		go func() {
 			defer wg.Done()
 			runtime.LockOSThread()
-			spin(&counts[i])
+			guest.Spin(&counts[i])
 		}()
 	}
 	time.Sleep(time.Second)
-	stop.Store(1)
+	guest.Stop.Store(1)
 	wg.Wait()
 	lo, hi := counts[0], counts[0]
 	for _, n := range counts {

@@ -1,0 +1,232 @@
+//go:build linux && arm64
+
+// Command bench is the benchmark program `gometal bench` boots, unchanged,
+// on gometal and on a Debian arm64 Linux kernel as /init. Each figure is
+// printed as "BENCH <name> <value> <unit>". As PID 1 it powers the
+// machine off at the end, which on Linux is the only way for init to end
+// the run (gometal takes it as exit status 0).
+//
+//	bench [-quick] [FIGURE...]   the named figures (default: all)
+//	bench idle SECONDS           prints "idle: sleeping", sleeps, "idle: awake"
+//
+// -quick runs every figure with tiny counts (the smoke test in make test).
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"syscall"
+	"time"
+
+	"gometal/tests/progs/internal/guest"
+
+	"golang.org/x/sys/unix"
+)
+
+// The first line, whose arrival the host times from QEMU's start.
+const startLine = "bench: start"
+
+// scale holds the iteration counts: full, or tiny with -quick.
+type scale struct {
+	spawns, pingpongs, getpids, sleeps, preempts, cpuWork int
+	gcMiB                                                 int
+	sleepersFor                                           time.Duration
+}
+
+var (
+	full  = scale{100_000, 50_000, 100_000, 200, 50, 2000, 200, 2 * time.Second}
+	quick = scale{1000, 1000, 1000, 10, 3, 50, 8, 200 * time.Millisecond}
+)
+
+type figure struct {
+	name string
+	run  func(s scale)
+}
+
+var figures = []figure{
+	{"spawn_join_ns", spawnJoin},
+	{"pingpong_p1_ns", func(s scale) { pingpong(s, 1) }},
+	{"pingpong_p4_ns", func(s scale) { pingpong(s, 4) }},
+	{"getpid_ns", getpid},
+	{"sleep1ms_overshoot_us", sleepOvershoot},
+	{"preempt_latency_us", preemptLatency},
+	{"cpu_speedup_x", cpuSpeedup},
+	{"gc_pause_us", gcPauses}, // prints gc_pause_p50_us and gc_pause_max_us
+	{"timer_wakeups_per_s", timerWakeups},
+}
+
+func main() {
+	fmt.Println(startLine)
+	args := os.Args[1:]
+	if len(args) > 0 && args[0] == "idle" {
+		fmt.Println("idle: sleeping")
+		time.Sleep(time.Duration(guest.Arg(2, 5)) * time.Second)
+		fmt.Println("idle: awake")
+		powerOff()
+		return
+	}
+	s := full
+	if len(args) > 0 && args[0] == "-quick" {
+		s, args = quick, args[1:]
+	}
+	for _, f := range figures {
+		if want(args, f.name) {
+			f.run(s)
+		}
+	}
+	fmt.Println("bench: done")
+	powerOff()
+}
+
+// want says whether figure name was asked for (all when none was named;
+// gc_pause_p50_us and gc_pause_max_us both name the GC figure).
+func want(args []string, name string) bool {
+	if len(args) == 0 {
+		return true
+	}
+	for _, a := range args {
+		if a == name || name == "gc_pause_us" && (a == "gc_pause_p50_us" || a == "gc_pause_max_us") {
+			return true
+		}
+	}
+	return false
+}
+
+// powerOff ends the run as PID 1 (on Linux, /init must not exit: the
+// kernel would panic).
+func powerOff() {
+	if os.Getpid() != 1 {
+		return
+	}
+	unix.Sync()
+	unix.Reboot(unix.LINUX_REBOOT_CMD_POWER_OFF)
+}
+
+func report(name string, value float64, unit string) {
+	fmt.Printf("BENCH %s %.3f %s\n", name, value, unit)
+}
+
+func perOp(d time.Duration, n int) float64 { return float64(d.Nanoseconds()) / float64(n) }
+
+// spawnJoin: start and join goroutines that do nothing.
+func spawnJoin(s scale) {
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := 0; i < s.spawns; i++ {
+		wg.Add(1)
+		go wg.Done()
+	}
+	wg.Wait()
+	report("spawn_join_ns", perOp(time.Since(start), s.spawns), "ns")
+}
+
+// pingpong: round trips over two unbuffered channels with procs Ps.
+func pingpong(s scale, procs int) {
+	prev := runtime.GOMAXPROCS(procs)
+	defer runtime.GOMAXPROCS(prev)
+	ping, pong := make(chan int), make(chan int)
+	go func() {
+		for v := range ping {
+			pong <- v
+		}
+	}()
+	start := time.Now()
+	for i := 0; i < s.pingpongs; i++ {
+		ping <- i
+		<-pong
+	}
+	d := time.Since(start)
+	close(ping)
+	report(fmt.Sprintf("pingpong_p%d_ns", procs), perOp(d, s.pingpongs), "ns")
+}
+
+func getpid(s scale) {
+	start := time.Now()
+	for i := 0; i < s.getpids; i++ {
+		syscall.Getpid()
+	}
+	report("getpid_ns", perOp(time.Since(start), s.getpids), "ns")
+}
+
+func sleepOvershoot(s scale) {
+	over := guest.Overshoots(s.sleeps, time.Millisecond, func() time.Duration { return guest.TimedSleep(time.Millisecond) })
+	report("sleep1ms_overshoot_us", float64(over[len(over)/2].Microseconds()), "us")
+}
+
+func preemptLatency(s scale) {
+	over := guest.Overshoots(s.preempts, 10*time.Millisecond, guest.SpinSleep)
+	report("preempt_latency_us", float64(over[len(over)/2].Microseconds()), "us")
+}
+
+// cpuSpeedup: the same CPU-bound work on one goroutine, then split over
+// NumCPU goroutines; the ratio of the times.
+func cpuSpeedup(s scale) {
+	timeIt := func(parts int) time.Duration {
+		var wg sync.WaitGroup
+		start := time.Now()
+		for p := 0; p < parts; p++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				burn(s.cpuWork / parts)
+			}()
+		}
+		wg.Wait()
+		return time.Since(start)
+	}
+	t1 := timeIt(1)
+	tn := timeIt(runtime.NumCPU())
+	report("cpu_speedup_x", float64(t1)/float64(tn), "x")
+}
+
+var sink uint64
+
+// burn does units of arithmetic that cannot be optimized away.
+func burn(units int) {
+	x := uint64(1)
+	for i := 0; i < units*10_000; i++ {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	sink += x
+}
+
+// gcPauses: a live heap of small objects (gcMiB MiB of 64-byte nodes),
+// then as much again allocated as garbage, and two forced collections;
+// the stop-the-world pause quantiles of all the cycles.
+func gcPauses(s scale) {
+	type node struct {
+		next *node
+		pad  [56]byte
+	}
+	n := s.gcMiB << 20 / 64
+	live := make([]*node, n)
+	for i := range live {
+		live[i] = &node{}
+		if i > 0 {
+			live[i].next = live[i-1]
+		}
+	}
+	var garbage *node
+	for i := 0; i < n; i++ {
+		garbage = &node{next: garbage}
+		if i%1024 == 0 {
+			garbage = nil
+		}
+	}
+	runtime.GC()
+	runtime.GC()
+	runtime.KeepAlive(live)
+	var st debug.GCStats
+	st.PauseQuantiles = make([]time.Duration, 5)
+	debug.ReadGCStats(&st)
+	report("gc_pause_p50_us", float64(st.PauseQuantiles[2].Microseconds()), "us")
+	report("gc_pause_max_us", float64(st.PauseQuantiles[4].Microseconds()), "us")
+}
+
+func timerWakeups(s scale) {
+	counts, took := guest.Sleepers(1000, s.sleepersFor)
+	report("timer_wakeups_per_s", float64(guest.Sum(counts))/took.Seconds(), "/s")
+}
