@@ -41,7 +41,10 @@ test-long: deps build
 	GOMETAL_STD_FULL=1 $(GO) test -count=1 -timeout 90m ./...
 
 # Benchmarks: boot programs and report figures (not part of make test).
+# The gometal-vs-Linux table (docs/BENCHMARKS.md), then gometal-only
+# figures across core counts (tests/bench_test.go).
 bench: deps build
+	bin/gometal bench -runs 3 -o docs/BENCHMARKS.md
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 60m ./tests
 
 clean:

@@ -96,6 +96,12 @@ func (r *Initramfs) Bytes() ([]byte, error) {
 	for i := range recs {
 		recs[i].Info.Ino = uint64(i + 2) // distinct inodes for os.SameFile
 	}
+	return newcArchive(recs)
+}
+
+// newcArchive writes recs (and any parent directories they lack) as a
+// cpio newc archive with its trailer.
+func newcArchive(recs []cpio.Record) ([]byte, error) {
 	var buf bytes.Buffer
 	w := cpio.Newc.Writer(&buf)
 	if err := cpio.WriteRecordsAndDirs(w, recs); err != nil {

@@ -199,3 +199,32 @@ func TestSourceHashChanges(t *testing.T) {
 		t.Error("a kernel source change did not change the hash")
 	}
 }
+
+// The Linux benchmark guest's initramfs: /init executable and
+// /dev/console (5,1), read back with u-root's cpio reader.
+func TestLinuxInitramfs(t *testing.T) {
+	app := filepath.Join(t.TempDir(), "app")
+	if err := os.WriteFile(app, []byte("\x7fELF not really"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := LinuxInitramfs(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := cpio.ReadAllRecords(cpio.Newc.Reader(bytes.NewReader(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var init, console bool
+	for _, r := range recs {
+		switch r.Name {
+		case "init":
+			init = r.Mode&0o777 == 0o755 && r.FileSize == uint64(len("\x7fELF not really"))
+		case "dev/console":
+			console = r.Mode&cpio.S_IFMT == cpio.S_IFCHR && r.Rmajor == 5 && r.Rminor == 1
+		}
+	}
+	if !init || !console {
+		t.Errorf("init ok %v, dev/console ok %v: %+v", init, console, recs)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestArgs(t *testing.T) {
@@ -84,5 +85,24 @@ func TestStreamDetectsPanic(t *testing.T) {
 	}
 	if out.String() != "hello\n\ngometal: kernel panic: x\n  pc=0x1\n\nafter\n" {
 		t.Errorf("output altered: %q", out.String())
+	}
+}
+
+// CPUTime reads a real process: this one, after burning some CPU.
+func TestCPUTime(t *testing.T) {
+	start := time.Now()
+	x := 0
+	for time.Since(start) < 150*time.Millisecond {
+		x++
+	}
+	d, err := CPUTime(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d < 50*time.Millisecond || d > time.Hour {
+		t.Errorf("CPU time %v after a 150 ms busy loop", d)
+	}
+	if _, err := CPUTime(-5); err == nil {
+		t.Errorf("no error for a missing process")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -113,4 +114,25 @@ func BenchmarkPoller(b *testing.B) {
 	b.ReportMetric(median(idle), "%cpu-idle")
 	fmt.Printf("poller: timer wakeups %.0f/s %v; sleep(1ms) overshoot %.0f us %v; idle QEMU %.1f%% of a host core %v\n",
 		median(wakeups), wakeups, median(over), over, median(idle), idle)
+}
+
+// The benchmark harness end to end on the gometal side, with tiny counts
+// (make test's smoke run; make bench runs the real comparison): every
+// figure of the table must come out as a number, which means every BENCH
+// line of tests/progs/bench parsed.
+func TestBenchHarnessSmoke(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "bench", "-side", "gometal", "-runs", "1", "-quick", "-idle", "1")
+	if r.status != 0 {
+		t.Fatalf("gometal bench: status %d\n%s", r.status, r.out)
+	}
+	rows := regexp.MustCompile("(?m)^\\| `([a-z0-9_]+)`: [^|]* \\| [^|]* \\| ([^|]*) \\| not run \\|").FindAllStringSubmatch(r.out, -1)
+	if len(rows) < 12 {
+		t.Fatalf("table has %d figure rows, want 12:\n%s", len(rows), r.out)
+	}
+	for _, row := range rows {
+		if _, err := strconv.ParseFloat(strings.TrimSpace(row[2]), 64); err != nil {
+			t.Errorf("figure %s on gometal: %q, not a number", row[1], row[2])
+		}
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gometal/qemu"
 )
 
 // The interrupt-driven poller: timers, pipes, stdin, eventfd, timerfd,
@@ -162,19 +164,12 @@ func childPID(t testing.TB, pid int) int {
 	return n
 }
 
-// procCPU is a process's user+system CPU time (proc(5): fields 14 and 15
-// of /proc/<pid>/stat, in clock ticks of 1/100 s).
 func procCPU(t testing.TB, pid int) time.Duration {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	d, err := qemu.CPUTime(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:]) // fields from 3 on
-	utime, _ := strconv.Atoi(f[11])
-	stime, _ := strconv.Atoi(f[12])
-	const clkTck = 100 // sysconf(_SC_CLK_TCK) on Linux
-	return time.Duration(utime+stime) * time.Second / clkTck
+	return d
 }
 
 // The standard library's own tests of what the poller carries: timers,

@@ -42,6 +42,9 @@ const usage = `usage:
   gometal exec  [flags] <app.elf> [args...]                for go test -exec "gometal exec"
   gometal build [-board virt] [-o dir] [<pkg-dir | app.elf>]
                                                            write kernel.elf, Image (and initramfs.cpio)
+  gometal bench [-side both|gometal|linux] [-runs N] [-quick] [-o FILE] [FIGURE...]
+                                                           the benchmark program on gometal and on
+                                                           Debian's arm64 Linux, alternating; a table
 flags for run and exec:
   -smp N          cores, 1 to 8 (default 4): GOMAXPROCS and NumCPU follow
   -m SIZE         guest memory (default 512M for run, 1G for exec)
@@ -78,6 +81,8 @@ func run(args []string) int {
 		return boot(args[1:], true)
 	case "build":
 		return build(args[1:])
+	case "bench":
+		return benchCmd(args[1:])
 	case "help", "-h", "-help", "--help":
 		fmt.Print(usage)
 		return 0

@@ -1,0 +1,411 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"gometal/linker"
+	"gometal/qemu"
+)
+
+// gometal bench: the same Go benchmark program (tests/progs/bench) booted
+// as /init on gometal and on Debian's arm64 Linux kernel under the same
+// QEMU machine, alternating, and a table of medians and ratios.
+
+const benchUsage = `usage: gometal bench [-side both|gometal|linux] [-runs N] [-quick] [-idle S] [-o FILE] [FIGURE...]
+  Boots tests/progs/bench on gometal and on Debian's arm64 Linux kernel
+  (fetched with apt-get into the cache the first time) with
+  -M virt -cpu cortex-a72 -smp 4 -m 1G, alternating sides, N runs each,
+  and prints a table: medians (min–max), gometal/Linux, the better side.
+  FIGURE names rows to run (default: all):
+`
+
+// The machine both sides boot on.
+const (
+	benchSMP    = 4
+	benchMemory = "1G"
+	benchCPU    = "cortex-a72"
+	benchStart  = "bench: start" // the guest's first line
+)
+
+// Host-measured figures (the rest are the guest's BENCH lines).
+const (
+	figBoot = "boot_to_first_line_ms"
+	figIdle = "idle_cpu_pct"
+)
+
+type benchOptions struct {
+	side    string
+	runs    int
+	quick   bool
+	idle    int
+	out     string
+	timeout time.Duration
+	figures []string
+}
+
+func benchCmd(args []string) int {
+	var o benchOptions
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(os.Stderr, benchUsage)
+		for _, f := range benchFigures {
+			fmt.Fprintf(os.Stderr, "    %-24s %s (%s)\n", f.Name, f.About, f.Unit)
+		}
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&o.side, "side", "both", "gometal, linux or both")
+	fs.IntVar(&o.runs, "runs", 3, "runs per side")
+	fs.BoolVar(&o.quick, "quick", false, "tiny iteration counts: checks the harness, measures nothing")
+	fs.IntVar(&o.idle, "idle", 5, "seconds the guest sleeps for idle_cpu_pct")
+	fs.StringVar(&o.out, "o", "", "also write the table with its settings to this Markdown file")
+	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "longest one boot may take")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return exitUsage
+	}
+	o.figures = fs.Args()
+	for _, name := range o.figures {
+		if !knownFigure(name) {
+			return fail("bench: unknown figure %q (gometal bench -h lists them)", name)
+		}
+	}
+	if o.side != "both" && o.side != "gometal" && o.side != "linux" {
+		return fail("bench: -side %q: want both, gometal or linux", o.side)
+	}
+	if o.runs < 1 {
+		return fail("bench: -runs %d: want at least 1", o.runs)
+	}
+	if err := runBench(&o); err != nil {
+		fmt.Fprintf(os.Stderr, "gometal bench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func knownFigure(name string) bool {
+	for _, f := range benchFigures {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (o *benchOptions) wants(name string) bool {
+	if len(o.figures) == 0 {
+		return true
+	}
+	for _, f := range o.figures {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
+// guestArgs are the benchmark program's arguments: the guest figures
+// asked for (none: all), -quick first.
+func (o *benchOptions) guestArgs() (args []string, any bool) {
+	if o.quick {
+		args = append(args, "-quick")
+	}
+	for _, f := range benchFigures {
+		if f.Name == figBoot || f.Name == figIdle || !o.wants(f.Name) {
+			continue
+		}
+		any = true
+		if len(o.figures) > 0 {
+			args = append(args, f.Name)
+		}
+	}
+	return args, any
+}
+
+// benchSide knows how to boot the benchmark program on one kernel.
+type benchSide struct {
+	name string
+	// qemuArgs is the QEMU command line that runs the program with args.
+	qemuArgs func(args []string) ([]string, error)
+}
+
+func runBench(o *benchOptions) error {
+	if _, err := exec.LookPath(qemu.Binary); err != nil {
+		return qemu.ErrNoQEMU
+	}
+	root, err := linker.FindRoot(srcRoot)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "gometal-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	app := filepath.Join(tmp, "bench")
+	fmt.Fprintln(os.Stderr, "gometal bench: building tests/progs/bench")
+	if err := linker.BuildApp(filepath.Join(root, "tests", "progs", "bench"), app, os.Stderr); err != nil {
+		return err
+	}
+
+	var sides []benchSide
+	var linuxInfo linuxKernel
+	if o.side != "linux" {
+		s, err := gometalSide(root, tmp, app)
+		if err != nil {
+			return err
+		}
+		sides = append(sides, s)
+	}
+	if o.side != "gometal" {
+		s, k, err := linuxSide(tmp, app)
+		if err != nil {
+			return err
+		}
+		sides = append(sides, s)
+		linuxInfo = k
+	}
+
+	got := map[string]samples{"gometal": {}, "linux": {}}
+	args, anyGuest := o.guestArgs()
+	if anyGuest || o.wants(figBoot) {
+		for i := 1; i <= o.runs; i++ {
+			for _, s := range sides {
+				fmt.Fprintf(os.Stderr, "gometal bench: run %d/%d on %s ... ", i, o.runs, s.name)
+				figs, err := benchBoot(s, args, o.timeout)
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "failed")
+					return fmt.Errorf("%s: %v", s.name, err)
+				}
+				fmt.Fprintf(os.Stderr, "%d figures, first line after %.0f ms\n", len(figs), figs[figBoot])
+				if !o.wants(figBoot) {
+					delete(figs, figBoot)
+				}
+				got[s.name].add(figs)
+			}
+		}
+	}
+	if o.wants(figIdle) && o.idle > 0 {
+		for i := 1; i <= o.runs; i++ {
+			for _, s := range sides {
+				fmt.Fprintf(os.Stderr, "gometal bench: idle run %d/%d on %s (%d s) ... ", i, o.runs, s.name, o.idle)
+				pct, err := benchIdle(s, o.idle, o.timeout)
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "failed")
+					return fmt.Errorf("%s: %v", s.name, err)
+				}
+				fmt.Fprintf(os.Stderr, "%.1f%%\n", pct)
+				got[s.name].add(map[string]float64{figIdle: pct})
+			}
+		}
+	}
+
+	rows := summarize(got["gometal"], got["linux"], o.side != "linux", o.side != "gometal")
+	table := markdownTable(filterRows(rows, o))
+	fmt.Print(table)
+	if o.out != "" {
+		doc := benchDoc(o, table, linuxInfo)
+		if err := os.WriteFile(o.out, []byte(doc), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "gometal bench: wrote %s\n", o.out)
+	}
+	return nil
+}
+
+// filterRows keeps the rows asked for.
+func filterRows(rows []benchRow, o *benchOptions) []benchRow {
+	var out []benchRow
+	for _, r := range rows {
+		if o.wants(r.Fig.Name) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// gometalSide boots the program with the virt kernel and the usual
+// initramfs (argv in /.gometal/argv).
+func gometalSide(root, tmp, app string) (benchSide, error) {
+	board, err := linker.LookupBoard("virt")
+	if err != nil {
+		return benchSide{}, err
+	}
+	k, err := linker.BuildKernel(root, board, os.Stderr)
+	if err != nil {
+		return benchSide{}, err
+	}
+	n := 0
+	return benchSide{name: "gometal", qemuArgs: func(args []string) ([]string, error) {
+		rd := &linker.Initramfs{App: app, Argv: append([]string{"/init"}, args...), Env: defaultEnv}
+		b, err := rd.Bytes()
+		if err != nil {
+			return nil, err
+		}
+		n++
+		path := filepath.Join(tmp, fmt.Sprintf("gometal-%d.cpio", n))
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return nil, err
+		}
+		c := qemu.Config{Kernel: k.Image, Initrd: path, CPU: benchCPU, SMP: benchSMP, Memory: benchMemory, Append: []string{"quiet"}}
+		return c.Args(), nil
+	}}, nil
+}
+
+// linuxSide boots the program as /init on Debian's kernel; its arguments
+// follow "--" on the kernel command line.
+func linuxSide(tmp, app string) (benchSide, linuxKernel, error) {
+	k, err := fetchLinuxKernel(os.Stderr)
+	if err != nil {
+		return benchSide{}, k, err
+	}
+	rd, err := linker.LinuxInitramfs(app)
+	if err != nil {
+		return benchSide{}, k, err
+	}
+	initrd := filepath.Join(tmp, "linux.cpio")
+	if err := os.WriteFile(initrd, rd, 0o644); err != nil {
+		return benchSide{}, k, err
+	}
+	return benchSide{name: "linux", qemuArgs: func(args []string) ([]string, error) {
+		cmdline := append([]string{"console=ttyAMA0", "quiet", "loglevel=1", "panic=-1", "--"}, args...)
+		return []string{
+			"-M", "virt", "-cpu", benchCPU, "-smp", fmt.Sprint(benchSMP), "-m", benchMemory,
+			"-display", "none", "-monitor", "none",
+			"-chardev", "stdio,id=con,signal=off", "-serial", "chardev:con",
+			"-kernel", k.Image, "-initrd", initrd, "-append", strings.Join(cmdline, " "), "-no-reboot",
+		}, nil
+	}}, k, nil
+}
+
+// guestRun is one boot: QEMU's output as it comes, with hooks on lines.
+func guestRun(s benchSide, args []string, timeout time.Duration, onLine func(line string, qemuPID int)) (string, error) {
+	qargs, err := s.qemuArgs(args)
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(qemu.Binary, qargs...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", err
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	timer := time.AfterFunc(timeout, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	var out strings.Builder
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		out.WriteString(line + "\n")
+		onLine(line, cmd.Process.Pid)
+	}
+	err = cmd.Wait()
+	if err != nil {
+		return out.String(), fmt.Errorf("QEMU: %v; output:\n%s", err, out.String())
+	}
+	return out.String(), nil
+}
+
+// benchBoot runs the program once and returns its figures, with the time
+// from QEMU's start to the program's first line.
+func benchBoot(s benchSide, args []string, timeout time.Duration) (map[string]float64, error) {
+	start := time.Now()
+	var first time.Duration
+	out, err := guestRun(s, args, timeout, func(line string, _ int) {
+		if first == 0 && line == benchStart {
+			first = time.Since(start)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if first == 0 || !strings.Contains(out, "bench: done") {
+		return nil, fmt.Errorf("the program did not start and finish; output:\n%s", out)
+	}
+	figs, err := parseBench(out)
+	if err != nil {
+		return nil, err
+	}
+	figs[figBoot] = float64(first.Microseconds()) / 1000
+	return figs, nil
+}
+
+// benchIdle boots the program's idle mode and returns QEMU's CPU use, in
+// percent of one host core, while the guest sleeps.
+func benchIdle(s benchSide, seconds int, timeout time.Duration) (float64, error) {
+	var cpu0, cpu1 time.Duration
+	var t0, t1 time.Time
+	var sampleErr error
+	sample := func(pid int) (time.Duration, time.Time) {
+		d, err := qemu.CPUTime(pid)
+		if err != nil {
+			sampleErr = err
+		}
+		return d, time.Now()
+	}
+	out, err := guestRun(s, []string{"idle", fmt.Sprint(seconds)}, timeout, func(line string, pid int) {
+		switch line {
+		case "idle: sleeping":
+			cpu0, t0 = sample(pid)
+		case "idle: awake":
+			cpu1, t1 = sample(pid)
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	if sampleErr != nil {
+		return 0, sampleErr
+	}
+	if t0.IsZero() || t1.IsZero() {
+		return 0, fmt.Errorf("the program did not sleep and wake; output:\n%s", out)
+	}
+	return 100 * float64(cpu1-cpu0) / float64(t1.Sub(t0)), nil
+}
+
+// benchDoc is docs/BENCHMARKS.md: the table with everything needed to
+// rerun it.
+func benchDoc(o *benchOptions, table string, lk linuxKernel) string {
+	var b strings.Builder
+	qv, _ := exec.Command(qemu.Binary, "--version").Output()
+	commit, _ := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if dirty, _ := exec.Command("git", "status", "--porcelain").Output(); len(dirty) > 0 {
+		commit = append(bytesTrim(commit), " with uncommitted changes"...)
+	}
+	fmt.Fprintf(&b, "# gometal vs Linux: benchmarks\n\n")
+	fmt.Fprintf(&b, "Measured %s by `make bench` (`gometal bench -runs %d -o docs/BENCHMARKS.md`).\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), o.runs)
+	fmt.Fprintf(&b, "- The same static Go program, [`tests/progs/bench`](../tests/progs/bench/main.go), is `/init` on both sides.\n")
+	fmt.Fprintf(&b, "- Both boot under `qemu-system-aarch64 -M virt -cpu %s -smp %d -m %s`, TCG (software emulation) on a %d-CPU %s/%s host.\n", benchCPU, benchSMP, benchMemory, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(&b, "- QEMU: %s\n", firstLine(string(qv)))
+	if lk.Image != "" {
+		fmt.Fprintf(&b, "- Linux: Debian's `%s` %s (`%s`), command line `console=ttyAMA0 quiet loglevel=1 panic=-1`.\n", lk.Package, lk.Version, filepath.Base(lk.Image))
+	}
+	fmt.Fprintf(&b, "- gometal: commit %s, board `virt`.\n", strings.TrimSpace(string(commit)))
+	fmt.Fprintf(&b, "- Runs alternate (gometal, Linux, gometal, ...), %d per side; cells are median (min–max). The ratio is gometal/Linux; \"better\" marks the better side (within 2%%: tie).\n\n", o.runs)
+	b.WriteString(table)
+	b.WriteString("\nA cell that says \"does not run\" is a figure that side could not produce.\n")
+	b.WriteString("Rerun one side or one figure while developing: `make build && bin/gometal bench -side gometal -runs 1 getpid_ns`.\n")
+	return b.String()
+}
+
+func bytesTrim(b []byte) []byte { return []byte(strings.TrimSpace(string(b))) }
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The benchmark table: figures parsed from the guest's BENCH lines (and two
+// the host measures), collected per side over alternating runs, and
+// summarized as medians with min–max and a gometal/Linux ratio.
+
+// benchFigure describes one row of the table.
+type benchFigure struct {
+	Name   string
+	Unit   string
+	Higher bool   // a higher value is better (rates, speedups)
+	About  string // what it measures, for the table
+}
+
+// benchFigures are the rows, in table order. The guest program
+// (tests/progs/bench) prints all but the two the host measures.
+var benchFigures = []benchFigure{
+	{"boot_to_first_line_ms", "ms", false, "host wall time from QEMU's start to the app's first line"},
+	{"spawn_join_ns", "ns", false, "start and join one goroutine"},
+	{"pingpong_p1_ns", "ns", false, "unbuffered channel round trip, GOMAXPROCS(1)"},
+	{"pingpong_p4_ns", "ns", false, "unbuffered channel round trip, GOMAXPROCS(4)"},
+	{"getpid_ns", "ns", false, "getpid system call"},
+	{"sleep1ms_overshoot_us", "us", false, "time.Sleep(1ms) overshoot, median of 200"},
+	{"preempt_latency_us", "us", false, "time.Sleep(10ms) overshoot while a call-free loop holds the only P, median of 50"},
+	{"cpu_speedup_x", "x", true, "CPU-bound work: 1 goroutine vs NumCPU goroutines"},
+	{"gc_pause_p50_us", "us", false, "GC stop-the-world pause, median, 200 MiB of 64-byte objects"},
+	{"gc_pause_max_us", "us", false, "GC stop-the-world pause, max, same workload"},
+	{"timer_wakeups_per_s", "/s", true, "wake-ups of 1000 goroutines sleeping 1 ms in a loop"},
+	{"idle_cpu_pct", "%", false, "QEMU's host CPU (share of one core) while the guest sleeps 5 s"},
+}
+
+var benchLineRE = regexp.MustCompile(`^BENCH (\S+) (-?[0-9.]+(?:e[-+]?[0-9]+)?) (\S+)\s*$`)
+
+// parseBench returns the figures in a guest's output. A BENCH line that
+// does not parse is an error: the program and the harness disagree.
+func parseBench(out string) (map[string]float64, error) {
+	figs := map[string]float64{}
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if !strings.HasPrefix(line, "BENCH ") {
+			continue
+		}
+		m := benchLineRE.FindStringSubmatch(line)
+		if m == nil {
+			return nil, fmt.Errorf("malformed BENCH line %q", line)
+		}
+		v, err := strconv.ParseFloat(m[2], 64)
+		if err != nil {
+			return nil, fmt.Errorf("malformed value in %q", line)
+		}
+		figs[m[1]] = v
+	}
+	return figs, nil
+}
+
+// samples holds one side's values per figure, in run order.
+type samples map[string][]float64
+
+func (s samples) add(figs map[string]float64) {
+	for k, v := range figs {
+		s[k] = append(s[k], v)
+	}
+}
+
+// stats returns the median, min and max of v (which must not be empty).
+func stats(v []float64) (med, lo, hi float64) {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	n := len(s)
+	med = s[n/2]
+	if n%2 == 0 {
+		med = (s[n/2-1] + s[n/2]) / 2
+	}
+	return med, s[0], s[n-1]
+}
+
+// benchRow is one figure's summary.
+type benchRow struct {
+	Fig                benchFigure
+	Gometal, Linux     string // "median (min–max)" or why there is none
+	Ratio, Better      string
+	GometalMed, LinMed float64
+}
+
+// summarize builds the table rows. A side that was not run says so; a
+// figure missing from a side that ran says it did not run there.
+func summarize(g, l samples, ranG, ranL bool) []benchRow {
+	var rows []benchRow
+	for _, f := range benchFigures {
+		r := benchRow{Fig: f}
+		gv, gok := g[f.Name]
+		lv, lok := l[f.Name]
+		r.Gometal = cell(gv, gok, ranG)
+		r.Linux = cell(lv, lok, ranL)
+		if gok && lok {
+			r.GometalMed, _, _ = stats(gv)
+			r.LinMed, _, _ = stats(lv)
+			r.Ratio, r.Better = compare(f, r.GometalMed, r.LinMed)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func cell(v []float64, ok, ran bool) string {
+	switch {
+	case !ran:
+		return "not run"
+	case !ok || len(v) == 0:
+		return "does not run"
+	}
+	med, lo, hi := stats(v)
+	if len(v) == 1 {
+		return num(med)
+	}
+	return fmt.Sprintf("%s (%s–%s)", num(med), num(lo), num(hi))
+}
+
+// compare returns gometal/Linux and which side is better (within 2% is a
+// tie: QEMU's timing is noisy).
+func compare(f benchFigure, g, l float64) (ratio, better string) {
+	if l == 0 || g == 0 {
+		if g == l {
+			return "–", "tie"
+		}
+		gBetter := (g > l) == f.Higher
+		return "–", side(gBetter)
+	}
+	q := g / l
+	ratio = fmt.Sprintf("%.2f", q)
+	if q > 0.98 && q < 1.02 {
+		return ratio, "tie"
+	}
+	return ratio, side((q > 1) == f.Higher)
+}
+
+func side(gometal bool) string {
+	if gometal {
+		return "**gometal**"
+	}
+	return "**Linux**"
+}
+
+// num prints a value with sensible precision.
+func num(v float64) string {
+	switch {
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// markdownTable renders rows as a Markdown table.
+func markdownTable(rows []benchRow) string {
+	var b strings.Builder
+	b.WriteString("| figure | unit | gometal | Linux | gometal/Linux | better |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| `%s`: %s | %s | %s | %s | %s | %s |\n", r.Fig.Name, r.Fig.About, r.Fig.Unit, r.Gometal, r.Linux, orDash(r.Ratio), orDash(r.Better))
+	}
+	return b.String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
