@@ -2,9 +2,6 @@ package tests
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -98,16 +95,9 @@ func BenchmarkPoller(b *testing.B) {
 		wakeups = append(wakeups, benchFigure(b, "timer_wakeups_per_s", "run", "-smp", "4", pollerProg, "--", "sleepers"))
 		over = append(over, benchFigure(b, "sleep1ms_overshoot_us", "run", "-smp", "4", pollerProg, "--", "overshoot", "200"))
 	}
-	elfPath := filepath.Join(b.TempDir(), "poller")
-	build := exec.Command("go", "build", "-o", elfPath, pollerProg)
-	build.Dir = repoRoot
-	build.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
 	for i := 0; i < runs; i++ {
-		frac, _ := idleCPU(b, elfPath, 5)
-		idle = append(idle, frac*100)
+		pct, _ := idleCPUPercent(b, 5)
+		idle = append(idle, pct)
 	}
 	b.ReportMetric(median(wakeups), "wakeups/s")
 	b.ReportMetric(median(over), "us-overshoot")

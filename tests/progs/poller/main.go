@@ -17,7 +17,6 @@
 //	poller timerfd           one-shot, periodic, absolute, disarm, blocking read, epoll
 //	poller epoll             level/edge/one-shot, MOD, DEL, closed fds, timeouts,
 //	                         maxevents, epoll_pwait2
-//	poller idle SECONDS      prints "idle: sleeping", sleeps, prints "idle: awake"
 package main
 
 import (
@@ -68,10 +67,6 @@ func main() {
 		timerfd()
 	case "epoll":
 		epoll()
-	case "idle":
-		fmt.Println("idle: sleeping")
-		time.Sleep(time.Duration(guest.Arg(2, 5)) * time.Second)
-		fmt.Println("idle: awake")
 	default:
 		guest.Fail("unknown mode " + os.Args[1])
 	}
