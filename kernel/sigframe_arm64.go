@@ -23,11 +23,6 @@ func onAltStack(t *sched.Thread, sp uint64) bool {
 // sigframe is the rt_sigframe the kernel builds, then copies to the app.
 var sigframe [sigframeSize]byte
 
-func put64(b []byte, off int, v uint64) { *(*uint64)(unsafe.Pointer(&b[off])) = v }
-func put32(b []byte, off int, v uint32) { *(*uint32)(unsafe.Pointer(&b[off])) = v }
-func get64(b []byte, off int) uint64    { return *(*uint64)(unsafe.Pointer(&b[off])) }
-func get32(b []byte, off int) uint32    { return *(*uint32)(unsafe.Pointer(&b[off])) }
-
 func buildSigframe(t *sched.Thread, f *sched.Frame, sig int, info *sched.SigInfo, a *sigaction) bool {
 	sp := f.SP
 	if a.flags&saOnStack != 0 && t.AltSize != 0 && t.AltFlags&ssDisable == 0 && !onAltStack(t, sp) {

@@ -34,13 +34,23 @@ func readTimespec(addr uintptr) (int64, unix.Errno) {
 	if !copyIn(bytesOf(unsafe.Pointer(&ts), unsafe.Sizeof(ts)), addr) {
 		return 0, unix.EFAULT
 	}
-	if ts.Sec < 0 || ts.Nsec < 0 || ts.Nsec >= 1e9 {
+	ns, ok := timespecNanos(ts)
+	if !ok {
 		return 0, unix.EINVAL
 	}
-	if ts.Sec > 1<<33 { // far beyond any run: treat as forever
-		return 1 << 62, 0
+	return ns, 0
+}
+
+// timespecNanos validates a timespec value and converts it to
+// nanoseconds.
+func timespecNanos(ts unix.Timespec) (int64, bool) {
+	if ts.Sec < 0 || ts.Nsec < 0 || ts.Nsec >= 1e9 {
+		return 0, false
 	}
-	return ts.Sec*1e9 + ts.Nsec, 0
+	if ts.Sec > 1<<33 { // far beyond any run: treat as forever
+		return 1 << 62, true
+	}
+	return ts.Sec*1e9 + ts.Nsec, true
 }
 
 func sysClockGettime(t *sched.Thread, f *sched.Frame) uint64 {

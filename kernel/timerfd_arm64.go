@@ -169,17 +169,6 @@ func sysTimerfdSettime(t *sched.Thread, f *sched.Frame) uint64 {
 	return 0
 }
 
-// timespecNanos validates a timespec value.
-func timespecNanos(ts unix.Timespec) (int64, bool) {
-	if ts.Sec < 0 || ts.Nsec < 0 || ts.Nsec >= 1e9 {
-		return 0, false
-	}
-	if ts.Sec > 1<<33 {
-		return 1 << 62, true
-	}
-	return ts.Sec*1e9 + ts.Nsec, true
-}
-
 // timerfdFired is sched's AlarmFired hook: count the expirations, re-arm
 // a periodic timer on the same core, and wake readers and epoll waiters.
 func timerfdFired(i int, due, now uint64) {

@@ -81,16 +81,6 @@ const (
 // shstrtab: "\0.hash\0.dynsym\0.dynstr\0.gnu.version\0.gnu.version_d\0.dynamic\0.text\0.shstrtab\0"
 var vdsoSectionNames = [...]string{"", ".hash", ".dynsym", ".dynstr", ".gnu.version", ".gnu.version_d", ".dynamic", ".text", ".shstrtab"}
 
-func le16(b []byte, off int, v uint16) { b[off], b[off+1] = byte(v), byte(v>>8) }
-func le32(b []byte, off int, v uint32) {
-	le16(b, off, uint16(v))
-	le16(b, off+2, uint16(v>>16))
-}
-func le64(b []byte, off int, v uint64) {
-	le32(b, off, uint32(v))
-	le32(b, off+4, uint32(v>>32))
-}
-
 // elfHash is the System V ABI symbol hash (DT_HASH and vd_hash).
 func elfHash(s string) uint32 {
 	var h uint32
@@ -131,51 +121,51 @@ func buildVDSO(page []byte, code []byte, mult uint64, wallOff int64) {
 	page[4] = 2 // ELFCLASS64
 	page[5] = 1 // ELFDATA2LSB
 	page[6] = 1 // EV_CURRENT
-	le16(page, 16, etDyn)
-	le16(page, 18, emAArch64)
-	le32(page, 20, 1)
-	le64(page, 24, vdsoCodeOff) // e_entry: unused, but plausible
-	le64(page, 32, uint64(phOff))
-	le64(page, 40, uint64(shOff))
-	le16(page, 52, elfHeaderSize)
-	le16(page, 54, elfPhdrSize)
-	le16(page, 56, 2)
-	le16(page, 58, elfShdrSize)
-	le16(page, 60, uint16(len(vdsoSectionNames)))
-	le16(page, 62, uint16(len(vdsoSectionNames)-1)) // e_shstrndx
+	put16(page, 16, etDyn)
+	put16(page, 18, emAArch64)
+	put32(page, 20, 1)
+	put64(page, 24, vdsoCodeOff) // e_entry: unused, but plausible
+	put64(page, 32, uint64(phOff))
+	put64(page, 40, uint64(shOff))
+	put16(page, 52, elfHeaderSize)
+	put16(page, 54, elfPhdrSize)
+	put16(page, 56, 2)
+	put16(page, 58, elfShdrSize)
+	put16(page, 60, uint16(len(vdsoSectionNames)))
+	put16(page, 62, uint16(len(vdsoSectionNames)-1)) // e_shstrndx
 
 	// PT_LOAD: the whole page, read and execute, at vaddr 0 (so the
 	// runtime's load offset is the page's address).
 	ph := page[phOff:]
-	le32(ph, 0, ptLoad)
-	le32(ph, 4, pfR|pfX)
-	le64(ph, 32, vdsoPageSize) // p_filesz
-	le64(ph, 40, vdsoPageSize) // p_memsz
-	le64(ph, 48, vdsoPageSize) // p_align
+	put32(ph, 0, ptLoad)
+	put32(ph, 4, pfR|pfX)
+	put64(ph, 32, vdsoPageSize) // p_filesz
+	put64(ph, 40, vdsoPageSize) // p_memsz
+	put64(ph, 48, vdsoPageSize) // p_align
 	ph = page[phOff+elfPhdrSize:]
-	le32(ph, 0, ptDynamic)
-	le32(ph, 4, pfR)
-	le64(ph, 8, uint64(dynOff))
-	le64(ph, 16, uint64(dynOff))
-	le64(ph, 24, uint64(dynOff))
-	le64(ph, 32, ndyn*elfDynSize)
-	le64(ph, 40, ndyn*elfDynSize)
-	le64(ph, 48, 8)
+	put32(ph, 0, ptDynamic)
+	put32(ph, 4, pfR)
+	put64(ph, 8, uint64(dynOff))
+	put64(ph, 16, uint64(dynOff))
+	put64(ph, 24, uint64(dynOff))
+	put64(ph, 32, ndyn*elfDynSize)
+	put64(ph, 40, ndyn*elfDynSize)
+	put64(ph, 48, 8)
 
 	// .hash: one bucket holding symbol 1; chains end at once.
-	le32(page, hashOff, 1)    // nbucket
-	le32(page, hashOff+4, 2)  // nchain (= number of symbols)
-	le32(page, hashOff+8, 1)  // bucket[0]
-	le32(page, hashOff+12, 0) // chain[0]
-	le32(page, hashOff+16, 0) // chain[1]
+	put32(page, hashOff, 1)    // nbucket
+	put32(page, hashOff+4, 2)  // nchain (= number of symbols)
+	put32(page, hashOff+8, 1)  // bucket[0]
+	put32(page, hashOff+12, 0) // chain[0]
+	put32(page, hashOff+16, 0) // chain[1]
 
 	// .dynsym: the null symbol, then the function.
 	sym := page[symOff+elfSymSize:]
-	le32(sym, 0, uint32(vdsoStrSym))
+	put32(sym, 0, uint32(vdsoStrSym))
 	sym[4] = stbGlobal<<4 | sttFunc
-	le16(sym, 6, vdsoTextSection)
-	le64(sym, 8, vdsoCodeOff)
-	le64(sym, 16, uint64(len(code)))
+	put16(sym, 6, vdsoTextSection)
+	put64(sym, 8, vdsoCodeOff)
+	put64(sym, 16, uint64(len(code)))
 
 	// .dynstr
 	copy(page[strOff+vdsoStrSOName:], vdsoSOName)
@@ -183,7 +173,7 @@ func buildVDSO(page []byte, code []byte, mult uint64, wallOff int64) {
 	copy(page[strOff+vdsoStrSym:], vdsoClockSym)
 
 	// .gnu.version: the function is version 2 (LINUX_2.6.39).
-	le16(page, versymOff+2, 2)
+	put16(page, versymOff+2, 2)
 
 	// .gnu.version_d: version 1 is the object itself (VER_FLG_BASE),
 	// version 2 is LINUX_2.6.39.
@@ -203,8 +193,8 @@ func buildVDSO(page []byte, code []byte, mult uint64, wallOff int64) {
 		{dtNull, 0},
 	}
 	for i, d := range dyn {
-		le64(page, dynOff+i*elfDynSize, d[0])
-		le64(page, dynOff+i*elfDynSize+8, d[1])
+		put64(page, dynOff+i*elfDynSize, d[0])
+		put64(page, dynOff+i*elfDynSize+8, d[1])
 	}
 
 	// .shstrtab and the section headers.
@@ -235,39 +225,39 @@ func buildVDSO(page []byte, code []byte, mult uint64, wallOff int64) {
 	}
 	for i, s := range sections {
 		sh := page[shOff+i*elfShdrSize:]
-		le32(sh, 0, uint32(nameOff[i]))
-		le32(sh, 4, s.typ)
-		le64(sh, 8, uint64(s.flags))
+		put32(sh, 0, uint32(nameOff[i]))
+		put32(sh, 4, s.typ)
+		put64(sh, 8, uint64(s.flags))
 		if s.flags&shfAlloc != 0 {
-			le64(sh, 16, uint64(s.off)) // sh_addr = offset: loaded at 0
+			put64(sh, 16, uint64(s.off)) // sh_addr = offset: loaded at 0
 		}
-		le64(sh, 24, uint64(s.off))
-		le64(sh, 32, uint64(s.size))
-		le32(sh, 40, s.link)
-		le32(sh, 44, s.info)
-		le64(sh, 48, 8) // sh_addralign
-		le64(sh, 56, uint64(s.ent))
+		put64(sh, 24, uint64(s.off))
+		put64(sh, 32, uint64(s.size))
+		put32(sh, 40, s.link)
+		put32(sh, 44, s.info)
+		put64(sh, 48, 8) // sh_addralign
+		put64(sh, 56, uint64(s.ent))
 	}
 
 	// Data and code.
-	le64(page, vdsoDataOff+vdsoDataMult, mult)
-	le64(page, vdsoDataOff+vdsoDataWallOff, uint64(wallOff))
+	put64(page, vdsoDataOff+vdsoDataMult, mult)
+	put64(page, vdsoDataOff+vdsoDataWallOff, uint64(wallOff))
 	copy(page[vdsoCodeOff:vdsoCodeOff+vdsoCodeMax], code)
 }
 
 // putVerdef writes one Elf64_Verdef with its single Elf64_Verdaux right
 // after it; more says whether another definition follows.
 func putVerdef(b []byte, off int, flags, ndx uint16, hash uint32, name int, more bool) {
-	le16(b, off, 1) // vd_version
-	le16(b, off+2, flags)
-	le16(b, off+4, ndx)
-	le16(b, off+6, 1) // vd_cnt
-	le32(b, off+8, hash)
-	le32(b, off+12, elfVerdefSize) // vd_aux
+	put16(b, off, 1) // vd_version
+	put16(b, off+2, flags)
+	put16(b, off+4, ndx)
+	put16(b, off+6, 1) // vd_cnt
+	put32(b, off+8, hash)
+	put32(b, off+12, elfVerdefSize) // vd_aux
 	if more {
-		le32(b, off+16, elfVerdefSize+elfVerdauxSize) // vd_next
+		put32(b, off+16, elfVerdefSize+elfVerdauxSize) // vd_next
 	}
-	le32(b, off+elfVerdefSize, uint32(name)) // vda_name
+	put32(b, off+elfVerdefSize, uint32(name)) // vda_name
 }
 
 // vdsoMult is the multiplier for ns = (ticks * mult) >> 32 at counter
