@@ -11,14 +11,6 @@ import (
 
 const pollerProg = "./tests/progs/poller"
 
-// logLine logs the first line of out matching re, if any.
-func logLine(t *testing.T, out, re string) {
-	t.Helper()
-	if m := regexp.MustCompile(re).FindString(out); m != "" {
-		t.Log(m)
-	}
-}
-
 func TestThousandSleepersAllProgress(t *testing.T) {
 	t.Parallel()
 	r := gometal(t, "run", "-smp", "4", pollerProg, "--", "sleepers")

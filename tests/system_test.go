@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,14 @@ func gometalInput(t testing.TB, input string, args ...string) result {
 	}
 	t.Logf("gometal %s: status %d after %v", strings.Join(args, " "), status, time.Since(start).Round(time.Millisecond))
 	return result{out.String(), status}
+}
+
+// logLine logs the first line of out matching re, if any.
+func logLine(t *testing.T, out, re string) {
+	t.Helper()
+	if m := regexp.MustCompile(re).FindString(out); m != "" {
+		t.Log(m)
+	}
 }
 
 func (r result) expect(t *testing.T, status int, wants ...string) {
