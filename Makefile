@@ -1,20 +1,17 @@
 # gometal: `make run` boots the demo, `make test` runs every test.
-# Both install what is missing first (QEMU via apt-get, Go modules).
+# Both install what is missing first (scripts/deps.sh: a QEMU with the
+# raspi4b machine, from bookworm-backports on Debian bookworm; Go modules).
 
 GO      ?= go
 BIN     := bin/gometal
 QEMU    := qemu-system-aarch64
-SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build run test test-long bench kernel clean vet
 
 all: build
 
 deps:
-	@command -v $(QEMU) >/dev/null 2>&1 || { \
-		echo "installing qemu-system-arm (provides $(QEMU))"; \
-		$(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq qemu-system-arm >/dev/null; }
+	@QEMU=$(QEMU) scripts/deps.sh
 	@$(GO) mod download
 
 build:
