@@ -491,3 +491,70 @@ func (t *Tree) MemReserve(i int) (addr, size uint64, ok bool) {
 	}
 	return a, s, true
 }
+
+// maxBusDepth bounds the walk up the tree in Phys: deeper nesting than
+// this is treated as untranslatable rather than walked.
+const maxBusDepth = 16
+
+// Phys returns the i-th region of n's reg property as a CPU physical
+// address: the bus address translated through every parent's "ranges"
+// (Devicetree Specification v0.4, §2.3.8). An empty "ranges" is an
+// identity map; a bus with no "ranges" at all, or an address outside
+// every range, cannot be reached from the CPU (ok is false). On QEMU
+// virt every device sits at the root, where the two agree; the
+// Raspberry Pi 4 puts its peripherals on buses at 0x7e000000 that appear
+// at 0xfe000000.
+func (t *Tree) Phys(n Node, i int) (addr, size uint64, ok bool) {
+	addr, size, ok = t.Reg(n, i)
+	if !ok {
+		return 0, 0, false
+	}
+	bus := t.Parent(n)
+	for depth := 0; bus > 0; depth++ { // the root (offset 0) needs no translation
+		if depth == maxBusDepth {
+			return 0, 0, false
+		}
+		up := t.Parent(bus)
+		if addr, ok = t.translate(bus, up, addr); !ok {
+			return 0, 0, false
+		}
+		bus = up
+	}
+	return addr, size, true
+}
+
+// translate maps addr from bus's address space into its parent's through
+// bus's "ranges" entries (child address, parent address, length).
+func (t *Tree) translate(bus, parent Node, addr uint64) (uint64, bool) {
+	v, found := t.Prop(bus, "ranges")
+	if !found {
+		return 0, false
+	}
+	if len(v) == 0 {
+		return addr, true
+	}
+	ca, cs := 2, 1
+	if x, ok := t.PropU32(bus, "#address-cells"); ok {
+		ca = int(x)
+	}
+	if x, ok := t.PropU32(bus, "#size-cells"); ok {
+		cs = int(x)
+	}
+	pa := 2
+	if x, ok := t.PropU32(parent, "#address-cells"); ok {
+		pa = int(x)
+	}
+	if ca < 1 || ca > 2 || cs < 1 || cs > 2 || pa < 1 || pa > 2 {
+		return 0, false
+	}
+	stride := 4 * (ca + pa + cs)
+	for off := 0; off+stride <= len(v); off += stride {
+		child := readCells(v[off:], ca)
+		par := readCells(v[off+4*ca:], pa)
+		length := readCells(v[off+4*(ca+pa):], cs)
+		if addr >= child && addr-child < length {
+			return par + (addr - child), true
+		}
+	}
+	return 0, false
+}

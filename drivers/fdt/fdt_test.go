@@ -2,15 +2,25 @@ package fdt
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/u-root/u-root/pkg/dt"
 )
 
+// rpi4DTB is Linux's device tree for the Raspberry Pi 4, as gometal ships
+// it for the rpi4 board.
+const rpi4DTB = "../../linker/boards/rpi4/bcm2711-rpi-4-b.dtb"
+
 func load(t testing.TB, name string) ([]byte, Tree) {
 	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
+	path := "testdata/" + name
+	if name == rpi4DTB {
+		path = name
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +60,7 @@ func walk(t *testing.T, tr *Tree, n Node, want *dt.Node, path string) {
 }
 
 func TestAgainstURoot(t *testing.T) {
-	for _, name := range []string{"virt-smp4-512m.dtb", "virt-initrd.dtb", "virt-gicv3.dtb"} {
+	for _, name := range []string{"virt-smp4-512m.dtb", "virt-initrd.dtb", "virt-gicv3.dtb", rpi4DTB} {
 		b, tr := load(t, name)
 		ref, err := dt.ReadFDT(bytes.NewReader(b))
 		if err != nil {
@@ -98,6 +108,111 @@ func TestVirtFacts(t *testing.T) {
 	}
 }
 
+// What the kernel reads from the Raspberry Pi 4's device tree: its
+// peripherals sit on buses at 0x7e000000 (and the GIC at 0x40000000)
+// that the CPU sees at 0xfe000000 (0xff800000) through "ranges".
+func TestRaspberryPi4Facts(t *testing.T) {
+	_, tr := load(t, rpi4DTB)
+	if m, _ := tr.StringProp(tr.Root(), "model"); string(m) != "Raspberry Pi 4 Model B" {
+		t.Errorf("model %q", m)
+	}
+	// Memory: the firmware (or QEMU) fills in /memory's size; the spin
+	// table's page is a /memreserve/.
+	mem := tr.FindDeviceType(-1, "memory")
+	if a, s, ok := tr.Reg(mem, 0); !ok || a != 0 || s != 0 {
+		t.Errorf("memory reg %#x+%#x %v, want 0+0 (filled in at boot)", a, s, ok)
+	}
+	if a, s, ok := tr.MemReserve(0); !ok || a != 0 || s != 0x1000 {
+		t.Errorf("memreserve %#x+%#x %v, want the spin-table page 0+0x1000", a, s, ok)
+	}
+	rm := tr.Path("/reserved-memory")
+	var names []string
+	for n := tr.FirstChild(rm); n >= 0; n = tr.NextSibling(n) {
+		names = append(names, string(tr.Name(n)))
+	}
+	if strings.Join(names, " ") != "linux,cma nvram@0" {
+		t.Errorf("reserved-memory children %q", names)
+	}
+	if st, _ := tr.StringProp(tr.Path("/reserved-memory/nvram"), "status"); string(st) != "disabled" {
+		t.Errorf("nvram status %q, want disabled", st)
+	}
+
+	phys := func(compat string, i int) uint64 {
+		t.Helper()
+		n := tr.FindCompatible(-1, compat)
+		a, _, ok := tr.Phys(n, i)
+		if !ok {
+			t.Errorf("%s reg %d does not translate", compat, i)
+		}
+		return a
+	}
+	if d, c := phys("arm,gic-400", 0), phys("arm,gic-400", 1); d != 0xff841000 || c != 0xff842000 {
+		t.Errorf("GIC-400 at %#x/%#x, want 0xff841000/0xff842000", d, c)
+	}
+	if a := phys("arm,pl011", 0); a != 0xfe201000 {
+		t.Errorf("PL011 at %#x", a)
+	}
+	if a := phys("brcm,bcm2835-aux-uart", 0); a != 0xfe215040 {
+		t.Errorf("mini UART at %#x", a)
+	}
+	if a := phys("brcm,bcm2835-pm-wdt", 0); a != 0xfe100000 {
+		t.Errorf("PM watchdog at %#x", a)
+	}
+	// The untranslated bus address is what Reg gives.
+	if a, _, _ := tr.Reg(tr.FindCompatible(-1, "arm,pl011"), 0); a != 0x7e201000 {
+		t.Errorf("PL011 bus address %#x", a)
+	}
+	for compat, spi := range map[string]uint32{"arm,pl011": 121, "brcm,bcm2835-aux-uart": 93} {
+		if typ, num, _, ok := tr.Interrupt(tr.FindCompatible(-1, compat), 0); !ok || typ != 0 || num != spi {
+			t.Errorf("%s interrupt %d/%d, want SPI %d", compat, typ, num, spi)
+		}
+	}
+	if out, _ := tr.StringProp(tr.Path("/chosen"), "stdout-path"); string(out) != "serial1:115200n8" {
+		t.Errorf("stdout-path %q, want the mini UART", out)
+	}
+	// Four cores on the spin table at 0xd8, 0xe0, 0xe8, 0xf0.
+	var rel []uint64
+	for n := tr.FindDeviceType(-1, "cpu"); n >= 0; n = tr.FindDeviceType(n, "cpu") {
+		if m, _ := tr.StringProp(n, "enable-method"); string(m) != "spin-table" {
+			t.Errorf("%s: enable-method %q", tr.Name(n), m)
+		}
+		a, _ := tr.PropCells(n, "cpu-release-addr")
+		rel = append(rel, a)
+	}
+	if fmt.Sprintf("%#x", rel) != "[0xd8 0xe0 0xe8 0xf0]" {
+		t.Errorf("cpu-release-addr %#x", rel)
+	}
+	// The generic timer's PPIs: secure and non-secure physical,
+	// virtual (the kernel's: PPI 11, INTID 27), hypervisor.
+	timer := tr.FindCompatible(-1, "arm,armv8-timer")
+	var ppis []uint32
+	for i := 0; i < 4; i++ {
+		typ, num, _, ok := tr.Interrupt(timer, i)
+		if !ok || typ != 1 {
+			t.Errorf("timer interrupt %d: type %d", i, typ)
+		}
+		ppis = append(ppis, num)
+	}
+	if fmt.Sprint(ppis) != "[13 14 11 10]" {
+		t.Errorf("timer PPIs %v", ppis)
+	}
+}
+
+// Phys refuses what cannot be translated: an address outside every
+// range, and a bus without "ranges".
+func TestPhysUntranslatable(t *testing.T) {
+	_, tr := load(t, rpi4DTB)
+	// /soc/firmware sits on the soc bus but has no reg; the cpus have
+	// reg but their parent has no ranges (they are not on a bus).
+	cpu := tr.FindDeviceType(-1, "cpu")
+	if _, _, ok := tr.Phys(cpu, 0); ok {
+		t.Error("a cpu's reg translated through /cpus, which has no ranges")
+	}
+	if _, _, ok := tr.Phys(tr.FindCompatible(-1, "arm,pl011"), 1); ok {
+		t.Error("a reg entry that does not exist translated")
+	}
+}
+
 func TestChosen(t *testing.T) {
 	_, tr := load(t, "virt-initrd.dtb")
 	ch := tr.Path("/chosen")
@@ -127,6 +242,7 @@ func exercise(b []byte) {
 	for n := Node(0); n >= 0; n = tr.nextNode(n) {
 		tr.Name(n)
 		tr.Reg(n, 0)
+		tr.Phys(n, 0)
 		tr.Interrupt(n, 0)
 		tr.IsCompatible(n, "x")
 		tr.Parent(n)
