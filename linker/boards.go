@@ -1,6 +1,10 @@
 package linker
 
-import "fmt"
+import (
+	"embed"
+	"fmt"
+	"strings"
+)
 
 // KernBase is where physical address 0 appears in the kernel's address
 // space (drivers/cpu.KernBase): the kernel is linked at KernBase + its
@@ -20,13 +24,43 @@ type Board struct {
 	LoadPA uint64
 	// QEMUMachine is the -M value, empty if QEMU cannot boot the board.
 	QEMUMachine string
-	// Untested says no image for this board has been seen to boot yet.
-	Untested bool
+	// QEMUSince is the first QEMU release that has QEMUMachine.
+	QEMUSince string
+	// FixedSMP and FixedMemory are the cores and RAM QEMUMachine always
+	// has (0 and "": -smp and -m choose).
+	FixedSMP    int
+	FixedMemory string
+	// DTB names the device tree the board boots with, embedded under
+	// boards/<Name>/ ("": QEMU makes one).
+	DTB string
+	// Note is said once to whoever builds for the board.
+	Note string
 }
+
+//go:embed boards/rpi4/bcm2711-rpi-4-b.dtb
+var boardFiles embed.FS
 
 var boards = []Board{
 	{Name: "virt", LoadPA: 0x4008_0000, QEMUMachine: "virt"},
-	{Name: "rpi4", LoadPA: 0x20_0000, Untested: true},
+	{
+		// The Pi firmware loads kernel8.img at config.txt's
+		// kernel_address; QEMU's raspi4b loads an Image with text_offset
+		// 0 at 2 MiB (hw/arm/boot.c: an offset below its boot stub's
+		// size moves up by 2 MiB), the same address.
+		Name: "rpi4", LoadPA: 0x20_0000,
+		QEMUMachine: "raspi4b", QEMUSince: "9.0", FixedSMP: 4, FixedMemory: "2G",
+		DTB:  "bcm2711-rpi-4-b.dtb",
+		Note: "rpi4 images boot on QEMU's raspi4b; none has run on a real board yet (README: Raspberry Pi 4)",
+	},
+}
+
+// BoardNames lists the known boards.
+func BoardNames() string {
+	var names []string
+	for _, b := range boards {
+		names = append(names, b.Name)
+	}
+	return strings.Join(names, ", ")
 }
 
 // LookupBoard returns the named board.
@@ -36,7 +70,15 @@ func LookupBoard(name string) (Board, error) {
 			return b, nil
 		}
 	}
-	return Board{}, fmt.Errorf("unknown board %q (known: virt, rpi4)", name)
+	return Board{}, fmt.Errorf("unknown board %q (known: %s)", name, BoardNames())
+}
+
+// DTBBytes returns the board's device tree, or nil if QEMU makes one.
+func (b Board) DTBBytes() ([]byte, error) {
+	if b.DTB == "" {
+		return nil, nil
+	}
+	return boardFiles.ReadFile("boards/" + b.Name + "/" + b.DTB)
 }
 
 // TextAddr is the link address of .text.
