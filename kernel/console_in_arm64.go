@@ -25,23 +25,34 @@ const (
 )
 
 var (
-	uartIRQ uint32
-	rxRing  [4096]byte
-	rxHead  int // next byte to read
-	rxTail  int // next free slot
+	rxRing [4096]byte
+	rxHead int // next byte to read
+	rxTail int // next free slot
 )
 
 func rxLen() int { return (rxTail - rxHead + len(rxRing)) % len(rxRing) }
 
-// consoleRx drains the UART into the ring and completes a blocked read.
-func consoleRx() {
+// consoleIRQ handles interrupt id if it is a console port's: it reports
+// whether it was.
+func consoleIRQ(id uint32) bool {
+	for i := 0; i < nPorts; i++ {
+		if portIRQs[i] != 0 && portIRQs[i] == id {
+			consoleRx(ports[i])
+			return true
+		}
+	}
+	return false
+}
+
+// consoleRx drains port p into the ring and completes a blocked read.
+func consoleRx(p serialPort) {
 	// Acknowledge first, then drain: a byte that lands after the last
 	// read raises the interrupt again. (Clearing after draining loses the
 	// interrupt for a byte that arrives in between, and the reader sleeps
 	// with data in the FIFO.)
-	uart.ClearIRQ()
+	p.ClearIRQ()
 	for {
-		c, ok := uart.Getc()
+		c, ok := p.Getc()
 		if !ok {
 			break
 		}
@@ -118,17 +129,13 @@ func consoleRead(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
 	return 0
 }
 
-// initConsoleIRQ enables the UART receive interrupt named in the DTB.
+// initConsoleIRQ turns on the receive interrupt of every console port
+// that has one.
 func initConsoleIRQ() {
-	n := dtb.FindCompatible(-1, "arm,pl011")
-	if n < 0 {
-		return
+	for i := 0; i < nPorts; i++ {
+		if portIRQs[i] != 0 {
+			ports[i].EnableRxIRQ()
+			gic.Enable(thisCPU().ID, portIRQs[i])
+		}
 	}
-	typ, num, _, ok := dtb.Interrupt(n, 0)
-	if !ok || typ != dtIRQSPI {
-		return
-	}
-	uartIRQ = num + spiBase
-	uart.EnableRxIRQ()
-	gic.Enable(thisCPU().ID, uartIRQ)
 }

@@ -4,7 +4,6 @@ import (
 	"sync/atomic"
 
 	"gometal/drivers/cpu"
-	"gometal/drivers/semihost"
 	"gometal/sched"
 )
 
@@ -113,7 +112,7 @@ func panicReport(msg string, f *sched.Frame, esr, far uint64) {
 		fp = next
 	}
 	puts("\n\n")
-	semihost.Exit(ExitKernelPanic)
+	machineExit(ExitKernelPanic)
 }
 
 func callerPC() uint64

@@ -86,6 +86,7 @@ func Start(b *BootInfo) {
 		infoEnd()
 	}
 	initMemory(dtbPA)
+	initPowerManagement()
 	if crashTest {
 		crashTarget.ID = 1 // nil dereference in the kernel
 	}
@@ -157,14 +158,40 @@ func parseDTB(pa uintptr) bool {
 	return true
 }
 
+// initConsole takes over every UART the DTB describes and leaves enabled
+// (status "okay" or no status): the PL011s, and the BCM2711's mini UART.
 func initConsole() {
-	n := dtb.FindCompatible(-1, "arm,pl011")
-	if n < 0 {
-		return
+	for n := dtb.FindCompatible(-1, "arm,pl011"); n >= 0; n = dtb.FindCompatible(n, "arm,pl011") {
+		if addr, ok := enabledDevice(n); ok && !uart.Ready() {
+			uart.Init(cpu.KVA(addr))
+			addPort(&uart, spiOf(n))
+		}
 	}
-	if addr, _, ok := dtb.Reg(n, 0); ok {
-		uart.Init(cpu.KVA(uintptr(addr)))
+	for n := dtb.FindCompatible(-1, "brcm,bcm2835-aux-uart"); n >= 0; n = dtb.FindCompatible(n, "brcm,bcm2835-aux-uart") {
+		if addr, ok := enabledDevice(n); ok && !miniUART.Ready() {
+			miniUART.Init(cpu.KVA(addr))
+			addPort(&miniUART, spiOf(n))
+		}
 	}
+}
+
+// spiOf returns the INTID of n's first interrupt if it is a GIC SPI, else 0.
+func spiOf(n fdt.Node) uint32 {
+	typ, num, _, ok := dtb.Interrupt(n, 0)
+	if !ok || typ != dtIRQSPI {
+		return 0
+	}
+	return num + spiBase
+}
+
+// enabledDevice returns the CPU physical address of n's first register
+// block if n is enabled (DT spec §2.3.4: no status, or "okay"/"ok").
+func enabledDevice(n fdt.Node) (uintptr, bool) {
+	if st, ok := dtb.StringProp(n, "status"); ok && string(st) != "okay" && string(st) != "ok" {
+		return 0, false
+	}
+	addr, _, ok := dtb.Phys(n, 0)
+	return uintptr(addr), ok
 }
 
 func readBootargs() {
@@ -188,6 +215,8 @@ func readBootargs() {
 		switch string(w) {
 		case "quiet":
 			quiet = true
+		case "gometal.semihosting=1":
+			semihosting = true
 		case "gometal.stats=1":
 			statsAtExit = true
 		case "gometal.echo=1":
@@ -263,7 +292,26 @@ func initMemory(dtbPA uintptr) {
 		}
 		add(uintptr(a), uintptr(a+s))
 	}
-	// QEMU's boot stub lives in the first page of RAM on virt.
+	// Regions the firmware keeps for itself (DT spec §3.5
+	// "/reserved-memory"): every enabled child with a static reg.
+	// Dynamic ones (a size and no reg, like the Pi's CMA pool) are the
+	// OS's to place and need nothing here.
+	if rm := dtb.Path("/reserved-memory"); rm >= 0 {
+		for n := dtb.FirstChild(rm); n >= 0; n = dtb.NextSibling(n) {
+			if _, ok := enabledDevice(n); !ok {
+				continue
+			}
+			for i := 0; ; i++ {
+				a, sz, ok := dtb.Phys(n, i)
+				if !ok {
+					break
+				}
+				add(uintptr(a), uintptr(a+sz))
+			}
+		}
+	}
+	// QEMU's boot stub lives in the first page of RAM on virt; on the
+	// Pi it is the spin table (also a /memreserve/).
 	add(ramRanges[0].Start, ramRanges[0].Start+mm.PageSize)
 	for i := 0; i < nRAM; i++ {
 		addFree(ramRanges[i].Start, ramRanges[i].End, reserved[:nres])
@@ -307,8 +355,8 @@ func addFree(s, e uintptr, res []mm.Range) {
 // sets up its own side in initCPULocal.
 func initInterrupts() {
 	if n := dtb.FindCompatible(-1, "arm,gic-v3"); n >= 0 {
-		d, _, ok1 := dtb.Reg(n, 0)
-		r, _, ok2 := dtb.Reg(n, 1)
+		d, _, ok1 := dtb.Phys(n, 0)
+		r, _, ok2 := dtb.Phys(n, 1)
 		if !ok1 || !ok2 {
 			kpanic("GICv3 node without distributor and redistributor registers")
 		}
@@ -321,8 +369,8 @@ func initInterrupts() {
 		if n < 0 {
 			kpanic("no supported interrupt controller (GICv2 or GICv3) in the device tree")
 		}
-		d, _, ok1 := dtb.Reg(n, 0)
-		ci, _, ok2 := dtb.Reg(n, 1)
+		d, _, ok1 := dtb.Phys(n, 0)
+		ci, _, ok2 := dtb.Phys(n, 1)
 		if !ok1 || !ok2 {
 			kpanic("GIC node without distributor and CPU interface registers")
 		}
@@ -342,7 +390,7 @@ func initClock() {
 	if n < 0 {
 		return
 	}
-	if addr, _, ok := dtb.Reg(n, 0); ok {
+	if addr, _, ok := dtb.Phys(n, 0); ok {
 		secs := pl031.Seconds(cpu.KVA(uintptr(addr)))
 		wallAtBoot = int64(secs)*1e9 - timer.TicksToNanos(cpu.ReadCNTVCT()-0)
 	}

@@ -3,7 +3,6 @@ package kernel
 import (
 	"unsafe"
 
-	"gometal/drivers/semihost"
 	"gometal/sched"
 
 	"golang.org/x/sys/unix"
@@ -33,8 +32,15 @@ func sysExitGroup(t *sched.Thread, f *sched.Frame) uint64 {
 	return 0
 }
 
-// appExit ends the run: the app's status becomes QEMU's exit status.
+// appExit ends the run: the app's status becomes QEMU's exit status
+// (machineExit).
 func appExit(status int) {
+	appEnded(status)
+	machineExit(status)
+}
+
+// appEnded reports the app's end on the console.
+func appEnded(status int) {
 	if statsAtExit {
 		printStats()
 	}
@@ -42,7 +48,6 @@ func appExit(status int) {
 		putDec(int64(status))
 		infoEnd()
 	}
-	semihost.Exit(status)
 }
 
 func printStats() {
@@ -345,7 +350,8 @@ const (
 
 // sysReboot: a Go /init that powers the machine off when done (as it
 // must on Linux, where init may not exit) ends the run with status 0 on
-// gometal too. Restart is not offered: there is nothing to restart into.
+// gometal too. Restart resets the board where it has a way to
+// (machineRestart), else EINVAL.
 func sysReboot(t *sched.Thread, f *sched.Frame) uint64 {
 	m2 := uint32(f.X[1])
 	if uint32(f.X[0]) != rebootMagic1 || m2 != rebootMagic2 && m2 != rebootMagic2A && m2 != rebootMagic2B && m2 != rebootMagic2C {
@@ -353,8 +359,13 @@ func sysReboot(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	switch uint32(f.X[2]) {
 	case unix.LINUX_REBOOT_CMD_POWER_OFF, unix.LINUX_REBOOT_CMD_HALT:
-		appExit(0)
+		appEnded(0)
+		machinePowerOff()
 		return 0
+	case unix.LINUX_REBOOT_CMD_RESTART:
+		if machineRestart() {
+			return 0
+		}
 	}
 	return errno(unix.EINVAL)
 }

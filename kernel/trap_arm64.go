@@ -130,11 +130,13 @@ func handleIRQs(c *sched.CPU) {
 			watchdog(c, now)
 		case id == gic.SGIWake:
 			c.Stats.SGIsIn++
-		case id == uartIRQ && uartIRQ != 0:
+		case consoleIRQ(id):
 			c.Stats.UARTIRQs++
-			consoleRx()
 		}
 		gic.EOI(iar)
+		if id == gic.SGIWake {
+			stopIfStopping()
+		}
 	}
 }
 

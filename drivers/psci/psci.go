@@ -13,9 +13,12 @@ const (
 	SMC                 // "smc": firmware at EL3 (QEMU virt,virtualization=on)
 )
 
-// Function ID of CPU_ON, SMC64 calling convention (DEN 0022D §5.1).
+// Function IDs (DEN 0022D §5.1): CPU_ON in the SMC64 calling
+// convention; SYSTEM_OFF and SYSTEM_RESET take no arguments (SMC32).
 const (
-	fnCPUOn64 = 0xC4000003
+	fnCPUOn64     = 0xC4000003
+	fnSystemOff   = 0x84000008
+	fnSystemReset = 0x84000009
 )
 
 // Return codes (DEN 0022D §5.2.2).
@@ -38,6 +41,14 @@ const (
 func CPUOn(c Conduit, mpidr uint64, entry uintptr, context uint64) int64 {
 	return call(c, fnCPUOn64, mpidr, uint64(entry), context)
 }
+
+// SystemOff powers the machine off (DEN 0022D §5.10); it returns only
+// if the firmware refuses.
+func SystemOff(c Conduit) { call(c, fnSystemOff, 0, 0, 0) }
+
+// SystemReset resets the machine (DEN 0022D §5.11); it returns only if
+// the firmware refuses.
+func SystemReset(c Conduit) { call(c, fnSystemReset, 0, 0, 0) }
 
 // ErrorName names a PSCI return code for the boot log.
 func ErrorName(r int64) string {
