@@ -16,7 +16,7 @@ func TestArgs(t *testing.T) {
 	c := &Config{Kernel: "Image", Initrd: "rd", SMP: 2, Memory: "1G", Append: []string{"quiet", "x=y"}, Extra: []string{"-d", "int"}}
 	got := strings.Join(c.Args(), " ")
 	for _, want := range []string{"-M virt", "-cpu cortex-a72", "-smp 2", "-m 1G", "-kernel Image", "-initrd rd",
-		"-append quiet x=y", "-semihosting-config enable=on,target=native", "signal=off", "-d int"} {
+		"-append gometal.semihosting=1 quiet x=y", "-semihosting-config enable=on,target=native", "signal=off", "-d int"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("args lack %q: %s", want, got)
 		}

@@ -2,12 +2,14 @@ package qemu
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,10 +35,13 @@ type Config struct {
 	CPU       string // -cpu; "cortex-a72" by default
 	SMP       int
 	Memory    string // -m, e.g. "512M"
+	DTB       string // -dtb: the board's device tree ("": QEMU makes one)
 	Append    []string
-	Extra     []string // more QEMU arguments
-	GDB       bool     // -s -S: wait for gdb on :1234
-	Timeout   time.Duration
+	// Extra are more QEMU arguments. A -serial here is the machine's
+	// second UART (on raspi4b, the mini UART).
+	Extra   []string
+	GDB     bool // -s -S: wait for gdb on :1234
+	Timeout time.Duration
 
 	Stdin  io.Reader // nil: the guest gets no input
 	Stdout io.Writer
@@ -44,6 +49,10 @@ type Config struct {
 	// Terminal says Stdout is a terminal: '\n' becomes "\r\n".
 	Terminal bool
 }
+
+// SemihostingBootarg tells the kernel that semihosting calls reach a
+// host (this QEMU, started with -semihosting-config).
+const SemihostingBootarg = "gometal.semihosting=1"
 
 // ErrNoQEMU says QEMU is not installed.
 var ErrNoQEMU = errors.New(Binary + " not found in PATH; install it with: sudo apt-get install qemu-system-arm (or run: make deps)")
@@ -74,12 +83,15 @@ func (c *Config) Args() []string {
 		"-semihosting-config", "enable=on,target=native",
 		"-kernel", c.Kernel, "-no-reboot",
 	}
+	if c.DTB != "" {
+		args = append(args, "-dtb", c.DTB)
+	}
 	if c.Initrd != "" {
 		args = append(args, "-initrd", c.Initrd)
 	}
-	if len(c.Append) > 0 {
-		args = append(args, "-append", strings.Join(c.Append, " "))
-	}
+	// The kernel uses semihosting (SYS_EXIT for the app's status) only
+	// when told the host answers it: on a board its HLT would trap.
+	args = append(args, "-append", strings.Join(append([]string{SemihostingBootarg}, c.Append...), " "))
 	if c.GDB {
 		args = append(args, "-s", "-S")
 	}
@@ -108,7 +120,7 @@ func Run(ctx context.Context, c *Config) (int, error) {
 	var qstderr strings.Builder
 	cmd.Stderr = &qstderr
 	if c.Stderr != nil {
-		cmd.Stderr = io.MultiWriter(c.Stderr, &qstderr)
+		cmd.Stderr = io.MultiWriter(&noiseFilter{w: c.Stderr}, &qstderr)
 	}
 	var stdinW io.WriteCloser
 	if c.Stdin != nil {
@@ -282,4 +294,28 @@ func forwardInput(in io.Reader, w io.WriteCloser, terminal bool, interrupted cha
 func IsTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// qemuNoise are QEMU's warnings that say nothing to a gometal user:
+// raspi4b removes the device-tree nodes of the devices it does not model
+// (PCIe, GENET, RNG, thermal) and says so on every boot.
+var qemuNoise = regexp.MustCompile(`^qemu-system-aarch64: warning: bcm2711 dtc: \S+ has been disabled!$`)
+
+// noiseFilter passes QEMU's stderr on line by line, without qemuNoise.
+type noiseFilter struct {
+	w    io.Writer
+	line []byte
+}
+
+func (f *noiseFilter) Write(b []byte) (int, error) {
+	for _, c := range b {
+		f.line = append(f.line, c)
+		if c == '\n' {
+			if !qemuNoise.Match(bytes.TrimRight(f.line, "\r\n")) {
+				f.w.Write(f.line)
+			}
+			f.line = f.line[:0]
+		}
+	}
+	return len(b), nil
 }

@@ -2,7 +2,8 @@
 //
 //	gometal run   [flags] <pkg-dir | app.elf> [-- args...]
 //	gometal exec  [flags] <app.elf> [args...]     (for go test -exec)
-//	gometal build [-board virt] [-o dir] [<pkg-dir | app.elf>]
+//	gometal build [-board virt|rpi4] [-o dir] [<pkg-dir | app.elf>]
+//	gometal flash -board rpi4 -device /dev/sdX <pkg-dir | app.elf>
 package main
 
 import (
@@ -15,6 +16,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,8 +42,11 @@ const exitUsage = 2
 const usage = `usage:
   gometal run   [flags] <pkg-dir | app.elf> [-- args...]   boot a Go program
   gometal exec  [flags] <app.elf> [args...]                for go test -exec "gometal exec"
-  gometal build [-board virt] [-o dir] [<pkg-dir | app.elf>]
-                                                           write kernel.elf, Image (and initramfs.cpio)
+  gometal build [-board virt|rpi4] [-o dir] [-bootarg W]... [<pkg-dir | app.elf>]
+                                                           virt: kernel.elf, Image (and initramfs.cpio);
+                                                           rpi4: kernel.elf, boot/ and sdcard.img
+  gometal flash -board rpi4 -device /dev/sdX|FILE.img [-yes] [-force] <pkg-dir | app.elf>
+                                                           write the SD card image to a card
   gometal bench [-side both|gometal|linux] [-runs N] [-quick] [-o FILE] [FIGURE...]
                                                            the benchmark program on gometal and on
                                                            Debian's arm64 Linux, alternating; a table
@@ -51,7 +56,7 @@ flags for run and exec:
   -timeout D      kill QEMU after D (default 60s for run; exec: -test.timeout + 30s, else 10m)
   -env K=V        environment entry for the app (repeatable); GOMETAL_STATS=1
                   (here or in the host environment) prints kernel counters at exit
-  -board NAME     board to build the kernel for (default virt)
+  -board NAME     virt (default) or rpi4 (QEMU raspi4b: 4 cores, 2G, fixed)
   -bootarg W      extra kernel command-line word (repeatable; e.g. gometal.stats=1)
   -qemu-arg A     extra QEMU argument (repeatable)
   -machine M      QEMU -M value (default virt)
@@ -83,6 +88,8 @@ func run(args []string) int {
 		return build(args[1:])
 	case "bench":
 		return benchCmd(args[1:])
+	case "flash":
+		return flashCmd(args[1:])
 	case "help", "-h", "-help", "--help":
 		fmt.Print(usage)
 		return 0
@@ -108,6 +115,7 @@ type options struct {
 	machine  string
 	gdb      bool
 	verbose  bool
+	set      map[string]bool // flags given on the command line
 }
 
 func parseFlags(name string, args []string, exec bool) (*options, []string, error) {
@@ -132,6 +140,8 @@ func parseFlags(name string, args []string, exec bool) (*options, []string, erro
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
+	o.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
 	for _, e := range o.env {
 		if !strings.Contains(e, "=") {
 			return nil, nil, fmt.Errorf("-env %q: want K=V", e)
@@ -202,8 +212,8 @@ func boot(args []string, exec bool) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	if board.QEMUMachine == "" {
-		return fail("board %s cannot be booted in QEMU; use gometal build and copy the files to its boot medium", board.Name)
+	if err := o.fitBoard(board); err != nil {
+		return fail("%v", err)
 	}
 	tmp, err := os.MkdirTemp("", "gometal-")
 	if err != nil {
@@ -272,6 +282,9 @@ func boot(args []string, exec bool) int {
 		Extra: o.qemuArgs, GDB: o.gdb, Timeout: timeout,
 		Stdout: os.Stdout, Stderr: os.Stderr,
 	}
+	if cfg.DTB, err = writeDTB(board, tmp); err != nil {
+		return fail("%v", err)
+	}
 	if o.machine != "" {
 		cfg.Machine = o.machine
 	}
@@ -296,6 +309,63 @@ func boot(args []string, exec bool) int {
 		}
 	}
 	return status
+}
+
+// fitBoard checks the flags against what the board's QEMU machine can
+// be, fills in its fixed cores and memory, and checks that the installed
+// QEMU has the machine at all.
+func (o *options) fitBoard(b linker.Board) error {
+	if b.QEMUMachine == "" {
+		return fmt.Errorf("board %s cannot be booted in QEMU; use gometal build and copy the files to its boot medium", b.Name)
+	}
+	if b.FixedSMP != 0 {
+		if o.set["smp"] && o.smp != b.FixedSMP {
+			return fmt.Errorf("-smp %d: the %s board always has %d cores (QEMU %s fixes them)", o.smp, b.Name, b.FixedSMP, b.QEMUMachine)
+		}
+		o.smp = b.FixedSMP
+	}
+	if b.FixedMemory != "" {
+		if o.set["m"] && !sameSize(o.mem, b.FixedMemory) {
+			return fmt.Errorf("-m %s: the %s board always has %s of memory (QEMU %s fixes it)", o.mem, b.Name, b.FixedMemory, b.QEMUMachine)
+		}
+		o.mem = b.FixedMemory
+	}
+	if b.QEMUSince != "" {
+		return qemu.CheckMachine(b.QEMUMachine, b.QEMUSince)
+	}
+	return nil
+}
+
+// sameSize compares QEMU -m sizes: "2G", "2g", "2048M" and "2048" (MiB)
+// are one size.
+func sameSize(a, b string) bool {
+	mib := func(s string) int64 {
+		s = strings.ToUpper(strings.TrimSpace(s))
+		mult := int64(1)
+		switch {
+		case strings.HasSuffix(s, "G"):
+			mult, s = 1024, strings.TrimSuffix(s, "G")
+		case strings.HasSuffix(s, "M"):
+			s = strings.TrimSuffix(s, "M")
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return -1
+		}
+		return n * mult
+	}
+	return mib(a) >= 0 && mib(a) == mib(b)
+}
+
+// writeDTB puts the board's device tree in dir for QEMU's -dtb; "" when
+// QEMU makes the device tree itself.
+func writeDTB(b linker.Board, dir string) (string, error) {
+	dtb, err := b.DTBBytes()
+	if err != nil || dtb == nil {
+		return "", err
+	}
+	path := filepath.Join(dir, b.DTB)
+	return path, os.WriteFile(path, dtb, 0o644)
 }
 
 // setupTerminal gives the guest the keyboard: raw mode when stdin is a
@@ -388,58 +458,134 @@ func build(args []string) int {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
 	board := fs.String("board", "virt", "board")
 	out := fs.String("o", "build", "output directory")
+	var bootargs listFlag
+	fs.Var(&bootargs, "bootarg", "kernel command-line word (rpi4: cmdline.txt)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
+	}
+	if fs.NArg() > 1 {
+		return fail("build takes one program, got %q", fs.Args())
 	}
 	b, err := linker.LookupBoard(*board)
 	if err != nil {
 		return fail("%v", err)
 	}
-	root, err := linker.FindRoot(srcRoot)
+	if b.DTB != "" && fs.NArg() == 0 {
+		fmt.Fprintf(os.Stderr, "gometal: no program given: writing the kernel only (the %s boot files need one: gometal build -board %s -o %s <pkg-dir | app.elf>)\n", b.Name, b.Name, *out)
+	}
+	art, err := buildArtifacts(b, fs.Arg(0), bootargs)
 	if err != nil {
 		return fail("%v", err)
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fail("%v", err)
 	}
-	if b.Untested {
-		fmt.Fprintf(os.Stderr, "gometal: warning: %s images have not been booted yet; expect to debug on the board\n", b.Name)
+	say := func(path string) { fmt.Println(path) }
+	if err := art.write(*out, say); err != nil {
+		return fail("%v", err)
+	}
+	return 0
+}
+
+// artifacts are what build writes for a board.
+type artifacts struct {
+	board     linker.Board
+	kernel    linker.Kernel
+	initramfs []byte            // nil without a program
+	boot      []linker.BootFile // the Pi's boot partition, nil elsewhere
+}
+
+// buildArtifacts builds the kernel for b and, given a program, its
+// initramfs and (for boards with a device tree of their own, the Pi)
+// the boot partition's files.
+func buildArtifacts(b linker.Board, target string, bootargs []string) (*artifacts, error) {
+	root, err := linker.FindRoot(srcRoot)
+	if err != nil {
+		return nil, err
+	}
+	if b.Note != "" {
+		fmt.Fprintf(os.Stderr, "gometal: note: %s\n", b.Note)
 	}
 	k, err := linker.BuildKernel(root, b, os.Stderr)
 	if err != nil {
-		return fail("%v", err)
+		return nil, err
 	}
-	for _, f := range []string{k.ELF, k.Image} {
-		data, err := os.ReadFile(f)
+	a := &artifacts{board: b, kernel: k}
+	if target == "" {
+		return a, nil
+	}
+	tmp, err := os.MkdirTemp("", "gometal-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	app, err := resolveApp(target, tmp)
+	if err != nil {
+		return nil, err
+	}
+	rd := &linker.Initramfs{App: app, Argv: []string{"/init"}, Env: defaultEnv}
+	if a.initramfs, err = rd.Bytes(); err != nil {
+		return nil, fmt.Errorf("packing the initramfs: %v", err)
+	}
+	if b.DTB == "" {
+		return a, nil
+	}
+	image, err := os.ReadFile(k.Image)
+	if err != nil {
+		return nil, err
+	}
+	a.boot, err = linker.PiBootFiles(root, b, image, a.initramfs, bootargs)
+	return a, err
+}
+
+// Output names of build.
+const (
+	bootDirName = "boot"
+	sdImageName = "sdcard.img"
+)
+
+// write puts the artifacts in dir, telling say each path: kernel.elf
+// (symbols, for gdb and panic reports) always; then Image and
+// initramfs.cpio, or for the Pi the boot partition's files in dir/boot
+// and the card image dir/sdcard.img.
+func (a *artifacts) write(dir string, say func(string)) error {
+	copyOut := func(src string) error {
+		data, err := os.ReadFile(src)
 		if err != nil {
-			return fail("%v", err)
+			return err
 		}
-		dst := filepath.Join(*out, filepath.Base(f))
+		dst := filepath.Join(dir, filepath.Base(src))
 		if err := os.WriteFile(dst, data, 0o644); err != nil {
-			return fail("%v", err)
+			return err
 		}
-		fmt.Println(dst)
+		say(dst)
+		return nil
 	}
-	if fs.NArg() > 0 {
-		tmp, err := os.MkdirTemp("", "gometal-")
-		if err != nil {
-			return fail("%v", err)
-		}
-		defer os.RemoveAll(tmp)
-		app, err := resolveApp(fs.Arg(0), tmp)
-		if err != nil {
-			return fail("%v", err)
-		}
-		rd := &linker.Initramfs{App: app, Argv: []string{"/init"}, Env: defaultEnv}
-		data, err := rd.Bytes()
-		if err != nil {
-			return fail("%v", err)
-		}
-		dst := filepath.Join(*out, "initramfs.cpio")
-		if err := os.WriteFile(dst, data, 0o644); err != nil {
-			return fail("%v", err)
-		}
-		fmt.Println(dst)
+	if err := copyOut(a.kernel.ELF); err != nil {
+		return err
 	}
-	return 0
+	if a.boot == nil {
+		if err := copyOut(a.kernel.Image); err != nil {
+			return err
+		}
+		if a.initramfs != nil {
+			dst := filepath.Join(dir, "initramfs.cpio")
+			if err := os.WriteFile(dst, a.initramfs, 0o644); err != nil {
+				return err
+			}
+			say(dst)
+		}
+		return nil
+	}
+	bootDir := filepath.Join(dir, bootDirName)
+	if err := linker.WriteBootDir(bootDir, a.boot); err != nil {
+		return err
+	}
+	say(bootDir + string(filepath.Separator))
+	img := filepath.Join(dir, sdImageName)
+	if err := linker.WriteSDImage(img, a.boot); err != nil {
+		return err
+	}
+	say(img)
+	return nil
 }
