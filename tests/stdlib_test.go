@@ -27,7 +27,17 @@ func TestStdlibThroughGoTestExec(t *testing.T) {
 // `make test-long` sets GOMETAL_STD_FULL=1 to run them in full.
 func goTestExec(t *testing.T, short bool, flags []string, pkgs ...string) string {
 	t.Helper()
-	args := []string{"test", "-count=1", "-exec", gometalBin + " exec"}
+	return goTestExecOn(t, "", short, flags, pkgs...)
+}
+
+// goTestExecOn is goTestExec on a board other than the default ("": virt).
+func goTestExecOn(t *testing.T, board string, short bool, flags []string, pkgs ...string) string {
+	t.Helper()
+	execCmd := gometalBin + " exec"
+	if board != "" {
+		execCmd += " -board " + board
+	}
+	args := []string{"test", "-count=1", "-exec", execCmd}
 	if short && os.Getenv("GOMETAL_STD_FULL") != "1" {
 		args = append(args, "-short")
 	}

@@ -1,5 +1,8 @@
 // Sleep checks time.Sleep against the monotonic clock and that the wall
-// clock came from the RTC.
+// clock came from the RTC; with the argument no-rtc (the Raspberry Pi 4
+// has no real-time clock, so its wall clock starts at the epoch, as
+// Linux's does there without a network time source) only the clocks'
+// progress is checked.
 package main
 
 import (
@@ -24,7 +27,8 @@ func main() {
 	}
 	fmt.Println("order:", <-done, <-done, <-done)
 	fmt.Println("year:", time.Now().Year())
-	if time.Now().Year() < 2024 {
+	noRTC := len(os.Args) > 1 && os.Args[1] == "no-rtc"
+	if !noRTC && time.Now().Year() < 2024 {
 		fmt.Println("FAIL: wall clock not set")
 		os.Exit(1)
 	}

@@ -1,0 +1,309 @@
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	diskfs "github.com/diskfs/go-diskfs"
+	"github.com/diskfs/go-diskfs/partition/mbr"
+
+	"gometal/qemu"
+)
+
+// The Raspberry Pi 4 board on QEMU's raspi4b (QEMU >= 9.0, which make
+// deps installs): Linux's device tree, entry at EL2, four cores released
+// from the spin table, the GIC-400, the PL011 and the mini UART.
+
+// rpi4 runs the CLI with -board rpi4 after the subcommand.
+func rpi4(t *testing.T, args ...string) result {
+	t.Helper()
+	return gometal(t, append([]string{args[0], "-board", "rpi4"}, args[1:]...)...)
+}
+
+func TestRPi4HelloArgsEnvFourCores(t *testing.T) {
+	t.Parallel()
+	r := rpi4(t, "run", "-env", "GREETING=hi from a Pi", "./tests/progs/hello", "--", "a", "b c")
+	r.expect(t, 0, "gometal: booting on Raspberry Pi 4 Model B, entered at EL2",
+		"gometal: cores: 4 of 4 online", "hello from gometal", `args=["a" "b c"]`,
+		"GREETING=hi from a Pi", "cpus=4 gomaxprocs=4", "gometal: app exited with status 0")
+	logLine(t, r.out, `gometal: memory: .*`)
+	logLine(t, r.out, `gometal: kernel ready in .*`)
+}
+
+func TestRPi4ExitStatus(t *testing.T) {
+	t.Parallel()
+	rpi4(t, "run", "./tests/progs/exit3").expect(t, 3, "exiting with 3")
+	rpi4(t, "run", "./tests/progs/panic").expect(t, 2, "panic: boom from gometal")
+}
+
+// The Pi has no real-time clock: only the monotonic clock and timers are
+// checked (tests/progs/sleep no-rtc).
+func TestRPi4SleepAndTimers(t *testing.T) {
+	t.Parallel()
+	rpi4(t, "run", "./tests/progs/sleep", "--", "no-rtc").expect(t, 0, "order: 10 20 30", "sleep ok")
+}
+
+// All four cores come from the spin table: spinners run on distinct cores
+// (getcpu), and threads pinned to a core run there.
+func TestRPi4AllCoresFromSpinTable(t *testing.T) {
+	t.Parallel()
+	rpi4(t, "run", "./tests/progs/smp", "--", "spread").expect(t, 0, "spinners=4 cores=[0 1 2 3] distinct=4")
+	rpi4(t, "run", "./tests/progs/smp", "--", "affinity").expect(t, 0, "pinned to core 3: ok", "affinity ok")
+}
+
+// A call-free loop holding the only P is preempted (SIGURG, SGI).
+func TestRPi4PreemptSpinner(t *testing.T) {
+	t.Parallel()
+	r := rpi4(t, "run", "-env", "GOMETAL_STATS=1", signalsProg, "--", "spin1")
+	r.expect(t, 0, "PASS")
+	if !regexp.MustCompile(`signals:.* 23=[1-9]`).MatchString(r.out) {
+		t.Errorf("stats show no SIGURG frame:\n%s", r.out)
+	}
+}
+
+func TestRPi4Poller(t *testing.T) {
+	t.Parallel()
+	rpi4(t, "run", pollerProg, "--", "pipe-deadline").expect(t, 0, "i/o timeout", "PASS")
+	rpi4(t, "run", pollerProg, "--", "timerfd").expect(t, 0, "timerfd: one-shot, gettime, periodic, disarm, absolute, epoll, blocking read, bad arguments", "PASS")
+}
+
+// The same bound as on virt (TestIdleGuestCostsLittleHostCPU).
+func TestRPi4IdleGuestCostsLittleHostCPU(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "bench", "-board", "rpi4", "-side", "gometal", "-runs", "1", "-idle", "5", "idle_cpu_pct")
+	m := regexp.MustCompile("(?m)^\\| `idle_cpu_pct`:[^|]*\\|[^|]*\\| ([0-9.]+) \\|").FindStringSubmatch(r.out)
+	if r.status != 0 || m == nil {
+		t.Fatalf("gometal bench -board rpi4 idle_cpu_pct: status %d\n%s", r.status, r.out)
+	}
+	t.Logf("QEMU raspi4b used %s%% of one host core while the guest slept 5 s", m[1])
+	if pct, _ := strconv.ParseFloat(m[1], 64); pct > 25 {
+		t.Errorf("QEMU used %.0f%% of a host core while idle, want < 25%%", pct)
+	}
+}
+
+func TestRPi4StdlibThroughGoTestExec(t *testing.T) {
+	goTestExecOn(t, "rpi4", true, nil, "sort", "strconv")
+}
+
+// The console is on both UARTs: QEMU's first serial port is the PL011,
+// its second the mini UART, which is what a Pi's header pins carry. The
+// mini UART's output is the whole console, and a line typed into it
+// reaches the app through its receive interrupt.
+func TestRPi4MiniUART(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pipe := filepath.Join(dir, "mini")
+	for _, f := range []string{pipe + ".in", pipe + ".out"} {
+		if err := syscall.Mkfifo(f, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := make(chan string, 100)
+	go func() {
+		out, err := os.Open(pipe + ".out") // QEMU opens both ends O_RDWR
+		if err != nil {
+			close(lines)
+			return
+		}
+		defer out.Close()
+		s := bufio.NewScanner(out)
+		for s.Scan() {
+			lines <- s.Text()
+		}
+		close(lines)
+	}()
+	done := make(chan result, 1)
+	go func() {
+		done <- rpi4(t, "run", "-timeout", "60s", "-qemu-arg", "-chardev", "-qemu-arg", "pipe,id=mini,path="+pipe,
+			"-qemu-arg", "-serial", "-qemu-arg", "chardev:mini", "./tests/progs/stdin")
+	}()
+	var mini []string
+	typed := false
+	deadline := time.After(90 * time.Second)
+	for !typed {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("the mini UART's output closed; it said:\n%s", strings.Join(mini, "\n"))
+			}
+			mini = append(mini, l)
+			if strings.Contains(l, "gometal: kernel ready") {
+				in, err := os.OpenFile(pipe+".in", os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				in.WriteString("typed on pins 8 and 10\nquit\n")
+				in.Close()
+				typed = true
+			}
+		case <-deadline:
+			t.Fatalf("no boot log on the mini UART; it said:\n%s", strings.Join(mini, "\n"))
+		}
+	}
+	r := <-done
+	r.expect(t, 0, `got "typed on pins 8 and 10"`, "stdin ok: 1 lines")
+	for l := range lines {
+		mini = append(mini, l)
+	}
+	all := strings.Join(mini, "\n")
+	for _, want := range []string{"gometal: booting on Raspberry Pi 4 Model B", `got "typed on pins 8 and 10"`, "gometal: app exited with status 0"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the mini UART lacks %q; it said:\n%s", want, all)
+		}
+	}
+}
+
+// reboot(2): RESTART resets the board through the PM watchdog (QEMU,
+// started with -no-reboot, then exits with 0); POWER_OFF ends the run
+// with status 0.
+func TestRPi4Reboot(t *testing.T) {
+	t.Parallel()
+	rpi4(t, "run", "./tests/progs/reboot", "--", "restart").expect(t, 0, "gometal: restarting through the PM watchdog")
+	r := rpi4(t, "run", "./tests/progs/reboot", "--", "poweroff")
+	r.expect(t, 0, "gometal: app exited with status 0")
+	if strings.Contains(r.out, "FAIL") {
+		t.Error("reboot returned")
+	}
+}
+
+// Without the CLI's semihosting the kernel is on its own, as on a board:
+// the files gometal build wrote (the padded kernel8.img, the DTB, the
+// initramfs) boot on raspi4b, and the app's exit is reported on the
+// console with every core halted.
+func TestRPi4BootFilesWithoutSemihosting(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rpi4(t, "build", "-o", dir, "./tests/progs/exit3").expect(t, 0, filepath.Join(dir, "sdcard.img"))
+	boot := filepath.Join(dir, "boot")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, qemu.Binary, "-M", "raspi4b", "-display", "none", "-monitor", "none",
+		"-serial", "stdio", "-kernel", filepath.Join(boot, "kernel8.img"),
+		"-dtb", filepath.Join(boot, "bcm2711-rpi-4-b.dtb"), "-initrd", filepath.Join(boot, "initramfs.cpio"))
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for !strings.Contains(out.String(), "gometal: all cores halted") && ctx.Err() == nil {
+		time.Sleep(100 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	for _, want := range []string{"entered at EL2", "cores: 4 of 4 online", "exiting with 3", "gometal: all cores halted (status 3)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// The SD card image, read back with the library that wrote it: one FAT32
+// (LBA) partition at 1 MiB whose files are byte for byte boot/.
+func TestRPi4SDCardImage(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := rpi4(t, "build", "-o", dir, "-bootarg", "gometal.stats=1", "./tests/progs/hello")
+	r.expect(t, 0, filepath.Join(dir, "boot"), filepath.Join(dir, "sdcard.img"), "none has run on a real board yet")
+	d, err := diskfs.Open(filepath.Join(dir, "sdcard.img"), diskfs.WithOpenMode(diskfs.ReadOnly))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	pt, err := d.GetPartitionTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, ok := pt.(*mbr.Table)
+	if !ok {
+		t.Fatalf("partition table %T, want MBR", pt)
+	}
+	var used []*mbr.Partition
+	for _, p := range table.Partitions {
+		if p.Type != mbr.Empty {
+			used = append(used, p)
+		}
+	}
+	if len(used) != 1 {
+		t.Fatalf("%d partitions in use, want 1", len(used))
+	}
+	p := used[0]
+	if p.Type != mbr.Fat32LBA || p.Start != 2048 {
+		t.Errorf("partition type %#x start %d, want FAT32 LBA (0x0c) at 2048", p.Type, p.Start)
+	}
+	fs, err := d.GetFilesystem(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(filepath.Join(dir, "boot"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+		want, _ := os.ReadFile(filepath.Join(dir, "boot", e.Name()))
+		f, err := fs.OpenFile("/"+e.Name(), os.O_RDONLY)
+		if err != nil {
+			t.Errorf("%s not on the card: %v", e.Name(), err)
+			continue
+		}
+		var got bytes.Buffer
+		got.ReadFrom(f)
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("%s on the card differs from boot/ (%d vs %d bytes)", e.Name(), got.Len(), len(want))
+		}
+	}
+	if strings.Join(names, " ") != "LICENSE.broadcom bcm2711-rpi-4-b.dtb cmdline.txt config.txt fixup4.dat initramfs.cpio kernel8.img start4.elf" {
+		t.Errorf("boot/ holds %v", names)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(dir, "boot", "config.txt"))
+	for _, kv := range []string{"arm_64bit=1", "kernel=kernel8.img", "kernel_address=0x200000",
+		"initramfs initramfs.cpio followkernel", "device_tree=bcm2711-rpi-4-b.dtb", "enable_uart=1", "enable_gic=1"} {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(kv) + `$`).Match(cfg) {
+			t.Errorf("config.txt lacks the line %q:\n%s", kv, cfg)
+		}
+	}
+	if cmdline, _ := os.ReadFile(filepath.Join(dir, "boot", "cmdline.txt")); string(cmdline) != "gometal.stats=1\n" {
+		t.Errorf("cmdline.txt = %q", cmdline)
+	}
+}
+
+// Flags the board cannot honour, and a QEMU without raspi4b, get one
+// line and status 2 before anything is built.
+func TestRPi4RefusesWhatTheBoardCannotBe(t *testing.T) {
+	t.Parallel()
+	r := rpi4(t, "run", "-smp", "2", "./tests/progs/hello")
+	r.expect(t, 2, "gometal: -smp 2: the rpi4 board always has 4 cores (QEMU raspi4b fixes them)")
+	r = rpi4(t, "run", "-m", "1G", "./tests/progs/hello")
+	r.expect(t, 2, "gometal: -m 1G: the rpi4 board always has 2G of memory")
+
+	// A QEMU 7.2 stand-in: it knows virt and raspi3b, not raspi4b.
+	bin := t.TempDir()
+	fake := "#!/bin/sh\ncase \"$*\" in\n*--version*) echo 'QEMU emulator version 7.2.0';;\n*help*) printf 'virt   QEMU 7.2 ARM Virtual Machine\\nraspi3b   Raspberry Pi 3B (revision 1.2)\\n';;\nesac\n"
+	if err := os.WriteFile(filepath.Join(bin, qemu.Binary), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(gometalBin, "run", "-board", "rpi4", "./tests/progs/hello")
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	status := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		status = ee.ExitCode()
+	}
+	want := "gometal: the installed QEMU (QEMU emulator version 7.2.0) has no raspi4b machine; it needs QEMU 9.0 or later: run make deps"
+	if status != 2 || !strings.Contains(string(out), want) || strings.Count(strings.TrimSpace(string(out)), "\n") != 0 {
+		t.Errorf("status %d, output:\n%s\nwant one line with %q", status, out, want)
+	}
+}
