@@ -38,12 +38,15 @@ test-long: deps build
 	GOMETAL_STD_FULL=1 $(GO) test -count=1 -timeout 90m ./...
 
 # Benchmarks: boot programs and report figures (not part of make test).
-# The gometal-vs-Linux table (docs/BENCHMARKS.md), the same program's
-# boot, syscall and timer figures on QEMU raspi4b (docs/BENCHMARKS-rpi4.md),
-# then gometal-only figures across core counts (tests/bench_test.go).
+# The gometal-vs-Linux table, against Linux with its default command line
+# and with nokaslr (docs/BENCHMARKS.md; every sample in
+# docs/BENCHMARKS.json, and what changed beyond the noise since the last
+# one); the same program's boot, syscall and timer figures on QEMU
+# raspi4b (docs/BENCHMARKS-rpi4.md); then gometal-only figures across
+# core counts (tests/bench_test.go).
 RPI4_FIGURES := boot_to_first_line_ms kernel_ready_ms getpid_ns timer_wakeups_per_s idle_cpu_pct
 bench: deps build
-	bin/gometal bench -runs 3 -o docs/BENCHMARKS.md
+	bin/gometal bench -runs 5 $(if $(wildcard docs/BENCHMARKS.json),-compare docs/BENCHMARKS.json) -json docs/BENCHMARKS.json -o docs/BENCHMARKS.md
 	bin/gometal bench -board rpi4 -side gometal -runs 3 -o docs/BENCHMARKS-rpi4.md $(RPI4_FIGURES)
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 60m ./tests
 

@@ -22,11 +22,16 @@ import (
 // as /init on gometal and on Debian's arm64 Linux kernel under the same
 // QEMU machine, alternating, and a table of medians and ratios.
 
-const benchUsage = `usage: gometal bench [-board virt|rpi4] [-side both|gometal|linux] [-runs N] [-quick] [-idle S] [-o FILE] [FIGURE...]
+const benchUsage = `usage: gometal bench [-board virt|rpi4] [-side both|gometal|linux] [-runs N] [-quick] [-idle S]
+                     [-o FILE.md] [-json FILE.json] [-compare OLD.json] [FIGURE...]
   Boots tests/progs/bench on gometal and on Debian's arm64 Linux kernel
   (fetched with apt-get into the cache the first time) with
-  -M virt -cpu cortex-a72 -smp 4 -m 1G, alternating sides, N runs each,
-  and prints a table: medians (min–max), gometal/Linux, the better side.
+  -M virt -cpu cortex-a72 -smp 4 -m 1G, alternating sides, N runs each.
+  Linux boots twice per round: its default command line (KASLR, and so
+  KPTI, on) and nokaslr (KPTI off: Linux at its best here). The table has
+  medians (min–max), gometal over the faster Linux, the better side.
+  -json keeps every sample; -compare prints what changed beyond the noise
+  (min–max ranges that do not overlap) since an earlier -json file.
   -board rpi4 boots gometal on QEMU's raspi4b instead (4 cores, 2G; the
   gometal side only).
   FIGURE names rows to run (default: all):
@@ -59,6 +64,8 @@ type benchOptions struct {
 	quick   bool
 	idle    int
 	out     string
+	json    string
+	compare string
 	timeout time.Duration
 	figures []string
 }
@@ -74,11 +81,13 @@ func benchCmd(args []string) int {
 		fs.PrintDefaults()
 	}
 	boardName := fs.String("board", "virt", "board gometal boots on: virt or rpi4")
-	fs.StringVar(&o.side, "side", "both", "gometal, linux or both")
+	fs.StringVar(&o.side, "side", "both", "gometal, linux (both Linux command lines) or both")
 	fs.IntVar(&o.runs, "runs", 3, "runs per side")
 	fs.BoolVar(&o.quick, "quick", false, "tiny iteration counts: checks the harness, measures nothing")
 	fs.IntVar(&o.idle, "idle", 5, "seconds the guest sleeps for idle_cpu_pct")
 	fs.StringVar(&o.out, "o", "", "also write the table with its settings to this Markdown file")
+	fs.StringVar(&o.json, "json", "", "also write every sample to this JSON file")
+	fs.StringVar(&o.compare, "compare", "", "compare with the samples in this earlier -json file")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "longest one boot may take")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -98,6 +107,13 @@ func benchCmd(args []string) int {
 	if o.runs < 1 {
 		return fail("bench: -runs %d: want at least 1", o.runs)
 	}
+	var old *benchResults
+	if o.compare != "" {
+		var err error
+		if old, err = loadResults(o.compare); err != nil {
+			return fail("bench: %v", err)
+		}
+	}
 	var err error
 	if o.board, err = linker.LookupBoard(*boardName); err != nil {
 		return fail("bench: %v", err)
@@ -110,7 +126,7 @@ func benchCmd(args []string) int {
 			return fail("bench: %v", err)
 		}
 	}
-	if err := runBench(&o); err != nil {
+	if err := runBench(&o, old); err != nil {
 		fmt.Fprintf(os.Stderr, "gometal bench: %v\n", err)
 		return 1
 	}
@@ -159,11 +175,13 @@ func (o *benchOptions) guestArgs() (args []string, any bool) {
 // benchSide knows how to boot the benchmark program on one kernel.
 type benchSide struct {
 	name string
+	// klog: the program prints the kernel's KPTI/KASLR lines (Linux).
+	klog bool
 	// qemuArgs is the QEMU command line that runs the program with args.
 	qemuArgs func(args []string) ([]string, error)
 }
 
-func runBench(o *benchOptions) error {
+func runBench(o *benchOptions, old *benchResults) error {
 	if _, err := exec.LookPath(qemu.Binary); err != nil {
 		return qemu.ErrNoQEMU
 	}
@@ -184,6 +202,7 @@ func runBench(o *benchOptions) error {
 
 	var sides []benchSide
 	var linuxInfo linuxKernel
+	ran := map[string]bool{}
 	if o.side != "linux" {
 		s, err := gometalSide(root, tmp, app, o.board)
 		if err != nil {
@@ -192,21 +211,29 @@ func runBench(o *benchOptions) error {
 		sides = append(sides, s)
 	}
 	if o.side != "gometal" {
-		s, k, err := linuxSide(tmp, app)
+		k, initrd, err := linuxGuest(tmp, app)
 		if err != nil {
 			return err
 		}
-		sides = append(sides, s)
+		sides = append(sides, linuxSide(sideLinux, k, initrd), linuxSide(sideLinuxNoKASLR, k, initrd, "nokaslr"))
 		linuxInfo = k
 	}
-
-	got := map[string]samples{"gometal": {}, "linux": {}}
+	res := &benchResults{Board: o.board.Name, Runs: o.runs, Samples: map[string]samples{}, KernelLog: map[string][]string{}}
+	got := res.Samples
+	for _, s := range sides {
+		ran[s.name] = true
+		got[s.name] = samples{}
+	}
 	args, anyGuest := o.guestArgs()
 	if anyGuest || o.wants(figBoot) || o.wants(figReady) {
 		for i := 1; i <= o.runs; i++ {
 			for _, s := range sides {
 				fmt.Fprintf(os.Stderr, "gometal bench: run %d/%d on %s ... ", i, o.runs, s.name)
-				figs, err := benchBoot(s, args, o.timeout)
+				sargs := args
+				if s.klog {
+					sargs = append([]string{"-klog"}, args...)
+				}
+				figs, klog, err := benchBoot(s, sargs, o.timeout)
 				if err != nil {
 					fmt.Fprintln(os.Stderr, "failed")
 					return fmt.Errorf("%s: %v", s.name, err)
@@ -218,6 +245,9 @@ func runBench(o *benchOptions) error {
 					}
 				}
 				got[s.name].add(figs)
+				if len(res.KernelLog[s.name]) == 0 {
+					res.KernelLog[s.name] = klog
+				}
 			}
 		}
 	}
@@ -236,11 +266,21 @@ func runBench(o *benchOptions) error {
 		}
 	}
 
-	rows := summarize(got["gometal"], got["linux"], o.side != "linux", o.side != "gometal")
+	rows := summarize(got, ran)
 	table := markdownTable(filterRows(rows, o))
 	fmt.Print(table)
+	res.fillIn(linuxInfo)
+	if old != nil {
+		fmt.Print(compareResults(old, res))
+	}
+	if o.json != "" {
+		if err := res.save(o.json); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "gometal bench: wrote %s\n", o.json)
+	}
 	if o.out != "" {
-		doc := benchDoc(o, table, linuxInfo)
+		doc := benchDoc(o, table, res)
 		if err := os.WriteFile(o.out, []byte(doc), 0o644); err != nil {
 			return err
 		}
@@ -293,30 +333,37 @@ func gometalSide(root, tmp, app string, board linker.Board) (benchSide, error) {
 	}}, nil
 }
 
-// linuxSide boots the program as /init on Debian's kernel; its arguments
-// follow "--" on the kernel command line.
-func linuxSide(tmp, app string) (benchSide, linuxKernel, error) {
+// linuxGuest fetches Debian's kernel and packs the program as its /init.
+func linuxGuest(tmp, app string) (linuxKernel, string, error) {
 	k, err := fetchLinuxKernel(os.Stderr)
 	if err != nil {
-		return benchSide{}, k, err
+		return k, "", err
 	}
 	rd, err := linker.LinuxInitramfs(app)
 	if err != nil {
-		return benchSide{}, k, err
+		return k, "", err
 	}
 	initrd := filepath.Join(tmp, "linux.cpio")
-	if err := os.WriteFile(initrd, rd, 0o644); err != nil {
-		return benchSide{}, k, err
-	}
-	return benchSide{name: "linux", qemuArgs: func(args []string) ([]string, error) {
-		cmdline := append([]string{"console=ttyAMA0", "quiet", "loglevel=1", "panic=-1", "--"}, args...)
+	return k, initrd, os.WriteFile(initrd, rd, 0o644)
+}
+
+// linuxCmdline is the Linux guest's command line before its own words:
+// the console, no chatter, reboot at once on a panic.
+var linuxCmdline = []string{"console=ttyAMA0", "quiet", "loglevel=1", "panic=-1"}
+
+// linuxSide boots the program as /init on Debian's kernel with extra
+// command-line words; the program's arguments follow "--".
+func linuxSide(name string, k linuxKernel, initrd string, extra ...string) benchSide {
+	return benchSide{name: name, klog: true, qemuArgs: func(args []string) ([]string, error) {
+		cmdline := append(append(append([]string{}, linuxCmdline...), extra...), "--")
+		cmdline = append(cmdline, args...)
 		return []string{
 			"-M", "virt", "-cpu", benchCPU, "-smp", fmt.Sprint(benchSMP), "-m", benchMemory,
 			"-display", "none", "-monitor", "none",
 			"-chardev", "stdio,id=con,signal=off", "-serial", "chardev:con",
 			"-kernel", k.Image, "-initrd", initrd, "-append", strings.Join(cmdline, " "), "-no-reboot",
 		}, nil
-	}}, k, nil
+	}}
 }
 
 // guestRun is one boot: QEMU's output as it comes, with hooks on lines.
@@ -351,8 +398,8 @@ func guestRun(s benchSide, args []string, timeout time.Duration, onLine func(lin
 }
 
 // benchBoot runs the program once and returns its figures, with the time
-// from QEMU's start to the program's first line.
-func benchBoot(s benchSide, args []string, timeout time.Duration) (map[string]float64, error) {
+// from QEMU's start to the program's first line, and its KLOG lines.
+func benchBoot(s benchSide, args []string, timeout time.Duration) (map[string]float64, []string, error) {
 	start := time.Now()
 	var first time.Duration
 	out, err := guestRun(s, args, timeout, func(line string, _ int) {
@@ -361,21 +408,27 @@ func benchBoot(s benchSide, args []string, timeout time.Duration) (map[string]fl
 		}
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if first == 0 || !strings.Contains(out, "bench: done") {
-		return nil, fmt.Errorf("the program did not start and finish; output:\n%s", out)
+		return nil, nil, fmt.Errorf("the program did not start and finish; output:\n%s", out)
 	}
 	figs, err := parseBench(out)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var klog []string
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, "KLOG "); ok {
+			klog = append(klog, rest)
+		}
 	}
 	figs[figBoot] = float64(first.Microseconds()) / 1000
 	if m := kernelReadyRE.FindStringSubmatch(out); m != nil {
 		us, _ := strconv.ParseFloat(m[1], 64)
 		figs[figReady] = us / 1000
 	}
-	return figs, nil
+	return figs, klog, nil
 }
 
 // benchIdle boots the program's idle mode and returns QEMU's CPU use, in
@@ -412,43 +465,40 @@ func benchIdle(s benchSide, seconds int, timeout time.Duration) (float64, error)
 }
 
 // benchDoc is docs/BENCHMARKS.md: the table with everything needed to
-// rerun it.
-func benchDoc(o *benchOptions, table string, lk linuxKernel) string {
+// rerun it, and the Linux guest's own words on KPTI and KASLR.
+func benchDoc(o *benchOptions, table string, res *benchResults) string {
 	var b strings.Builder
-	qv, _ := exec.Command(qemu.Binary, "--version").Output()
-	commit, _ := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
-	if dirty, _ := exec.Command("git", "status", "--porcelain").Output(); len(dirty) > 0 {
-		commit = append(bytesTrim(commit), " with uncommitted changes"...)
-	}
 	if o.board.Name == "virt" {
 		fmt.Fprintf(&b, "# gometal vs Linux: benchmarks\n\n")
 	} else {
 		fmt.Fprintf(&b, "# gometal on QEMU %s (board %s): benchmarks\n\n", o.board.QEMUMachine, o.board.Name)
 	}
-	fmt.Fprintf(&b, "Measured %s by `make bench` (`gometal %s`).\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), strings.Join(o.cmdline, " "))
-	fmt.Fprintf(&b, "- The same static Go program, [`tests/progs/bench`](../tests/progs/bench/main.go), is `/init` on both sides.\n")
+	fmt.Fprintf(&b, "Measured %s by `make bench` (`gometal %s`).\n\n", res.Date, strings.Join(o.cmdline, " "))
+	fmt.Fprintf(&b, "- The same static Go program, [`tests/progs/bench`](../tests/progs/bench/main.go), is `/init` on every side.\n")
 	if o.board.Name == "virt" {
-		fmt.Fprintf(&b, "- Both boot under `qemu-system-aarch64 -M virt -cpu %s -smp %d -m %s`, TCG (software emulation) on a %d-CPU %s/%s host.\n", benchCPU, benchSMP, benchMemory, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+		fmt.Fprintf(&b, "- All boot under `qemu-system-aarch64 -M virt -cpu %s -smp %d -m %s`, TCG (software emulation) on a %d-CPU %s/%s host.\n", benchCPU, benchSMP, benchMemory, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
 	} else {
 		fmt.Fprintf(&b, "- gometal boots under `qemu-system-aarch64 -M %s -smp %d -m %s -dtb %s`, TCG (software emulation) on a %d-CPU %s/%s host.\n", o.board.QEMUMachine, o.board.FixedSMP, o.board.FixedMemory, o.board.DTB, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
 	}
-	fmt.Fprintf(&b, "- QEMU: %s\n", firstLine(string(qv)))
-	if lk.Image != "" {
-		fmt.Fprintf(&b, "- Linux: Debian's `%s` %s (`%s`), command line `console=ttyAMA0 quiet loglevel=1 panic=-1`.\n", lk.Package, lk.Version, filepath.Base(lk.Image))
+	fmt.Fprintf(&b, "- QEMU: %s\n", res.QEMU)
+	if res.Linux != "" {
+		fmt.Fprintf(&b, "- Linux: %s, booted twice per round: with the command line `%s` (its default: KASLR on, and with it kernel page-table isolation, KPTI, so every system call switches page tables), and with `nokaslr` added (no KASLR, no KPTI: Linux at its best on a Cortex-A72, which Meltdown does not affect). Each figure's ratio is against the faster of the two.\n", res.Linux, strings.Join(linuxCmdline, " "))
+		for _, sd := range []string{sideLinux, sideLinuxNoKASLR} {
+			lines := res.KernelLog[sd]
+			fmt.Fprintf(&b, "  - %s, its own boot log:", linuxLabel(sd))
+			if len(lines) == 0 {
+				b.WriteString(" no line about KPTI or KASLR (it reports page-table isolation only when it turns it on, and on this CPU only KASLR does)")
+			}
+			for _, l := range lines {
+				fmt.Fprintf(&b, " `%s`", l)
+			}
+			b.WriteString("\n")
+		}
 	}
-	fmt.Fprintf(&b, "- gometal: commit %s, board `%s`.\n", strings.TrimSpace(string(commit)), o.board.Name)
-	fmt.Fprintf(&b, "- Runs alternate (gometal, Linux, gometal, ...), %d per side; cells are median (min–max). The ratio is gometal/Linux; \"better\" marks the better side (within 2%%: tie).\n\n", o.runs)
+	fmt.Fprintf(&b, "- gometal: commit %s, board `%s`.\n", res.Commit, o.board.Name)
+	fmt.Fprintf(&b, "- Runs alternate (gometal, Linux, Linux nokaslr, gometal, ...), %d per side; cells are median (min–max). \"better\" marks the better of gometal and the faster Linux (within 2%%: tie).\n\n", o.runs)
 	b.WriteString(table)
 	b.WriteString("\nA cell that says \"does not run\" is a figure that side could not produce.\n")
 	b.WriteString("Rerun one side or one figure while developing: `make build && bin/gometal bench -side gometal -runs 1 getpid_ns`.\n")
 	return b.String()
-}
-
-func bytesTrim(b []byte) []byte { return []byte(strings.TrimSpace(string(b))) }
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

@@ -6,10 +6,13 @@
 // machine off at the end, which on Linux is the only way for init to end
 // the run (gometal takes it as exit status 0).
 //
-//	bench [-quick] [FIGURE...]   the named figures (default: all)
-//	bench idle SECONDS           prints "idle: sleeping", sleeps, "idle: awake"
+//	bench [-klog] [-quick] [FIGURE...]   the named figures (default: all)
+//	bench idle SECONDS                   prints "idle: sleeping", sleeps, "idle: awake"
 //
 // -quick runs every figure with tiny counts (the smoke test in make test).
+// -klog (on Linux) first prints the kernel's own boot-log lines that say
+// whether it isolates its page tables (KPTI) and randomizes its base
+// (KASLR), as "KLOG <line>": the harness quotes them.
 package main
 
 import (
@@ -17,6 +20,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -68,6 +72,10 @@ func main() {
 		powerOff()
 		return
 	}
+	if len(args) > 0 && args[0] == "-klog" {
+		printKernelLog()
+		args = args[1:]
+	}
 	s := full
 	if len(args) > 0 && args[0] == "-quick" {
 		s, args = quick, args[1:]
@@ -79,6 +87,29 @@ func main() {
 	}
 	fmt.Println("bench: done")
 	powerOff()
+}
+
+// klogSize is enough for the kernel log of a boot this short.
+const klogSize = 1 << 20
+
+// printKernelLog prints the boot-log lines about KPTI and KASLR, read
+// with syslog(2) SYSLOG_ACTION_READ_ALL (init may; no /dev/kmsg needed).
+func printKernelLog() {
+	buf := make([]byte, klogSize)
+	n, err := unix.Klogctl(unix.SYSLOG_ACTION_READ_ALL, buf)
+	if err != nil {
+		fmt.Println("KLOG (unreadable:", err, ")")
+		return
+	}
+	for _, line := range strings.Split(string(buf[:n]), "\n") {
+		if strings.Contains(line, "page table isolation") || strings.Contains(line, "KASLR") {
+			// Drop the "<6>[    0.000000] " prefix.
+			if i := strings.Index(line, "] "); i >= 0 {
+				line = line[i+2:]
+			}
+			fmt.Println("KLOG", line)
+		}
+	}
 }
 
 // want says whether figure name was asked for (all when none was named;
