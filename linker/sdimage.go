@@ -44,7 +44,7 @@ func WriteSDImage(path string, files []BootFile) error {
 		LogicalSectorSize:  sectorSize,
 		PhysicalSectorSize: sectorSize,
 		Partitions: []*mbr.Partition{{
-			Bootable: true, Type: mbr.Fat32LBA,
+			Index: 1, Bootable: true, Type: mbr.Fat32LBA,
 			Start: partitionStart, Size: uint32(part / sectorSize),
 		}},
 	}
