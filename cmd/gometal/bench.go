@@ -355,7 +355,10 @@ var linuxCmdline = []string{"console=ttyAMA0", "quiet", "loglevel=1", "panic=-1"
 // command-line words; the program's arguments follow "--".
 func linuxSide(name string, k linuxKernel, initrd string, extra ...string) benchSide {
 	return benchSide{name: name, klog: true, qemuArgs: func(args []string) ([]string, error) {
-		cmdline := append(append(append([]string{}, linuxCmdline...), extra...), "--")
+		// Linux gives init the words it does not know (nokaslr among
+		// them) before those after "--": the program's own start after
+		// its mark (tests/progs/bench argsMark).
+		cmdline := append(append(append([]string{}, linuxCmdline...), extra...), "--", "--args")
 		cmdline = append(cmdline, args...)
 		return []string{
 			"-M", "virt", "-cpu", benchCPU, "-smp", fmt.Sprint(benchSMP), "-m", benchMemory,

@@ -20,6 +20,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -62,12 +63,32 @@ var figures = []figure{
 	{"timer_wakeups_per_s", timerWakeups},
 }
 
+// argsMark starts the program's own arguments when the harness boots it
+// on Linux: the kernel also hands init the command-line words it does
+// not know itself (such as nokaslr, which arm64 handles before its
+// parameter parsing), in front of those after "--".
+const argsMark = "--args"
+
 func main() {
 	fmt.Println(startLine)
 	args := os.Args[1:]
+	for i, a := range args {
+		if a == argsMark {
+			args = args[i+1:]
+			break
+		}
+	}
 	if len(args) > 0 && args[0] == "idle" {
 		fmt.Println("idle: sleeping")
-		time.Sleep(time.Duration(guest.Arg(2, 5)) * time.Second)
+		secs := 5
+		if len(args) > 1 {
+			n, err := strconv.Atoi(args[1])
+			if err != nil {
+				guest.Fail("idle: " + err.Error())
+			}
+			secs = n
+		}
+		time.Sleep(time.Duration(secs) * time.Second)
 		fmt.Println("idle: awake")
 		powerOff()
 		return
