@@ -25,7 +25,7 @@ func sysEventfd2(t *sched.Thread, f *sched.Frame) uint64 {
 	fl.kind = kindEventfd
 	fl.count = uint64(uint32(f.X[0]))
 	fl.flags = unix.O_RDWR | uint32(flags&unix.EFD_NONBLOCK)
-	fl.cloexec = flags&unix.EFD_CLOEXEC != 0
+	setCloexec(fd, flags&unix.EFD_CLOEXEC != 0)
 	fl.semaphore = flags&unix.EFD_SEMAPHORE != 0
 	return uint64(fd)
 }

@@ -100,15 +100,16 @@ func sysPipe2(t *sched.Thread, f *sched.Frame) uint64 {
 		p.release()
 		return errno(unix.EMFILE)
 	}
-	rf.kind = kindPipeRead
 	wfd, wf := allocFD(0)
 	if wf == nil {
-		rf.kind = kindNone
+		closeFD(rfd) // still kindNone: nothing else to release
 		p.release()
 		return errno(unix.EMFILE)
 	}
-	*rf = file{kind: kindPipeRead, pipe: int32(idx), flags: unix.O_RDONLY | flags&unix.O_NONBLOCK, cloexec: flags&unix.O_CLOEXEC != 0}
-	*wf = file{kind: kindPipeWrite, pipe: int32(idx), flags: unix.O_WRONLY | flags&unix.O_NONBLOCK, cloexec: flags&unix.O_CLOEXEC != 0}
+	rf.kind, rf.pipe, rf.flags = kindPipeRead, int32(idx), unix.O_RDONLY|flags&unix.O_NONBLOCK
+	wf.kind, wf.pipe, wf.flags = kindPipeWrite, int32(idx), unix.O_WRONLY|flags&unix.O_NONBLOCK
+	setCloexec(rfd, flags&unix.O_CLOEXEC != 0)
+	setCloexec(wfd, flags&unix.O_CLOEXEC != 0)
 	fds2 := [2]int32{int32(rfd), int32(wfd)}
 	if !copyOut(uintptr(f.X[0]), bytesOf(ptrOf(&fds2), 8)) {
 		closeFD(rfd)

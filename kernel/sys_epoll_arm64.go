@@ -21,8 +21,13 @@ const (
 	maxInterest = 1024 // Go registers every pollable fd with one instance
 )
 
+// interest is one registration: descriptor fd as it was when added, and
+// the open-file description it referred to. Like Linux's epitem it is
+// keyed by both, and it lasts until the description is released (the
+// last of its descriptors closed), not the descriptor.
 type interest struct {
 	fd      int32
+	file    int32 // index into files
 	events  uint32
 	data    uint64
 	lastGen uint32 // fd's gen when last reported (EPOLLET)
@@ -50,7 +55,7 @@ func sysEpollCreate1(t *sched.Thread, f *sched.Frame) uint64 {
 			fl.kind = kindEpoll
 			fl.ep = int32(i)
 			fl.flags = unix.O_RDWR
-			fl.cloexec = f.X[0]&unix.EPOLL_CLOEXEC != 0
+			setCloexec(fd, f.X[0]&unix.EPOLL_CLOEXEC != 0)
 			return uint64(fd)
 		}
 	}
@@ -65,9 +70,9 @@ func pollable(fl *file) bool {
 	return false
 }
 
-// readiness returns fl's current EPOLL* bits.
-func readiness(fd int32) uint32 {
-	fl := &fds[fd]
+// readiness returns description fi's current EPOLL* bits.
+func readiness(fi int32) uint32 {
+	fl := &files[fi]
 	switch fl.kind {
 	case kindEventfd:
 		r := uint32(unix.EPOLLOUT)
@@ -124,9 +129,10 @@ func sysEpollCtl(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 	}
 	data := uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32
+	fi := fileOf(int(fd))
 	var slot *interest
 	for i := range ep.list {
-		if ep.list[i].used && ep.list[i].fd == int32(fd) {
+		if ep.list[i].used && ep.list[i].fd == int32(fd) && ep.list[i].file == fi {
 			slot = &ep.list[i]
 		}
 	}
@@ -137,7 +143,7 @@ func sysEpollCtl(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 		for i := range ep.list {
 			if !ep.list[i].used {
-				ep.list[i] = interest{fd: int32(fd), events: ev.Events, data: data, lastGen: fileGen(fl) - 1, used: true}
+				ep.list[i] = interest{fd: int32(fd), file: fi, events: ev.Events, data: data, lastGen: fileGen(fl) - 1, used: true}
 				epollNotify()
 				return 0
 			}
@@ -160,11 +166,11 @@ func sysEpollCtl(t *sched.Thread, f *sched.Frame) uint64 {
 	return errno(unix.EINVAL)
 }
 
-// epollForget drops a closed fd from every interest list.
-func epollForget(fd int) {
+// epollForget drops a released description from every interest list.
+func epollForget(fi int32) {
 	for i := range epolls {
 		for j := range epolls[i].list {
-			if epolls[i].list[j].used && epolls[i].list[j].fd == int32(fd) {
+			if epolls[i].list[j].used && epolls[i].list[j].file == fi {
 				epolls[i].list[j].used = false
 			}
 		}
@@ -182,11 +188,11 @@ func collect(ep *epollInst, buf uintptr, max int) (int, bool) {
 		if !it.used {
 			continue
 		}
-		ready := readiness(it.fd) & (it.events | unix.EPOLLERR | unix.EPOLLHUP)
+		ready := readiness(it.file) & (it.events | unix.EPOLLERR | unix.EPOLLHUP)
 		if ready == 0 {
 			continue
 		}
-		gen := fileGen(&fds[it.fd])
+		gen := fileGen(&files[it.file])
 		if it.events&unix.EPOLLET != 0 && gen == it.lastGen {
 			continue
 		}

@@ -182,7 +182,7 @@ func sysOpenat(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 		fl.kind = kindNull
 		fl.flags = flags &^ unix.O_CLOEXEC
-		fl.cloexec = flags&unix.O_CLOEXEC != 0
+		setCloexec(fd, flags&unix.O_CLOEXEC != 0)
 		return uint64(fd)
 	}
 	var final [pathMax]byte
@@ -221,7 +221,7 @@ func sysOpenat(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EMFILE)
 	}
 	fl.flags = flags &^ (unix.O_CLOEXEC | unix.O_CREAT | unix.O_EXCL | unix.O_NOCTTY | unix.O_NOFOLLOW | unix.O_DIRECTORY | unix.O_TRUNC)
-	fl.cloexec = flags&unix.O_CLOEXEC != 0
+	setCloexec(fd, flags&unix.O_CLOEXEC != 0)
 	if r.tmp >= 0 {
 		fl.kind = kindTmpFile
 		if r.isDir() {

@@ -72,7 +72,7 @@ func sockFD(s int32, nonblock, cloexec bool) (int, bool) {
 	if nonblock {
 		fl.flags |= unix.O_NONBLOCK
 	}
-	fl.cloexec = cloexec
+	setCloexec(fd, cloexec)
 	sockets[s].refs++
 	return fd, true
 }

@@ -65,7 +65,7 @@ func sysTimerfdCreate(t *sched.Thread, f *sched.Frame) uint64 {
 	fl.kind = kindTimerfd
 	fl.tfd = int32(idx)
 	fl.flags = unix.O_RDWR | uint32(flags&unix.TFD_NONBLOCK)
-	fl.cloexec = flags&unix.TFD_CLOEXEC != 0
+	setCloexec(fd, flags&unix.TFD_CLOEXEC != 0)
 	return uint64(fd)
 }
 
