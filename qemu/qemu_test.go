@@ -106,3 +106,18 @@ func TestCPUTime(t *testing.T) {
 		t.Errorf("no error for a missing process")
 	}
 }
+
+// A QEMU killed by a signal (the OOM killer, kill -9) is a failure with
+// status 128+signal and one sentence, never a silent success.
+func TestKilledQEMUIsAFailure(t *testing.T) {
+	bin := t.TempDir()
+	script := "#!/bin/sh\nkill -KILL $$\n"
+	if err := os.WriteFile(filepath.Join(bin, Binary), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	status, err := Run(context.Background(), &Config{Kernel: "Image", Timeout: 10 * time.Second})
+	if status != 137 || err == nil || !strings.Contains(err.Error(), "QEMU was killed by signal 9 (killed)") {
+		t.Errorf("status %d, err %v; want 137 and the signal named", status, err)
+	}
+}

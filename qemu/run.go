@@ -173,6 +173,12 @@ func Run(ctx context.Context, c *Config) (int, error) {
 		// Semihosting SYS_EXIT: QEMU's status is the guest's.
 		return ee.ExitCode(), nil
 	}
+	if ws, ok := exitSignal(ee); ok {
+		// Killed from outside (the OOM killer, a kill -9): no status
+		// came from the guest, and a wrapper must not see success.
+		// 128+signal, as a shell reports a killed child.
+		return 128 + int(ws), fmt.Errorf("QEMU was killed by signal %d (%v); the guest's run did not finish", int(ws), ws)
+	}
 	if err.Error() == "kernel panic" {
 		return ExitKernelPanic, nil
 	}
@@ -181,6 +187,18 @@ func Run(ctx context.Context, c *Config) (int, error) {
 		return 0, fmt.Errorf("QEMU failed: %v: %s", err, msg)
 	}
 	return 0, fmt.Errorf("QEMU failed: %v", err)
+}
+
+// exitSignal returns the signal that killed QEMU, if one did.
+func exitSignal(ee *exec.ExitError) (syscall.Signal, bool) {
+	if ee == nil {
+		return 0, false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return 0, false
+	}
+	return ws.Signal(), true
 }
 
 // stream copies guest output as it arrives and symbolizes panic reports.
