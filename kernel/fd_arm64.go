@@ -31,7 +31,7 @@ const (
 	kindDir
 	kindEventfd
 	kindEpoll
-	kindNull
+	kindMemDev
 	kindPipeRead
 	kindPipeWrite
 	kindSocket

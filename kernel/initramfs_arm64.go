@@ -12,6 +12,7 @@ type fsNode struct {
 	ino   uint32
 	mtime uint32
 	nlink uint32
+	rdev  uint32 // device nodes: major<<8 | minor, as stat's st_rdev
 	data  []byte
 	off   int // archive offset of the entry (0 for the synthetic root)
 }
@@ -34,7 +35,8 @@ func trimName(n []byte) []byte {
 }
 
 func nodeOf(e *cpio.Entry, off int) fsNode {
-	return fsNode{name: trimName(e.Name), mode: e.Mode, ino: e.Ino, mtime: e.Mtime, nlink: e.Nlink, data: e.Data, off: off}
+	return fsNode{name: trimName(e.Name), mode: e.Mode, ino: e.Ino, mtime: e.Mtime, nlink: e.Nlink,
+		rdev: e.RDevMajor<<8 | e.RDevMinor&0xff, data: e.Data, off: off}
 }
 
 // lookupPath finds an absolute, cleaned path. The root always exists.

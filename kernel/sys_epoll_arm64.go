@@ -64,7 +64,7 @@ func sysEpollCreate1(t *sched.Thread, f *sched.Frame) uint64 {
 
 func pollable(fl *file) bool {
 	switch fl.kind {
-	case kindEventfd, kindConsole, kindNull, kindPipeRead, kindPipeWrite, kindSocket, kindTimerfd:
+	case kindEventfd, kindConsole, kindMemDev, kindPipeRead, kindPipeWrite, kindSocket, kindTimerfd:
 		return true
 	}
 	return false
@@ -86,7 +86,7 @@ func readiness(fi int32) uint32 {
 			r |= unix.EPOLLIN
 		}
 		return r
-	case kindNull:
+	case kindMemDev:
 		return unix.EPOLLIN | unix.EPOLLOUT
 	case kindPipeRead:
 		return pipes[fl.pipe].readEvents()

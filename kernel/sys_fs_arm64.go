@@ -175,16 +175,6 @@ func sysOpenat(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(e)
 	}
 	flags := uint32(f.X[2])
-	if string(path[:n]) == "/dev/null" {
-		fd, fl := allocFD(0)
-		if fl == nil {
-			return errno(unix.EMFILE)
-		}
-		fl.kind = kindNull
-		fl.flags = flags &^ unix.O_CLOEXEC
-		setCloexec(fd, flags&unix.O_CLOEXEC != 0)
-		return uint64(fd)
-	}
 	var final [pathMax]byte
 	r, fp, e := lookupFollow(path[:n], flags&unix.O_NOFOLLOW == 0, &final)
 	created := false
@@ -212,6 +202,9 @@ func sysOpenat(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	if r.isDir() && write {
 		return errno(unix.EISDIR)
+	}
+	if r.tmp < 0 && r.mode()&cpio.S_IFMT == unix.S_IFCHR {
+		return openCharDev(r.nd, flags)
 	}
 	if r.tmp < 0 && (write || flags&unix.O_TRUNC != 0) {
 		return errno(unix.EROFS) // the initramfs is read-only
@@ -254,8 +247,8 @@ func readInto(t *sched.Thread, fl *file, buf uintptr, n uint64, off int64) uint6
 			return errno(unix.ESPIPE)
 		}
 		return consoleRead(t, fl, buf, n)
-	case kindNull:
-		return 0
+	case kindMemDev:
+		return memDevRead(fl, buf, n)
 	case kindDir:
 		return errno(unix.EISDIR)
 	case kindEventfd:
@@ -327,8 +320,8 @@ func writeFrom(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
 			done += m
 		}
 		return n
-	case kindNull:
-		return n
+	case kindMemDev:
+		return memDevWrite(fl, n)
 	case kindEventfd:
 		return eventfdWrite(t, fl, buf, n)
 	case kindPipeWrite:
@@ -498,6 +491,7 @@ func fillStat(st *unix.Stat_t, nd *fsNode) {
 	st.Dev = 1
 	st.Ino = uint64(nd.ino)
 	st.Mode = nd.mode
+	st.Rdev = uint64(nd.rdev)
 	st.Nlink = nd.nlink
 	if st.Nlink == 0 {
 		st.Nlink = 1
@@ -521,10 +515,8 @@ func statOfFile(st *unix.Stat_t, fl *file) {
 		st.Rdev = 5<<8 | 1 // /dev/console
 		st.Nlink = 1
 		st.Blksize = 1024
-	case kindNull:
-		st.Mode = unix.S_IFCHR | 0o666
-		st.Rdev = 1<<8 | 3
-		st.Nlink = 1
+	case kindMemDev:
+		fillStat(st, &fl.node)
 	case kindSocket:
 		sockStat(st)
 	case kindPipeRead, kindPipeWrite:

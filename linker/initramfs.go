@@ -66,10 +66,13 @@ func (r *Initramfs) Bytes() ([]byte, error) {
 		cpio.StaticFile(".gometal/envp", nulJoin(r.Env), 0o644),
 		cpio.StaticFile(".gometal/cwd", cwd, 0o644),
 	}
+	// The skeleton first, so that directories it has (/tmp) are there
+	// before anything is put below them.
+	recs = append(recs, etcRecords()...)
+	recs = append(recs, devRecords()...)
 	if cwd != "/" {
 		recs = append(recs, cpio.Directory(strings.TrimPrefix(cwd, "/"), 0o755))
 	}
-	recs = append(recs, etcRecords()...)
 	for _, f := range r.Files {
 		data, err := os.ReadFile(f.Host)
 		if err != nil {
@@ -102,9 +105,22 @@ func (r *Initramfs) Bytes() ([]byte, error) {
 // newcArchive writes recs (and any parent directories they lack) as a
 // cpio newc archive with its trailer.
 func newcArchive(recs []cpio.Record) ([]byte, error) {
+	// A directory named twice (the working directory /tmp, say) is
+	// written once.
+	dirs := map[string]bool{}
+	var uniq []cpio.Record
+	for _, r := range recs {
+		if r.Mode&cpio.S_IFMT == cpio.S_IFDIR {
+			if dirs[r.Name] {
+				continue
+			}
+			dirs[r.Name] = true
+		}
+		uniq = append(uniq, r)
+	}
 	var buf bytes.Buffer
 	w := cpio.Newc.Writer(&buf)
-	if err := cpio.WriteRecordsAndDirs(w, recs); err != nil {
+	if err := cpio.WriteRecordsAndDirs(w, uniq); err != nil {
 		return nil, err
 	}
 	if err := cpio.WriteTrailer(w); err != nil {
@@ -164,5 +180,25 @@ func etcRecords() []cpio.Record {
 		cpio.Directory("etc", 0o755),
 		cpio.StaticFile("etc/hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost\n", 0o644),
 		cpio.StaticFile("etc/nsswitch.conf", "hosts: files dns\n", 0o644),
+		// The app runs as root (uid and gid 0); os/user and friends look
+		// the names up here, as on a minimal Linux root.
+		cpio.StaticFile("etc/passwd", "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n", 0o644),
+		cpio.StaticFile("etc/group", "root:x:0:\nnogroup:x:65534:\n", 0o644),
+	}
+}
+
+// devRecords are the device nodes a Linux program expects in /dev (the
+// kernel opens them by number: kernel/chardev_arm64.go), and /tmp.
+func devRecords() []cpio.Record {
+	return []cpio.Record{
+		cpio.Directory("dev", 0o755),
+		cpio.CharDev("dev/console", 0o600, 5, 1),
+		cpio.CharDev("dev/tty", 0o666, 5, 0),
+		cpio.CharDev("dev/null", 0o666, 1, 3),
+		cpio.CharDev("dev/zero", 0o666, 1, 5),
+		cpio.CharDev("dev/full", 0o666, 1, 7),
+		cpio.CharDev("dev/random", 0o666, 1, 8),
+		cpio.CharDev("dev/urandom", 0o666, 1, 9),
+		cpio.Directory("tmp", 0o1777),
 	}
 }

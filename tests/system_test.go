@@ -359,3 +359,15 @@ func TestDupSharesOpenFileDescription(t *testing.T) {
 		t.Error("a check failed")
 	}
 }
+
+// The root file system has what a Linux program expects: /dev's memory
+// devices (opened by device number), /etc/passwd and /etc/group for
+// os/user, /etc/hosts, and a sticky, writable /tmp.
+func TestRootSkeleton(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "./tests/progs/devices")
+	r.expect(t, 0, "devices ok")
+	if strings.Contains(r.out, "FAIL") {
+		t.Error("a check failed")
+	}
+}
