@@ -212,6 +212,9 @@ func readBootargs() {
 			j++
 		}
 		w := args[i:j]
+		if v, ok := bytesCut(w, "gometal.tmpfs_size="); ok {
+			tmpSizeArg = v
+		}
 		switch string(w) {
 		case "quiet":
 			quiet = true
@@ -236,6 +239,14 @@ func readBootargs() {
 			rngSeed[i%len(rngSeed)] ^= s[i]
 		}
 	}
+}
+
+// bytesCut returns what follows prefix in w, if w starts with it.
+func bytesCut(w []byte, prefix string) ([]byte, bool) {
+	if len(w) < len(prefix) || string(w[:len(prefix)]) != prefix {
+		return nil, false
+	}
+	return w[len(prefix):], true
 }
 
 var statsAtExit bool

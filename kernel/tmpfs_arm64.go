@@ -79,6 +79,7 @@ func wallNanos() int64 {
 
 // initTmpfs makes /tmp.
 func initTmpfs() {
+	initTmpfsLimit()
 	tmpCreate([]byte("/tmp"), unix.S_IFDIR|0o1777)
 }
 
@@ -159,9 +160,54 @@ func tmpPage(n *tmpNode, off int64, alloc bool) uintptr {
 // a new zeroed page when alloc is set.
 func indexSlot[T uintptr | uint64](slot *T, alloc bool) uintptr {
 	if *slot == 0 && alloc {
-		*slot = T(mm.Pages.Get())
+		*slot = T(tmpGetPage())
 	}
 	return uintptr(*slot)
+}
+
+// The tmpfs's size limit, as Linux's tmpfs has one (default: half of
+// memory; boot argument gometal.tmpfs_size=SIZE, e.g. 64M or 25%). Past
+// it a write fails with ENOSPC instead of taking the memory the app's own
+// page faults need. tmpPages counts data and index pages alike.
+var (
+	tmpPages    uintptr
+	tmpMaxPages uintptr
+	// tmpSizeArg is the boot argument's value, nil for the default.
+	tmpSizeArg []byte
+)
+
+// tmpfsDefaultPercent of memory is the limit without a boot argument.
+const tmpfsDefaultPercent = 50
+
+func initTmpfsLimit() {
+	total := uint64(mm.Pages.Total() * mm.PageSize)
+	size := total / 100 * tmpfsDefaultPercent
+	if len(tmpSizeArg) > 0 {
+		if n, ok := parseSize(tmpSizeArg, total); ok {
+			size = n
+		} else if info("ignoring gometal.tmpfs_size=") {
+			putBytes(tmpSizeArg)
+			puts(": want a size like 64M or 25%")
+			infoEnd()
+		}
+	}
+	tmpMaxPages = uintptr(size / mm.PageSize)
+}
+
+func tmpGetPage() uintptr {
+	if tmpPages >= tmpMaxPages {
+		return 0
+	}
+	p := mm.Pages.Get()
+	if p != 0 {
+		tmpPages++
+	}
+	return p
+}
+
+func tmpPutPage(p uintptr) {
+	mm.Pages.Put(p)
+	tmpPages--
 }
 
 func indexWords(pa uintptr) *[tmpIndexN]uint64 {
@@ -185,19 +231,19 @@ func tmpTruncate(n *tmpNode, size int64) {
 					continue
 				}
 				if hi*tmpIndexN+lo >= keep {
-					mm.Pages.Put(uintptr(leaf[lo]))
+					tmpPutPage(uintptr(leaf[lo]))
 					leaf[lo] = 0
 				} else {
 					empty = false
 				}
 			}
 			if empty {
-				mm.Pages.Put(uintptr(rootW[hi]))
+				tmpPutPage(uintptr(rootW[hi]))
 				rootW[hi] = 0
 			}
 		}
 		if keep == 0 {
-			mm.Pages.Put(n.root)
+			tmpPutPage(n.root)
 			n.root = 0
 		} else if rem := size % mm.PageSize; rem != 0 {
 			if p := tmpPage(n, size, false); p != 0 {

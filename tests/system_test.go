@@ -371,3 +371,14 @@ func TestRootSkeleton(t *testing.T) {
 		t.Error("a check failed")
 	}
 }
+
+// A full tmpfs answers ENOSPC, as Linux's does at its size limit (default
+// half of memory; gometal.tmpfs_size=), and the app keeps its memory.
+func TestTmpfsFullIsENOSPC(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "-bootarg", "gometal.tmpfs_size=16M", "./tests/progs/tmpfs", "--", "fill")
+	r.expect(t, 0, "filled 15 MiB: write /tmp/fill: no space left on device", "tmpfs fill ok")
+	r = gometal(t, "run", "-m", "192M", "./tests/progs/tmpfs", "--", "fill")
+	r.expect(t, 0, "no space left on device", "tmpfs fill ok")
+	logLine(t, r.out, `filled \d+ MiB`)
+}

@@ -1,6 +1,11 @@
 // Tmpfs exercises the writable file system over the initramfs: temp
 // directories, writes, appends, seeks, truncation, renames, listing and
 // removal, and read-only errors for the initramfs itself.
+//
+//	tmpfs        the checks above
+//	tmpfs fill   write /tmp full: ENOSPC at the size limit, and the app
+//	             (its heap, its goroutines) still works; removing the file
+//	             gives the space back
 package main
 
 import (
@@ -22,6 +27,10 @@ func check(err error) {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "fill" {
+		fill()
+		return
+	}
 	dir, err := os.MkdirTemp("", "gometal-")
 	check(err)
 	big := bytes.Repeat([]byte("0123456789abcdef"), 300000) // 4.8 MB: index pages
@@ -82,4 +91,39 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println("tmpfs ok")
+}
+
+func fill() {
+	f, err := os.Create("/tmp/fill")
+	check(err)
+	chunk := bytes.Repeat([]byte{0xa5}, 1<<20)
+	mib := 0
+	for ; mib < 1<<14; mib++ {
+		if _, err = f.Write(chunk); err != nil {
+			break
+		}
+	}
+	fmt.Printf("filled %d MiB: %v\n", mib, err)
+	if !errors.Is(err, syscall.ENOSPC) {
+		fmt.Println("FAIL: want ENOSPC")
+		os.Exit(1)
+	}
+	// The app's own memory is not what the tmpfs took.
+	heap := make([][]byte, 32)
+	for i := range heap {
+		heap[i] = bytes.Repeat([]byte{byte(i)}, 1<<20)
+	}
+	done := make(chan int)
+	for i := 0; i < 100; i++ {
+		go func(i int) { done <- len(heap[i%32]) }(i)
+	}
+	sum := 0
+	for i := 0; i < 100; i++ {
+		sum += <-done
+	}
+	fmt.Printf("after: 32 MiB of heap, 100 goroutines, %d bytes\n", sum)
+	f.Close()
+	check(os.Remove("/tmp/fill"))
+	check(os.WriteFile("/tmp/again", chunk, 0o644))
+	fmt.Println("tmpfs fill ok")
 }
