@@ -91,6 +91,8 @@ func sockUnref(s int32) {
 			sockets[c].refs = 1
 			sockUnref(c)
 		}
+		// A blocked accept runs again and finds its descriptor gone.
+		retryWaiters(sched.WaitAccept, uintptr(s))
 	}
 	k.closeEnds()
 	k.state = sockFree
@@ -286,10 +288,11 @@ func sysConnect(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.ENETUNREACH)
 	}
 	var l *socket
+	li := -1
 	for i := range sockets {
 		s := &sockets[i]
 		if s.state == sockListening && s.port == port {
-			l = s
+			l, li = s, i
 			break
 		}
 	}
@@ -323,6 +326,7 @@ func sysConnect(t *sched.Thread, f *sched.Frame) uint64 {
 	l.backlog[l.nbacklog] = srv
 	l.nbacklog++
 	l.gen++
+	retryWaiters(sched.WaitAccept, uintptr(li))
 	epollNotify()
 	return 0
 }
@@ -355,11 +359,15 @@ func sysAccept4(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EINVAL)
 	}
 	if k.nbacklog == 0 {
-		// Go's sockets are non-blocking: it waits in epoll instead.
-		if fl.flags&unix.O_NONBLOCK == 0 {
+		// Go's sockets are non-blocking: it waits in epoll instead. A
+		// blocking socket waits here until connect queues a connection
+		// (or the listener goes), then runs accept again; a signal ends
+		// the wait with EINTR (restarted after an SA_RESTART handler).
+		if fl.flags&unix.O_NONBLOCK != 0 {
 			return errno(unix.EAGAIN)
 		}
-		return errno(unix.EAGAIN)
+		sched.WaitOn(t, sched.WaitAccept, uintptr(fl.sock), 0, 0)
+		return 0
 	}
 	c := k.backlog[0]
 	copy(k.backlog[:], k.backlog[1:k.nbacklog])

@@ -31,6 +31,7 @@ const (
 	WaitPipeWrite
 	WaitEventfd // read of an empty eventfd, or a write that would overflow it
 	WaitTimerfd // read of a timerfd that has not expired
+	WaitAccept  // accept on a blocking socket with no connection queued
 	waitKinds
 )
 

@@ -215,8 +215,15 @@ func TestKilledQEMUExitsNonZero(t *testing.T) {
 			break
 		}
 	}
-	// QEMU is gometal's child (in a process group of its own).
-	kids, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", cmd.Process.Pid, cmd.Process.Pid))
+	// QEMU is gometal's child (in a process group of its own), started
+	// by whichever of its threads ran os/exec: look in every task.
+	var kids []byte
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", cmd.Process.Pid))
+	for _, task := range tasks {
+		b, _ := os.ReadFile(task)
+		kids = append(kids, b...)
+		kids = append(kids, ' ')
+	}
 	var killed bool
 	for _, f := range strings.Fields(string(kids)) {
 		pid, _ := strconv.Atoi(f)
@@ -381,4 +388,17 @@ func TestTmpfsFullIsENOSPC(t *testing.T) {
 	r = gometal(t, "run", "-m", "192M", "./tests/progs/tmpfs", "--", "fill")
 	r.expect(t, 0, "no space left on device", "tmpfs fill ok")
 	logLine(t, r.out, `filled \d+ MiB`)
+}
+
+// accept on a blocking socket blocks until a client connects; a signal
+// to the blocked thread runs its handler and accept waits on (Go's
+// handlers are SA_RESTART: the stats show the call interrupted and
+// restarted). The same program passes as /init on Debian's Linux.
+func TestBlockingAcceptWaitsForConnect(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "-env", "GOMETAL_STATS=1", "./tests/progs/accept")
+	r.expect(t, 0, "accept ok")
+	if !regexp.MustCompile(`interrupted=[1-9]\d* restarted=[1-9]`).MatchString(r.out) {
+		t.Errorf("the stats show no interrupted and restarted call:\n%s", r.out)
+	}
 }
