@@ -1,12 +1,14 @@
 #include "textflag.h"
+#include "go_asm.h"
 
 // Early boot: from the Image header's branch to the first Go function.
 // Runs with the MMU off (all memory is Device: no unaligned accesses, no
 // DC ZVA, no exclusives) until highEntry, so it is all assembly and uses
 // only PC-relative addressing (ADRP), which yields physical addresses here.
 
-// KernBase: physical address 0 in the TTBR1 half (drivers/cpu.KernBase).
-#define KERNBASE 0xFFFF000000000000
+// KernBase: physical address 0 in the TTBR1 half (drivers/cpu.KernBase,
+// through boot/main_arm64.go's kernBase).
+#define KERNBASE const_kernBase
 
 // Stage-1 block descriptor bits (ARM ARM D8.3 "Translation table descriptor
 // formats"): valid, block, AF, inner-shareable, AttrIndx, PXN/UXN.
@@ -207,14 +209,14 @@ hang:
 // calls secondaryMain on its own kernel stack with g and TPIDR_EL1 set
 // to its sched.CPU.
 
-// Offsets into kernel.SecondaryBoot (kernel/smp_arm64.go; pinned by
-// tests/kernelrules_test.go via the kernel's own constants).
-#define SB_TTBR0	0
-#define SB_TTBR1	8
-#define SB_MPIDR	16
-#define SB_CPU		80
-#define SB_SP		144
-#define MAXCPUS		8
+// Offsets into kernel.SecondaryBoot (kernel/secondaryboot.go, whose test
+// pins its constants to the struct), through boot/main_arm64.go.
+#define SB_TTBR0	const_sbTTBR0
+#define SB_TTBR1	const_sbTTBR1
+#define SB_MPIDR	const_sbMPIDR
+#define SB_CPU		const_sbCPU
+#define SB_SP		const_sbSP
+#define MAXCPUS		const_maxCPUs
 // MPIDR_EL1 affinity fields (ARM ARM D13.2.86): Aff3 [39:32], Aff2..0 [23:0].
 #define MPIDR_AFF_MASK	0xFF00FFFFFF
 

@@ -16,6 +16,21 @@ import (
 
 func main() {}
 
+// Constants the assembly reads through go_asm.h (as const_NAME), so each
+// is defined once, where it belongs, and the assembly cannot drift from
+// it: KernBase, the core count the per-core arrays have, and where
+// secondaryEntry finds its fields in kernel.SecondaryBoot before its MMU
+// is on.
+const (
+	kernBase = cpu.KernBase
+	maxCPUs  = cpu.MaxCPUs
+	sbTTBR0  = kernel.SecondaryOffTTBR0
+	sbTTBR1  = kernel.SecondaryOffTTBR1
+	sbMPIDR  = kernel.SecondaryOffMPIDR
+	sbCPU    = kernel.SecondaryOffCPU
+	sbSP     = kernel.SecondaryOffSP
+)
+
 // entry is the first instruction after the Image header (entry_arm64.s).
 func entry()
 

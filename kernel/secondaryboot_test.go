@@ -3,7 +3,7 @@ package kernel
 import (
 	"os"
 	"regexp"
-	"strconv"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -25,30 +25,32 @@ func TestSecondaryBootLayout(t *testing.T) {
 		{"CPU", unsafe.Offsetof(b.CPU), SecondaryOffCPU, "SB_CPU"},
 		{"SP", unsafe.Offsetof(b.SP), SecondaryOffSP, "SB_SP"},
 	}
-	src, err := os.ReadFile("../boot/entry_arm64.s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	define := func(name string) int {
-		m := regexp.MustCompile(`(?m)^#define\s+` + name + `\s+(\w+)`).FindSubmatch(src)
-		if m == nil {
-			t.Fatalf("boot/entry_arm64.s has no #define %s", name)
-		}
-		v, err := strconv.ParseInt(string(m[1]), 0, 64)
-		if err != nil {
-			t.Fatalf("#define %s %s: %v", name, m[1], err)
-		}
-		return int(v)
-	}
 	for _, f := range fields {
 		if f.off != f.want {
 			t.Errorf("SecondaryBoot.%s at %d, constant says %d", f.name, f.off, f.want)
 		}
-		if d := define(f.define); uintptr(d) != f.off {
-			t.Errorf("#define %s %d, struct field at %d", f.define, d, f.off)
+	}
+	// The assembly takes every one of these from go_asm.h, never as a
+	// number of its own.
+	src, err := os.ReadFile("../boot/entry_arm64.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range append(fields, struct {
+		name      string
+		off, want uintptr
+		define    string
+	}{define: "MAXCPUS"}, struct {
+		name      string
+		off, want uintptr
+		define    string
+	}{define: "KERNBASE"}) {
+		m := regexp.MustCompile(`(?m)^#define\s+` + f.define + `\s+(\S+)`).FindSubmatch(src)
+		if m == nil || !strings.HasPrefix(string(m[1]), "const_") {
+			t.Errorf("boot/entry_arm64.s: #define %s is %q, want a const_ name from go_asm.h", f.define, m)
 		}
 	}
-	if define("MAXCPUS") != cpu.MaxCPUs {
-		t.Errorf("#define MAXCPUS differs from cpu.MaxCPUs %d", cpu.MaxCPUs)
+	if cpu.MaxCPUs != len(b.MPIDR) {
+		t.Errorf("SecondaryBoot has %d slots, cpu.MaxCPUs is %d", len(b.MPIDR), cpu.MaxCPUs)
 	}
 }

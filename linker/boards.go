@@ -4,12 +4,15 @@ import (
 	"embed"
 	"fmt"
 	"strings"
+
+	"gometal/drivers/cpu"
 )
 
 // KernBase is where physical address 0 appears in the kernel's address
-// space (drivers/cpu.KernBase): the kernel is linked at KernBase + its
-// physical load address.
-const KernBase = 0xFFFF_0000_0000_0000
+// space: the kernel is linked at KernBase + its physical load address.
+// (drivers/cpu holds no hardware access in the files a host build takes:
+// it is the one definition, shared with the kernel and its assembly.)
+const KernBase = cpu.KernBase
 
 // imageHeaderPage is the page in front of .text that holds the Image
 // header; the Go linker's -T names where .text starts.

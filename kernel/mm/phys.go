@@ -1,10 +1,14 @@
 package mm
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"gometal/drivers/cpu"
+)
 
 // PhysOffset is added to a physical address to reach it: cpu.KernBase in
 // the kernel (the TTBR1 direct map); tests set 0 and use Go memory.
-var PhysOffset uintptr = 0xFFFF_0000_0000_0000
+var PhysOffset uintptr = cpu.KernBase
 
 const (
 	PageSize  = 4096
