@@ -1,0 +1,449 @@
+//go:build linux && arm64
+
+// Sysfuzz makes system calls with hostile arguments from many threads at
+// once, then checks that the program (goroutines, timers, files, pipes)
+// still works: the kernel must answer garbage like Linux, never crash or
+// hang.
+//
+//	sysfuzz [CALLS [THREADS [SEED [KINDS]]]]   (default 300000 16 1, every kind;
+//	                                          KINDS is a bit mask of fuzzOne's cases)
+//
+// Arguments come from pools: kernel, non-canonical, unaligned and
+// unmapped addresses, a scratch buffer between guard pages, huge and
+// negative lengths, bad descriptors, random flags. Left out are only
+// calls that harm the calling program on Linux too: ending threads or the
+// process, real signals, changing signal handlers or the alternate stack,
+// unmapping or re-protecting memory the program uses, populating or
+// locking huge mappings, closing descriptors
+// it did not open for the fuzz, clearing O_NONBLOCK on the fuzz's own
+// descriptors (with fcntl or FIONBIO: a read would then wait forever, as
+// on Linux), and waits
+// without a timeout (every futex wait gets one). As PID 1 on Linux it
+// powers off at the end.
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+const page = 4096
+
+// The arena: a guard page, two scratch pages, a guard page, and a page
+// that only mprotect touches.
+var (
+	arena     []byte
+	scratch   uintptr // 2 pages, readable and writable
+	guardLo   uintptr
+	guardHi   uintptr
+	protPage  uintptr // mprotect's target
+	scratchFD [10]int
+	calls     atomic.Int64
+)
+
+// fionbio is FIONBIO (asm-generic/ioctls.h).
+const fionbio = 0x5421
+
+// futexPrivate is FUTEX_PRIVATE_FLAG (linux/futex.h).
+const futexPrivate = 128
+
+// atCWD is AT_FDCWD (-100) as a raw argument.
+var atCWD = ^uintptr(99)
+
+func arg(i int, def int) int {
+	if len(os.Args) > i {
+		if n, err := strconv.Atoi(os.Args[i]); err == nil {
+			return n
+		}
+	}
+	return def
+}
+
+func main() {
+	total, threads, seed := arg(1, 300000), arg(2, 16), arg(3, 1)
+	if len(os.Args) > 4 {
+		if k, err := strconv.ParseUint(os.Args[4], 0, 64); err == nil && k != 0 {
+			kinds = k
+		}
+	}
+	setup()
+	fmt.Printf("sysfuzz: %d calls from %d threads, seed %d\n", total, threads, seed)
+	start := time.Now()
+	per := total / threads
+	// Every second: if no call finished in the last one, name the
+	// threads still in one (and which kind of call), so a hang says where.
+	done := make([]atomic.Int64, threads)
+	inCall := make([]atomic.Int64, threads)
+	go func() {
+		last := int64(-1)
+		for range time.Tick(time.Second) {
+			c := calls.Load()
+			if c == last && c < int64(per*threads) {
+				for i := range done {
+					if done[i].Load() < int64(per) {
+						fmt.Printf("sysfuzz: no progress: thread %d after %d calls is in kind %d\n", i, done[i].Load(), inCall[i].Load())
+					}
+				}
+			}
+			last = c
+		}
+	}()
+	var wg sync.WaitGroup
+	for i := 0; i < threads; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			runtime.LockOSThread() // an OS thread of its own, as the issue asks
+			r := rand.New(rand.NewPCG(uint64(seed), uint64(i)))
+			ts := new(unix.Timespec)
+			for n := 0; n < per; n++ {
+				k := r.IntN(40)
+				for kinds&(1<<k) == 0 {
+					k = r.IntN(40)
+				}
+				inCall[i].Store(int64(k))
+				fuzzOne(r, ts, k)
+				done[i].Add(1)
+				if c := calls.Add(1); c%50000 == 0 {
+					fmt.Printf("sysfuzz: %d calls after %v\n", c, time.Since(start).Round(time.Millisecond))
+				}
+			}
+		}(i)
+	}
+	wg.Wait()
+	fmt.Printf("sysfuzz: %d calls answered in %v\n", calls.Load(), time.Since(start).Round(time.Millisecond))
+	afterwards()
+	fmt.Println("sysfuzz ok")
+	if os.Getpid() == 1 {
+		unix.Reboot(unix.LINUX_REBOOT_CMD_POWER_OFF) // init may not exit on Linux
+	}
+}
+
+func setup() {
+	var err error
+	arena, err = unix.Mmap(-1, 0, 5*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	if err != nil {
+		fail("mmap arena", err)
+	}
+	base := uintptr(unsafe.Pointer(&arena[0]))
+	guardLo, scratch, guardHi, protPage = base, base+page, base+3*page, base+4*page
+	unix.Mprotect(arena[:page], unix.PROT_NONE)
+	unix.Mprotect(arena[3*page:4*page], unix.PROT_NONE)
+	// The fuzz's own descriptors, all non-blocking.
+	unix.Mkdir("/tmp", 0o1777) // a bare Linux initramfs has none
+	unix.Mkdir("/tmp/fuzz", 0o755)
+	f, _ := unix.Open("/tmp/fuzz/file", unix.O_RDWR|unix.O_CREAT|unix.O_NONBLOCK, 0o644)
+	var p [2]int
+	unix.Pipe2(p[:], unix.O_NONBLOCK)
+	e, _ := unix.Eventfd(0, unix.EFD_NONBLOCK)
+	ep, _ := unix.EpollCreate1(0)
+	tf, _ := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK)
+	s, _ := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_NONBLOCK, 0)
+	unix.Bind(s, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}})
+	unix.Listen(s, 4)
+	n, _ := unix.Open("/dev/null", unix.O_RDWR|unix.O_NONBLOCK, 0)
+	d, _ := unix.Open("/tmp/fuzz", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	scratchFD = [10]int{f, p[0], p[1], e, ep, tf, s, n, d, f}
+}
+
+// hostile addresses: kernel, non-canonical, null-ish, unaligned scratch,
+// the guard pages, the end of the scratch area, and plain random.
+func addr(r *rand.Rand) uintptr {
+	switch r.IntN(12) {
+	case 0:
+		return 0
+	case 1:
+		return 0xffff_0000_0000_0000 + uintptr(r.Uint64N(1<<30))
+	case 2:
+		return 0x0001_0000_0000_0000 + uintptr(r.Uint64N(1<<40))
+	case 3:
+		return guardLo + uintptr(r.IntN(page))
+	case 4:
+		return guardHi + uintptr(r.IntN(page))
+	case 5:
+		return scratch + 2*page - uintptr(r.IntN(64)) // runs into the guard
+	case 6:
+		return uintptr(r.Uint64())
+	case 7:
+		return uintptr(r.IntN(1 << 16))
+	default:
+		return scratch + uintptr(r.IntN(2*page-64)) // unaligned, in bounds
+	}
+}
+
+func length(r *rand.Rand) uintptr {
+	switch r.IntN(6) {
+	case 0:
+		return 0
+	case 1:
+		return ^uintptr(0) - uintptr(r.IntN(16))
+	case 2:
+		return 1 << (20 + r.IntN(44))
+	case 3:
+		return uintptr(r.IntN(1 << 31))
+	default:
+		return uintptr(r.IntN(2 * page))
+	}
+}
+
+func fd(r *rand.Rand) uintptr {
+	switch r.IntN(5) {
+	case 0:
+		return uintptr(r.IntN(1 << 20))
+	case 1:
+		return ^uintptr(0) - uintptr(r.IntN(4))
+	case 2:
+		return uintptr(1000 + r.IntN(100))
+	default:
+		return uintptr(scratchFD[r.IntN(len(scratchFD))])
+	}
+}
+
+func flags(r *rand.Rand) uintptr {
+	if r.IntN(2) == 0 {
+		return uintptr(r.Uint32())
+	}
+	return uintptr(r.IntN(64))
+}
+
+// timespec returns a short time (at most 1 ms) in t's own memory, which
+// no fuzzed call writes into (a timespec in the scratch area could be
+// overwritten by another thread's read before the kernel looks at it, and
+// the wait would last for years, on Linux too).
+func timespec(r *rand.Rand, ts *unix.Timespec) uintptr {
+	ts.Sec, ts.Nsec = 0, int64(r.IntN(1_000_000))
+	return uintptr(unsafe.Pointer(ts))
+}
+
+// path returns a NUL-terminated path in the scratch area, or a hostile
+// pointer.
+func path(r *rand.Rand) uintptr {
+	names := []string{"/", "/tmp/fuzz/a", "/tmp/fuzz/file", "/tmp/fuzz/d/e", "/nonexistent", "/init",
+		"/dev/null", "/dev/zero", "/tmp/../tmp/fuzz/b", "", "/tmp/fuzz/" + string(bytes.Repeat([]byte("n"), 300))}
+	if r.IntN(4) == 0 {
+		return addr(r)
+	}
+	at := scratch + page + uintptr(r.IntN(4))*256
+	dst := unsafe.Slice((*byte)(unsafe.Pointer(at)), 2*page-(at-scratch))
+	n := copy(dst, names[r.IntN(len(names))])
+	if n < len(dst) {
+		dst[n] = 0
+	}
+	return at
+}
+
+func raw(nr uintptr, a ...uintptr) {
+	var x [6]uintptr
+	copy(x[:], a)
+	unix.Syscall6(nr, x[0], x[1], x[2], x[3], x[4], x[5])
+}
+
+// kinds is the set of kinds of call to make (bit k: case k), all by
+// default; the fourth argument narrows it, to find which one misbehaves.
+var kinds uint64 = 1<<40 - 1
+
+func fuzzOne(r *rand.Rand, ts *unix.Timespec, kind int) {
+	switch kind {
+	case 0:
+		raw(unix.SYS_READ, fd(r), addr(r), length(r))
+	case 1:
+		raw(unix.SYS_WRITE, fd(r), addr(r), length(r))
+	case 2:
+		raw(unix.SYS_PREAD64, fd(r), addr(r), length(r), uintptr(r.Uint64()))
+	case 3:
+		raw(unix.SYS_PWRITE64, fd(r), addr(r), length(r)&0xffff, uintptr(r.IntN(1<<20)))
+	case 4:
+		raw(unix.SYS_READV, fd(r), addr(r), length(r))
+	case 5:
+		raw(unix.SYS_WRITEV, fd(r), addr(r), length(r))
+	case 6:
+		raw(unix.SYS_LSEEK, fd(r), uintptr(r.Uint64()), uintptr(r.IntN(6)))
+	case 7:
+		raw(unix.SYS_FSTAT, fd(r), addr(r))
+	case 8:
+		cmd := []uintptr{unix.F_GETFD, unix.F_GETFL, unix.F_DUPFD_CLOEXEC, unix.F_GETLK, 1000 + uintptr(r.IntN(100))}[r.IntN(5)]
+		f := fd(r)
+		ret, _, _ := unix.Syscall(unix.SYS_FCNTL, f, cmd, uintptr(r.IntN(2000)))
+		if cmd == unix.F_DUPFD_CLOEXEC && int(ret) > 2 && int64(ret) < 4096 {
+			unix.Close(int(ret))
+		}
+	case 9:
+		// Not FIONBIO, which could clear the fuzz descriptors' O_NONBLOCK.
+		if req := flags(r); req != fionbio {
+			raw(unix.SYS_IOCTL, fd(r), req, addr(r))
+		}
+	case 10:
+		raw(unix.SYS_GETDENTS64, fd(r), addr(r), length(r))
+	case 11:
+		ret, _, err := unix.Syscall6(unix.SYS_OPENAT, atCWD, path(r), flags(r)&^unix.O_NONBLOCK|unix.O_NONBLOCK, uintptr(r.IntN(0o7777)), 0, 0)
+		if err == 0 {
+			unix.Close(int(ret))
+		}
+	case 12:
+		raw(unix.SYS_NEWFSTATAT, atCWD, path(r), addr(r), flags(r))
+	case 13:
+		raw(unix.SYS_FACCESSAT, atCWD, path(r), flags(r))
+	case 14:
+		raw(unix.SYS_READLINKAT, atCWD, path(r), addr(r), length(r))
+	case 15:
+		raw(unix.SYS_MKDIRAT, atCWD, path(r), uintptr(r.IntN(0o7777)))
+	case 16:
+		raw(unix.SYS_UNLINKAT, atCWD, path(r), flags(r))
+	case 17:
+		raw(unix.SYS_RENAMEAT, atCWD, path(r), atCWD, path(r))
+	case 18:
+		raw(unix.SYS_SYMLINKAT, path(r), atCWD, path(r))
+	case 19:
+		raw(unix.SYS_FTRUNCATE, fd(r), length(r)&0xfffff)
+	case 20:
+		raw(unix.SYS_UTIMENSAT, atCWD, path(r), addr(r), flags(r))
+	case 21:
+		raw(unix.SYS_EPOLL_CTL, fd(r), uintptr(r.IntN(5)), fd(r), addr(r))
+	case 22:
+		raw(unix.SYS_EPOLL_PWAIT, fd(r), addr(r), uintptr(r.IntN(2000)-1000), uintptr(r.IntN(2)), 0, 8)
+	case 23:
+		ret, _, err := unix.Syscall(unix.SYS_EVENTFD2, uintptr(r.Uint32()), flags(r)|unix.EFD_NONBLOCK, 0)
+		if err == 0 {
+			unix.Close(int(ret))
+		}
+	case 24:
+		raw(unix.SYS_TIMERFD_SETTIME, fd(r), flags(r)&1, addr(r), addr(r))
+	case 25:
+		raw(unix.SYS_TIMERFD_GETTIME, fd(r), addr(r))
+	case 26:
+		// Every wait has a timeout of at most 1 ms.
+		op := uintptr(r.IntN(14)) | uintptr(r.IntN(2))*futexPrivate
+		raw(unix.SYS_FUTEX, addr(r), op, uintptr(r.Uint32()), timespec(r, ts), addr(r), uintptr(r.Uint32()))
+	case 27:
+		// A valid request is short; a hostile one is never in bounds
+		// (what other calls wrote into the scratch area may read as a
+		// sleep of years, on Linux too).
+		req := timespec(r, ts)
+		if r.IntN(2) == 0 {
+			for req = addr(r); req >= scratch && req < scratch+2*page; req = addr(r) {
+			}
+		}
+		raw(unix.SYS_NANOSLEEP, req, addr(r))
+	case 28:
+		raw(unix.SYS_CLOCK_GETTIME, uintptr(r.IntN(16)-4), addr(r))
+	case 29:
+		raw(unix.SYS_CLOCK_NANOSLEEP, uintptr(r.IntN(16)-4), flags(r)&1, timespec(r, ts), addr(r))
+	case 30:
+		// mmap without MAP_FIXED (a fixed mapping over the program's
+		// own memory harms it on Linux too); what it maps, it unmaps.
+		n := length(r)
+		// Nor MAP_POPULATE or MAP_LOCKED: filling gigabytes holds Linux's
+		// mmap lock for as long, and every other thread waits on it.
+		mf := flags(r) &^ (unix.MAP_FIXED | unix.MAP_POPULATE | unix.MAP_LOCKED)
+		ret, _, err := unix.Syscall6(unix.SYS_MMAP, addr(r), n, flags(r)&7, mf, fd(r), uintptr(r.IntN(4))*page)
+		if err == 0 {
+			unix.Syscall(unix.SYS_MUNMAP, ret, n, 0)
+		}
+	case 31:
+		// madvise and mprotect only on the fuzz's own page, or on
+		// addresses the program does not use (kernel, non-canonical).
+		a := protPage
+		if r.IntN(2) == 0 {
+			a = 0xffff_0000_0000_0000 + uintptr(r.Uint64N(1<<30))&^(page-1)
+		}
+		if r.IntN(2) == 0 {
+			raw(unix.SYS_MADVISE, a, page, uintptr(r.IntN(30)))
+		} else {
+			raw(unix.SYS_MPROTECT, a, page, flags(r)&7)
+		}
+	case 32:
+		// Signal masks and sets only from bad pointers or to read.
+		raw(unix.SYS_RT_SIGPROCMASK, uintptr(r.IntN(4)), 0, addr(r), uintptr(r.IntN(16)))
+	case 33:
+		raw(unix.SYS_RT_SIGPENDING, addr(r), uintptr(r.IntN(16)))
+	case 34:
+		// Signal 0 checks a target without sending; bad numbers fail.
+		sig := []uintptr{0, 65, 1000, ^uintptr(0)}[r.IntN(4)]
+		raw(unix.SYS_TGKILL, uintptr(r.IntN(3)-1), uintptr(r.IntN(1<<20)), sig)
+	case 35:
+		raw(unix.SYS_GETRANDOM, addr(r), length(r)&0xffff, flags(r)&7)
+	case 36:
+		raw(unix.SYS_SCHED_GETAFFINITY, uintptr(r.IntN(3)), length(r), addr(r))
+	case 37:
+		switch r.IntN(4) {
+		case 0:
+			raw(unix.SYS_GETSOCKNAME, fd(r), addr(r), addr(r))
+		case 1:
+			raw(unix.SYS_CONNECT, fd(r), addr(r), length(r))
+		case 2:
+			raw(unix.SYS_SETSOCKOPT, fd(r), flags(r), flags(r), addr(r), length(r))
+		case 3:
+			raw(unix.SYS_RECVFROM, fd(r), addr(r), length(r), flags(r)|unix.MSG_DONTWAIT, addr(r), addr(r))
+		}
+	case 38:
+		ret, _, err := unix.Syscall(unix.SYS_SOCKET, uintptr(r.IntN(50)), flags(r)|unix.SOCK_NONBLOCK, uintptr(r.IntN(300)))
+		if err == 0 {
+			unix.Close(int(ret))
+		}
+	case 39:
+		// Numbers the kernel does not know (or knows and refuses).
+		nr := uintptr(300 + r.IntN(700))
+		if r.IntN(2) == 0 {
+			nr = []uintptr{unix.SYS_GETPID, unix.SYS_GETTID, unix.SYS_SCHED_YIELD, unix.SYS_UNAME, unix.SYS_GETCWD,
+				unix.SYS_SYSINFO, unix.SYS_PRLIMIT64, unix.SYS_GETRUSAGE, unix.SYS_TIMES, unix.SYS_PIPE2}[r.IntN(10)]
+		}
+		switch nr {
+		case unix.SYS_PRLIMIT64:
+			raw(nr, 0, uintptr(r.IntN(20)), 0, addr(r)) // read limits only
+		case unix.SYS_PIPE2:
+			var p [2]int32
+			if _, _, err := unix.Syscall(nr, uintptr(unsafe.Pointer(&p)), flags(r)|unix.O_NONBLOCK, 0); err == 0 {
+				unix.Close(int(p[0]))
+				unix.Close(int(p[1]))
+			}
+		default:
+			raw(nr, addr(r), length(r), flags(r), addr(r), fd(r), flags(r))
+		}
+	}
+}
+
+// afterwards checks that the program still works: 1000 goroutines
+// sleeping 1 ms, a 1 MiB tmpfs file, a 1 MiB pipe transfer.
+func afterwards() {
+	t0 := time.Now()
+	var wg sync.WaitGroup
+	for i := 0; i < 1000; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); time.Sleep(time.Millisecond) }()
+	}
+	wg.Wait()
+	fmt.Printf("afterwards: 1000 sleepers done in %v\n", time.Since(t0).Round(time.Millisecond))
+	data := bytes.Repeat([]byte("gometal!"), 1<<17)
+	if err := os.WriteFile("/tmp/after", data, 0o644); err != nil {
+		fail("tmpfs write", err)
+	}
+	back, err := os.ReadFile("/tmp/after")
+	if err != nil || !bytes.Equal(back, data) {
+		fail("tmpfs read back", err)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		fail("pipe", err)
+	}
+	go func() { pw.Write(data); pw.Close() }()
+	var got bytes.Buffer
+	if _, err := got.ReadFrom(pr); err != nil || !bytes.Equal(got.Bytes(), data) {
+		fail("pipe transfer", err)
+	}
+	fmt.Println("afterwards: 1 MiB through tmpfs and a pipe intact")
+}
+
+func fail(what string, err error) {
+	fmt.Println("FAIL:", what, err)
+	os.Exit(1)
+}
