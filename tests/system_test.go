@@ -99,6 +99,16 @@ func logLine(t *testing.T, out, re string) {
 	}
 }
 
+// expectClean is expect for programs that list every failed check as a
+// FAIL line: there must be none.
+func (r result) expectClean(t *testing.T, status int, wants ...string) {
+	t.Helper()
+	r.expect(t, status, wants...)
+	if strings.Contains(r.out, "FAIL") {
+		t.Errorf("a check failed:\n%s", r.out)
+	}
+}
+
 func (r result) expect(t *testing.T, status int, wants ...string) {
 	t.Helper()
 	if r.status != status {
@@ -347,11 +357,7 @@ func TestStdinRepeatedly(t *testing.T) {
 
 func TestMemorySyscalls(t *testing.T) {
 	t.Parallel()
-	r := gometal(t, "run", "./tests/progs/mm")
-	r.expect(t, 0, "mm ok")
-	if strings.Contains(r.out, "FAIL") {
-		t.Error("a check failed")
-	}
+	gometal(t, "run", "./tests/progs/mm").expectClean(t, 0, "mm ok")
 }
 
 // dup, dup3 and F_DUPFD share one open-file description (offset, status
@@ -360,11 +366,7 @@ func TestMemorySyscalls(t *testing.T) {
 // as /init on Debian's Linux (checked by hand with the bench's guest).
 func TestDupSharesOpenFileDescription(t *testing.T) {
 	t.Parallel()
-	r := gometal(t, "run", "./tests/progs/fdshare")
-	r.expect(t, 0, "fdshare ok")
-	if strings.Contains(r.out, "FAIL") {
-		t.Error("a check failed")
-	}
+	gometal(t, "run", "./tests/progs/fdshare").expectClean(t, 0, "fdshare ok")
 }
 
 // The root file system has what a Linux program expects: /dev's memory
@@ -372,11 +374,7 @@ func TestDupSharesOpenFileDescription(t *testing.T) {
 // os/user, /etc/hosts, and a sticky, writable /tmp.
 func TestRootSkeleton(t *testing.T) {
 	t.Parallel()
-	r := gometal(t, "run", "./tests/progs/devices")
-	r.expect(t, 0, "devices ok")
-	if strings.Contains(r.out, "FAIL") {
-		t.Error("a check failed")
-	}
+	gometal(t, "run", "./tests/progs/devices").expectClean(t, 0, "devices ok")
 }
 
 // A full tmpfs answers ENOSPC, as Linux's does at its size limit (default

@@ -11,17 +11,13 @@ import (
 	"os"
 	"os/user"
 
+	"gometal/tests/progs/internal/guest"
+
 	"golang.org/x/sys/unix"
 )
 
-var failed bool
-
-func check(what string, ok bool, got ...any) {
-	if !ok {
-		failed = true
-		fmt.Println("FAIL:", what, fmt.Sprint(got...))
-	}
-}
+// check is guest.Check: every check runs, the failures are listed.
+var check = guest.Check
 
 func main() {
 	for name, dev := range map[string]uint64{"null": unix.Mkdev(1, 3), "zero": unix.Mkdev(1, 5),
@@ -71,7 +67,7 @@ func main() {
 		check("/tmp is sticky (mode 1777)", false, err)
 	}
 
-	if failed {
+	if guest.Failed() {
 		fmt.Println("devices: FAIL")
 		os.Exit(1)
 	}

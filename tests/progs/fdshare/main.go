@@ -12,24 +12,15 @@ import (
 	"fmt"
 	"os"
 
+	"gometal/tests/progs/internal/guest"
+
 	"golang.org/x/sys/unix"
 )
 
-var failed bool
+// check is guest.Check: every check runs, the failures are listed.
+var check = guest.Check
 
-func check(what string, ok bool, got ...any) {
-	if !ok {
-		failed = true
-		fmt.Println("FAIL:", what, fmt.Sprint(got...))
-	}
-}
-
-func must(what string, err error) {
-	if err != nil {
-		failed = true
-		fmt.Println("FAIL:", what, err)
-	}
-}
+func must(what string, err error) { check(what, err == nil, err) }
 
 func main() {
 	// The console: one description, read-write, behind 0, 1 and 2.
@@ -101,7 +92,7 @@ func main() {
 	n, _ = unix.EpollWait(ep, evs, 0)
 	check("closing the last dup ends the registration", n == 0, n)
 
-	if failed {
+	if guest.Failed() {
 		fmt.Println("fdshare: FAIL")
 		os.Exit(1)
 	}

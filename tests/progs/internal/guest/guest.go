@@ -8,6 +8,21 @@ import (
 	"strconv"
 )
 
+// failed says whether a Check failed.
+var failed bool
+
+// Check prints "FAIL: what got..." if ok is false and remembers it, so a
+// program can go on with its other checks and end with Failed.
+func Check(what string, ok bool, got ...any) {
+	if !ok {
+		failed = true
+		fmt.Println("FAIL:", what, fmt.Sprint(got...))
+	}
+}
+
+// Failed reports whether any Check failed.
+func Failed() bool { return failed }
+
 // Fail prints "FAIL: msg" and exits with status 1.
 func Fail(msg string) {
 	fmt.Println("FAIL:", msg)
