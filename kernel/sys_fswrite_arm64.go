@@ -1,6 +1,9 @@
 package kernel
 
 import (
+	"unsafe"
+
+	"gometal/kernel/cpio"
 	"gometal/sched"
 
 	"golang.org/x/sys/unix"
@@ -130,6 +133,32 @@ func sysFtruncate(t *sched.Thread, f *sched.Frame) uint64 {
 	return errno(unix.EINVAL)
 }
 
+// sysTruncate is truncate(2): ftruncate by path, following symlinks.
+func sysTruncate(t *sched.Thread, f *sched.Frame) uint64 {
+	var path, final [pathMax]byte
+	n, e := resolveAt(&path, unix.AT_FDCWD, uintptr(f.X[0]))
+	if e != 0 {
+		return errno(e)
+	}
+	size := int64(f.X[1])
+	if size < 0 || size > tmpMaxSize {
+		return errno(unix.EINVAL)
+	}
+	r, _, e := lookupFollow(path[:n], true, &final)
+	switch {
+	case e != 0:
+		return errno(e)
+	case r.isDir():
+		return errno(unix.EISDIR)
+	case r.mode()&cpio.S_IFMT != cpio.S_IFREG:
+		return errno(unix.EINVAL)
+	case r.tmp < 0:
+		return errno(unix.EROFS) // the initramfs is read-only
+	}
+	tmpTruncate(&tmpNodes[r.tmp], size)
+	return 0
+}
+
 // sysChmodLike accepts permission, ownership and timestamp changes on
 // tmpfs nodes (mode bits are kept; owners and times are not enforced).
 func sysFchmod(t *sched.Thread, f *sched.Frame) uint64 {
@@ -173,22 +202,73 @@ func sysFchmodat(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 func sysUtimensat(t *sched.Thread, f *sched.Frame) uint64 {
+	var atime, mtime int64
+	var setA, setM bool
+	if e := readUtimes(uintptr(f.X[2]), &atime, &mtime, &setA, &setM); e != 0 {
+		return errno(e)
+	}
+	i := int32(-1)
 	if f.X[1] == 0 { // futimens(fd)
 		fl, ok := getFD(f.X[0])
 		if !ok {
 			return errno(unix.EBADF)
 		}
-		if fl.kind == kindTmpFile || fl.kind == kindTmpDir {
-			tmpNodes[fl.tmp].mtime = wallNanos()
-			return 0
+		if fl.kind != kindTmpFile && fl.kind != kindTmpDir {
+			return errno(unix.EROFS)
 		}
-		return errno(unix.EROFS)
+		i = fl.tmp
+	} else {
+		var e uint64
+		if i, e = pathTmpNode(f); e != 0 {
+			return e
+		}
 	}
-	i, e := pathTmpNode(f)
-	if e != 0 {
-		return e
+	if setA {
+		tmpNodes[i].atime = atime
 	}
-	tmpNodes[i].mtime = wallNanos()
+	if setM {
+		tmpNodes[i].mtime = mtime
+	}
+	return 0
+}
+
+// utimensat(2)'s special nanosecond values.
+const (
+	utimeNow  = 1<<30 - 1
+	utimeOmit = 1<<30 - 2
+)
+
+// readUtimes reads utimensat's two timespecs (access, modification) at
+// addr; NULL means both now. Each may be UTIME_NOW or UTIME_OMIT.
+func readUtimes(addr uintptr, atime, mtime *int64, setA, setM *bool) unix.Errno {
+	now := wallNanos()
+	if addr == 0 {
+		*atime, *mtime, *setA, *setM = now, now, true, true
+		return 0
+	}
+	var ts [2]unix.Timespec
+	if !copyIn(bytesOf(unsafe.Pointer(&ts), unsafe.Sizeof(ts)), addr) {
+		return unix.EFAULT
+	}
+	for k, dst := range [2]*int64{atime, mtime} {
+		set := true
+		switch ts[k].Nsec {
+		case utimeNow:
+			*dst = now
+		case utimeOmit:
+			set = false
+		default:
+			if ts[k].Nsec < 0 || ts[k].Nsec >= 1e9 {
+				return unix.EINVAL
+			}
+			*dst = ts[k].Sec*1e9 + ts[k].Nsec
+		}
+		if k == 0 {
+			*setA = set
+		} else {
+			*setM = set
+		}
+	}
 	return 0
 }
 

@@ -28,6 +28,7 @@ type tmpNode struct {
 	mode     uint32
 	size     int64
 	mtime    int64 // ns
+	atime    int64 // ns: set at creation and by utimensat (reads do not touch it: noatime)
 	ino      uint64
 	opens    int
 	root     uintptr // index page, 0 until the file has data
@@ -64,7 +65,8 @@ func tmpCreate(path []byte, mode uint32) (int32, unix.Errno) {
 	for i := range tmpNodes {
 		n := &tmpNodes[i]
 		if !n.used {
-			*n = tmpNode{used: true, mode: mode, ino: tmpInoBase + uint64(i), mtime: wallNanos()}
+			now := wallNanos()
+			*n = tmpNode{used: true, mode: mode, ino: tmpInoBase + uint64(i), mtime: now, atime: now}
 			n.pathLen = copy(n.path[:], path)
 			return int32(i), 0
 		}
@@ -343,7 +345,7 @@ func tmpStat(st *unix.Stat_t, n *tmpNode) {
 	st.Blksize = mm.PageSize
 	st.Blocks = (n.size + 511) / 512
 	st.Mtim = unix.NsecToTimespec(n.mtime)
-	st.Atim = st.Mtim
+	st.Atim = unix.NsecToTimespec(n.atime)
 	st.Ctim = st.Mtim
 }
 

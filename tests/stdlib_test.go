@@ -57,3 +57,10 @@ func goTestExecOn(t *testing.T, board string, short bool, flags []string, pkgs .
 	}
 	return string(out)
 }
+
+// os's own tests of file sizes and times on the tmpfs: truncate(2) by
+// path and by descriptor, utimensat with explicit times, UTIME_OMIT and
+// the Unix epoch. (The rest of os's failures are listed in the README.)
+func TestStdlibOSTruncateAndTimes(t *testing.T) {
+	goTestExec(t, true, []string{"-run", "^(TestTruncate|TestFTruncate|TestTruncateNonexistentFile|TestChtimes|TestChtimesDir|TestChtimesOmit|TestChtimesToUnixZero)$"}, "os")
+}
