@@ -132,6 +132,9 @@ func expandPath(buf *[pathMax]byte, n int, followFinal bool) (int, unix.Errno) {
 				n, expanded = m, true
 				break
 			}
+			if i < len(cur) && !r.isDir() {
+				return n, unix.ENOTDIR // a file where a directory must be
+			}
 		}
 		if !expanded {
 			return n, 0

@@ -99,6 +99,7 @@ var sysTable = [...]sysFn{
 	unix.SYS_GETEUID:           sysZero,
 	unix.SYS_GETGID:            sysZero,
 	unix.SYS_GETEGID:           sysZero,
+	unix.SYS_GETGROUPS:         sysZero, // root in no supplementary group
 	unix.SYS_GETTID:            sysGettid,
 	unix.SYS_BRK:               sysBrk,
 	unix.SYS_MUNMAP:            sysMunmap,
