@@ -499,7 +499,11 @@ func benchDoc(o *benchOptions, table string, res *benchResults) string {
 		}
 	}
 	fmt.Fprintf(&b, "- gometal: commit %s, board `%s`.\n", res.Commit, o.board.Name)
-	fmt.Fprintf(&b, "- Runs alternate (gometal, Linux, Linux nokaslr, gometal, ...), %d per side; cells are median (min–max). \"better\" marks the better of gometal and the faster Linux (within 2%%: tie).\n\n", o.runs)
+	if res.Linux != "" {
+		fmt.Fprintf(&b, "- Runs alternate (gometal, Linux, Linux nokaslr, gometal, ...), %d per side; cells are median (min–max). \"better\" marks the better of gometal and the faster Linux (within 2%%: tie).\n\n", o.runs)
+	} else {
+		fmt.Fprintf(&b, "- %d runs; cells are median (min–max). The Linux guest boots on `virt` only: compare with the gometal column of [BENCHMARKS.md](BENCHMARKS.md).\n\n", o.runs)
+	}
 	b.WriteString(table)
 	b.WriteString("\nA cell that says \"does not run\" is a figure that side could not produce.\n")
 	b.WriteString("Rerun one side or one figure while developing: `make build && bin/gometal bench -side gometal -runs 1 getpid_ns`.\n")

@@ -37,7 +37,8 @@ func (r *benchResults) fillIn(lk linuxKernel) {
 	r.QEMU, _ = qemu.Version()
 	commit, _ := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
 	r.Commit = strings.TrimSpace(string(commit))
-	if dirty, _ := exec.Command("git", "status", "--porcelain").Output(); len(dirty) > 0 {
+	// Changes to docs/ (this very run's output, say) change nothing measured.
+	if dirty, _ := exec.Command("git", "status", "--porcelain", "--", ".", ":!docs").Output(); len(dirty) > 0 {
 		r.Commit += " with uncommitted changes"
 	}
 	if lk.Image != "" {
