@@ -75,8 +75,10 @@ func Start(b *BootInfo) {
 		puts(")\n")
 		kpanic("no device tree")
 	}
-	initConsole()
+	// Boot arguments first: whether semihosting may end the run must be
+	// known before anything can fail.
 	readBootargs()
+	initConsole()
 	if info("booting on ") {
 		if m, ok := dtb.StringProp(dtb.Root(), "model"); ok {
 			putBytes(m)
