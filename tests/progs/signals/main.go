@@ -253,9 +253,17 @@ const (
 	siQueue = -1 // SI_QUEUE
 )
 
+// sigtimedwait is rt_sigtimedwait, again after EINTR: a handled signal
+// outside the set (the runtime's SIGURG, sent to this thread just before
+// it entered the call) ends the wait early on Linux too, and is not what
+// these checks are about.
 func sigtimedwait(set *unix.Sigset_t, info *siginfo, timeout *unix.Timespec) (int, unix.Errno) {
-	r, _, e := unix.Syscall6(unix.SYS_RT_SIGTIMEDWAIT, uintptr(unsafe.Pointer(set)), uintptr(unsafe.Pointer(info)), uintptr(unsafe.Pointer(timeout)), 8, 0, 0)
-	return int(r), e
+	for {
+		r, _, e := unix.Syscall6(unix.SYS_RT_SIGTIMEDWAIT, uintptr(unsafe.Pointer(set)), uintptr(unsafe.Pointer(info)), uintptr(unsafe.Pointer(timeout)), 8, 0, 0)
+		if e != unix.EINTR {
+			return int(r), e
+		}
+	}
 }
 
 func wait() {
