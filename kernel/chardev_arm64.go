@@ -35,7 +35,7 @@ func openCharDev(nd fsNode, flags uint32) uint64 {
 	}
 	fl.kind = kind
 	fl.node = nd
-	fl.flags = flags &^ (unix.O_CLOEXEC | unix.O_CREAT | unix.O_EXCL | unix.O_NOCTTY | unix.O_NOFOLLOW | unix.O_TRUNC)
+	fl.flags = flags &^ openOnlyFlags
 	setCloexec(fd, flags&unix.O_CLOEXEC != 0)
 	return uint64(fd)
 }
@@ -50,25 +50,8 @@ func memDevRead(fl *file, buf uintptr, n uint64) uint64 {
 	if fl.node.rdev == devNull || n == 0 {
 		return 0
 	}
-	n = min(n, maxDevRead)
-	var chunk [256]byte
-	done := uint64(0)
-	for done < n {
-		m := min(n-done, uint64(len(chunk)))
-		if fl.node.rdev == devRandom || fl.node.rdev == devURandom {
-			fillRandom(chunk[:m])
-		} else {
-			clear(chunk[:m])
-		}
-		if !copyOut(buf+uintptr(done), chunk[:m]) {
-			if done > 0 {
-				return done
-			}
-			return errno(unix.EFAULT)
-		}
-		done += m
-	}
-	return done
+	random := fl.node.rdev == devRandom || fl.node.rdev == devURandom
+	return fillUser(buf, min(n, maxDevRead), random)
 }
 
 // memDevWrite: writes vanish, except on /dev/full, which is always full.

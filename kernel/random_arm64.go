@@ -86,17 +86,22 @@ func sysGetrandom(t *sched.Thread, f *sched.Frame) uint64 {
 	if flags&^uint64(unix.GRND_NONBLOCK|unix.GRND_RANDOM|unix.GRND_INSECURE) != 0 {
 		return errno(unix.EINVAL)
 	}
-	if n > getrandomMax {
-		n = getrandomMax
-	}
+	return fillUser(buf, min(n, getrandomMax), true)
+}
+
+// fillUser writes n random bytes (or zeros) to app address buf, a chunk
+// at a time. Like read(2) it returns how many it wrote before a bad
+// address, or EFAULT if it wrote none.
+func fillUser(buf uintptr, n uint64, random bool) uint64 {
 	var chunk [256]byte
 	done := uint64(0)
 	for done < n {
-		m := n - done
-		if m > uint64(len(chunk)) {
-			m = uint64(len(chunk))
+		m := min(n-done, uint64(len(chunk)))
+		if random {
+			fillRandom(chunk[:m])
+		} else {
+			clear(chunk[:m])
 		}
-		fillRandom(chunk[:m])
 		if !copyOut(buf+uintptr(done), chunk[:m]) {
 			if done > 0 {
 				return done
@@ -105,5 +110,5 @@ func sysGetrandom(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 		done += m
 	}
-	return n
+	return done
 }

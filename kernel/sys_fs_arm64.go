@@ -171,6 +171,10 @@ func expandLink(buf *[pathMax]byte, link, target, rest []byte) (int, unix.Errno)
 	return copy(buf[:], next[:m]), 0
 }
 
+// openOnlyFlags act at open and are not kept in the description's
+// status flags (open(2): "file creation flags"); F_GETFL does not show them.
+const openOnlyFlags = unix.O_CLOEXEC | unix.O_CREAT | unix.O_EXCL | unix.O_NOCTTY | unix.O_NOFOLLOW | unix.O_DIRECTORY | unix.O_TRUNC
+
 func sysOpenat(t *sched.Thread, f *sched.Frame) uint64 {
 	var path [pathMax]byte
 	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
@@ -216,7 +220,7 @@ func sysOpenat(t *sched.Thread, f *sched.Frame) uint64 {
 	if fl == nil {
 		return errno(unix.EMFILE)
 	}
-	fl.flags = flags &^ (unix.O_CLOEXEC | unix.O_CREAT | unix.O_EXCL | unix.O_NOCTTY | unix.O_NOFOLLOW | unix.O_DIRECTORY | unix.O_TRUNC)
+	fl.flags = flags &^ openOnlyFlags
 	setCloexec(fd, flags&unix.O_CLOEXEC != 0)
 	if r.tmp >= 0 {
 		fl.kind = kindTmpFile

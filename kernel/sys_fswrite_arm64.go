@@ -202,9 +202,8 @@ func sysFchmodat(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 func sysUtimensat(t *sched.Thread, f *sched.Frame) uint64 {
-	var atime, mtime int64
-	var setA, setM bool
-	if e := readUtimes(uintptr(f.X[2]), &atime, &mtime, &setA, &setM); e != 0 {
+	times, set, e := readUtimes(uintptr(f.X[2]))
+	if e != 0 {
 		return errno(e)
 	}
 	i := int32(-1)
@@ -223,11 +222,11 @@ func sysUtimensat(t *sched.Thread, f *sched.Frame) uint64 {
 			return e
 		}
 	}
-	if setA {
-		tmpNodes[i].atime = atime
+	if set[0] {
+		tmpNodes[i].atime = times[0]
 	}
-	if setM {
-		tmpNodes[i].mtime = mtime
+	if set[1] {
+		tmpNodes[i].mtime = times[1]
 	}
 	return 0
 }
@@ -238,38 +237,31 @@ const (
 	utimeOmit = 1<<30 - 2
 )
 
-// readUtimes reads utimensat's two timespecs (access, modification) at
-// addr; NULL means both now. Each may be UTIME_NOW or UTIME_OMIT.
-func readUtimes(addr uintptr, atime, mtime *int64, setA, setM *bool) unix.Errno {
+// readUtimes reads utimensat's two timespecs at addr: the access and
+// the modification time, in nanoseconds, and whether each is to be set.
+// NULL means both now; each may be UTIME_NOW or UTIME_OMIT.
+func readUtimes(addr uintptr) (times [2]int64, set [2]bool, e unix.Errno) {
 	now := wallNanos()
 	if addr == 0 {
-		*atime, *mtime, *setA, *setM = now, now, true, true
-		return 0
+		return [2]int64{now, now}, [2]bool{true, true}, 0
 	}
 	var ts [2]unix.Timespec
 	if !copyIn(bytesOf(unsafe.Pointer(&ts), unsafe.Sizeof(ts)), addr) {
-		return unix.EFAULT
+		return times, set, unix.EFAULT
 	}
-	for k, dst := range [2]*int64{atime, mtime} {
-		set := true
+	for k := range ts {
 		switch ts[k].Nsec {
 		case utimeNow:
-			*dst = now
+			times[k], set[k] = now, true
 		case utimeOmit:
-			set = false
 		default:
 			if ts[k].Nsec < 0 || ts[k].Nsec >= 1e9 {
-				return unix.EINVAL
+				return times, set, unix.EINVAL
 			}
-			*dst = ts[k].Sec*1e9 + ts[k].Nsec
-		}
-		if k == 0 {
-			*setA = set
-		} else {
-			*setM = set
+			times[k], set[k] = ts[k].Sec*1e9+ts[k].Nsec, true
 		}
 	}
-	return 0
+	return times, set, 0
 }
 
 func sysFchownat(t *sched.Thread, f *sched.Frame) uint64 {

@@ -36,8 +36,7 @@ const (
 
 // MiniUART is the AUX mini UART (UART1) at a kernel virtual address.
 type MiniUART struct {
-	base  uintptr
-	rxIER uint32 // the IER value that enables only the receive interrupt
+	base uintptr
 }
 
 // Init takes over the mini UART as the firmware left it: with
@@ -79,11 +78,9 @@ func (u *MiniUART) Getc() (byte, bool) {
 // at this point, so a transmit enable shows at once; a receive enable
 // with nothing received shows nothing.)
 func (u *MiniUART) EnableRxIRQ() {
-	u.rxIER = ierBit0
-	cpu.Write32(u.base+muIER, u.rxIER)
+	cpu.Write32(u.base+muIER, ierBit0)
 	if iir := cpu.Read32(u.base + muIIR); iir&iirNoIRQ == 0 && iir&iirIDMask == iirIDTx {
-		u.rxIER = ierBit1
-		cpu.Write32(u.base+muIER, u.rxIER)
+		cpu.Write32(u.base+muIER, ierBit1)
 	}
 }
 

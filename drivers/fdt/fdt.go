@@ -430,16 +430,24 @@ func (t *Tree) Path(path string) Node {
 	return n
 }
 
+// cells returns the #address-cells and #size-cells that n's reg is
+// written in: its parent's.
 func (t *Tree) cells(n Node) (addr, size int) {
-	addr, size = 2, 1
 	p := t.Parent(n)
 	if p < 0 {
-		return
+		return 2, 1
 	}
-	if v, ok := t.PropU32(p, "#address-cells"); ok {
+	return t.busCells(p)
+}
+
+// busCells returns bus's own #address-cells and #size-cells, with the
+// spec's defaults (2 and 1) for those it lacks.
+func (t *Tree) busCells(bus Node) (addr, size int) {
+	addr, size = 2, 1
+	if v, ok := t.PropU32(bus, "#address-cells"); ok {
 		addr = int(v)
 	}
-	if v, ok := t.PropU32(p, "#size-cells"); ok {
+	if v, ok := t.PropU32(bus, "#size-cells"); ok {
 		size = int(v)
 	}
 	return
@@ -533,17 +541,8 @@ func (t *Tree) translate(bus, parent Node, addr uint64) (uint64, bool) {
 	if len(v) == 0 {
 		return addr, true
 	}
-	ca, cs := 2, 1
-	if x, ok := t.PropU32(bus, "#address-cells"); ok {
-		ca = int(x)
-	}
-	if x, ok := t.PropU32(bus, "#size-cells"); ok {
-		cs = int(x)
-	}
-	pa := 2
-	if x, ok := t.PropU32(parent, "#address-cells"); ok {
-		pa = int(x)
-	}
+	ca, cs := t.busCells(bus)
+	pa, _ := t.busCells(parent)
 	if ca < 1 || ca > 2 || cs < 1 || cs > 2 || pa < 1 || pa > 2 {
 		return 0, false
 	}

@@ -198,12 +198,12 @@ func TestRaspberryPi4Facts(t *testing.T) {
 	}
 }
 
-// Phys refuses what cannot be translated: an address outside every
-// range, and a bus without "ranges".
+// Phys refuses what cannot be translated: a reg under a node without
+// "ranges", and a reg entry that does not exist.
 func TestPhysUntranslatable(t *testing.T) {
 	_, tr := load(t, rpi4DTB)
-	// /soc/firmware sits on the soc bus but has no reg; the cpus have
-	// reg but their parent has no ranges (they are not on a bus).
+	// The cpus have reg, but their parent /cpus has no ranges: they are
+	// not on a bus the CPU addresses.
 	cpu := tr.FindDeviceType(-1, "cpu")
 	if _, _, ok := tr.Phys(cpu, 0); ok {
 		t.Error("a cpu's reg translated through /cpus, which has no ranges")
