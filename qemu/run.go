@@ -119,8 +119,10 @@ func Run(ctx context.Context, c *Config) (int, error) {
 	// prints from before the console is found: pass it through.
 	var qstderr strings.Builder
 	cmd.Stderr = &qstderr
+	var noise *noiseFilter
 	if c.Stderr != nil {
-		cmd.Stderr = io.MultiWriter(&noiseFilter{w: c.Stderr}, &qstderr)
+		noise = &noiseFilter{w: c.Stderr}
+		cmd.Stderr = io.MultiWriter(noise, &qstderr)
 	}
 	var stdinW io.WriteCloser
 	if c.Stdin != nil {
@@ -149,6 +151,7 @@ func Run(ctx context.Context, c *Config) (int, error) {
 	go func() {
 		sawPanic := <-panicked // all output copied before Wait closes the pipe
 		err := cmd.Wait()
+		noise.flush() // a last line without its newline
 		if sawPanic && err == nil {
 			err = errors.New("kernel panic")
 		}
@@ -323,6 +326,14 @@ var qemuNoise = regexp.MustCompile(`^qemu-system-aarch64: warning: bcm2711 dtc: 
 type noiseFilter struct {
 	w    io.Writer
 	line []byte
+}
+
+// flush passes on what is left of an unfinished line (nil: nothing to do).
+func (f *noiseFilter) flush() {
+	if f != nil && len(f.line) > 0 {
+		f.w.Write(f.line)
+		f.line = f.line[:0]
+	}
 }
 
 func (f *noiseFilter) Write(b []byte) (int, error) {
