@@ -76,6 +76,18 @@ func LookupBoard(name string) (Board, error) {
 	return Board{}, fmt.Errorf("unknown board %q (known: %s)", name, BoardNames())
 }
 
+// QEMUSize returns the cores and memory to start QEMU with: the
+// board's fixed ones where it has them, else smp and mem.
+func (b Board) QEMUSize(smp int, mem string) (int, string) {
+	if b.FixedSMP != 0 {
+		smp = b.FixedSMP
+	}
+	if b.FixedMemory != "" {
+		mem = b.FixedMemory
+	}
+	return smp, mem
+}
+
 // DTBBytes returns the board's device tree, or nil if QEMU makes one.
 func (b Board) DTBBytes() ([]byte, error) {
 	if b.DTB == "" {

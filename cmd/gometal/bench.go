@@ -121,10 +121,8 @@ func benchCmd(args []string) int {
 	if o.board.Name != "virt" && o.side != "gometal" {
 		return fail("bench: -board %s runs the gometal side only (the Linux guest boots on virt): add -side gometal", o.board.Name)
 	}
-	if o.board.QEMUSince != "" {
-		if err := qemu.CheckMachine(o.board.QEMUMachine, o.board.QEMUSince); err != nil {
-			return fail("bench: %v", err)
-		}
+	if err := checkQEMUHas(o.board); err != nil {
+		return fail("bench: %v", err)
 	}
 	if err := runBench(&o, old); err != nil {
 		fmt.Fprintf(os.Stderr, "gometal bench: %v\n", err)
@@ -312,10 +310,7 @@ func gometalSide(root, tmp, app string, board linker.Board) (benchSide, error) {
 	if err != nil {
 		return benchSide{}, err
 	}
-	smp, mem := benchSMP, benchMemory
-	if board.FixedSMP != 0 {
-		smp, mem = board.FixedSMP, board.FixedMemory
-	}
+	smp, mem := board.QEMUSize(benchSMP, benchMemory)
 	n := 0
 	return benchSide{name: "gometal", qemuArgs: func(args []string) ([]string, error) {
 		rd := &linker.Initramfs{App: app, Argv: append([]string{"/init"}, args...), Env: defaultEnv}

@@ -318,22 +318,23 @@ func (o *options) fitBoard(b linker.Board) error {
 	if b.QEMUMachine == "" {
 		return fmt.Errorf("board %s cannot be booted in QEMU; use gometal build and copy the files to its boot medium", b.Name)
 	}
-	if b.FixedSMP != 0 {
-		if o.set["smp"] && o.smp != b.FixedSMP {
-			return fmt.Errorf("-smp %d: the %s board always has %d cores (QEMU %s fixes them)", o.smp, b.Name, b.FixedSMP, b.QEMUMachine)
-		}
-		o.smp = b.FixedSMP
+	if b.FixedSMP != 0 && o.set["smp"] && o.smp != b.FixedSMP {
+		return fmt.Errorf("-smp %d: the %s board always has %d cores (QEMU %s fixes them)", o.smp, b.Name, b.FixedSMP, b.QEMUMachine)
 	}
-	if b.FixedMemory != "" {
-		if o.set["m"] && !sameSize(o.mem, b.FixedMemory) {
-			return fmt.Errorf("-m %s: the %s board always has %s of memory (QEMU %s fixes it)", o.mem, b.Name, b.FixedMemory, b.QEMUMachine)
-		}
-		o.mem = b.FixedMemory
+	if b.FixedMemory != "" && o.set["m"] && !sameSize(o.mem, b.FixedMemory) {
+		return fmt.Errorf("-m %s: the %s board always has %s of memory (QEMU %s fixes it)", o.mem, b.Name, b.FixedMemory, b.QEMUMachine)
 	}
-	if b.QEMUSince != "" {
-		return qemu.CheckMachine(b.QEMUMachine, b.QEMUSince)
+	o.smp, o.mem = b.QEMUSize(o.smp, o.mem)
+	return checkQEMUHas(b)
+}
+
+// checkQEMUHas says, in one sentence, if the installed QEMU lacks the
+// board's machine.
+func checkQEMUHas(b linker.Board) error {
+	if b.QEMUSince == "" {
+		return nil
 	}
-	return nil
+	return qemu.CheckMachine(b.QEMUMachine, b.QEMUSince)
 }
 
 // sameSize compares QEMU -m sizes: "2G", "2g", "2048M" and "2048" (MiB)
