@@ -1,6 +1,10 @@
 package kernel
 
-import "golang.org/x/sys/unix"
+import (
+	"gometal/kernel/vfs"
+
+	"golang.org/x/sys/unix"
+)
 
 // Character devices are the initramfs's device nodes, opened by their
 // number as Linux opens them: the CLI's initramfs has /dev/console and
@@ -21,43 +25,69 @@ const (
 // openCharDev opens device node nd; a number no driver here answers is
 // ENXIO, as on Linux.
 func openCharDev(nd fsNode, flags uint32) uint64 {
-	kind := kindMemDev
+	cloexec := flags&unix.O_CLOEXEC != 0
+	flags &^= openOnlyFlags
 	switch nd.rdev {
 	case devNull, devZero, devFull, devRandom, devURandom:
+		fd := freeFD(0)
+		if fd < 0 {
+			return errno(unix.EMFILE)
+		}
+		fi := vfs.Alloc(&memDevImpl, flags)
+		archiveNodes[fi] = nd
+		setFD(fd, fi, cloexec)
+		return uint64(fd)
 	case devConsole, devTTY:
-		kind = kindConsole
-	default:
-		return errno(unix.ENXIO)
+		return openFD(&console, flags, cloexec)
 	}
-	fd, fl := allocFD(0)
-	if fl == nil {
-		return errno(unix.EMFILE)
-	}
-	fl.kind = kind
-	fl.node = nd
-	fl.flags = flags &^ openOnlyFlags
-	setCloexec(fd, flags&unix.O_CLOEXEC != 0)
-	return uint64(fd)
+	return errno(unix.ENXIO)
 }
+
+// memDev is the Impl of the memory devices (mem(4), null(4), random(4));
+// which one a description is comes from its node's number.
+type memDev struct {
+	vfs.Base
+	W vfs.Waitable // never notified: always ready
+}
+
+var memDevImpl memDev
 
 // maxDevRead bounds one read of a memory device: the kernel lock is held
 // while it fills the buffer, and a short read is what read(2) allows.
 const maxDevRead = 1 << 20
 
-// memDevRead: /dev/null is always at its end; /dev/zero and /dev/full
-// read as zeros; /dev/random and /dev/urandom give the getrandom stream.
-func memDevRead(fl *file, buf uintptr, n uint64) uint64 {
-	if fl.node.rdev == devNull || n == 0 {
+// Read: /dev/null is always at its end; /dev/zero and /dev/full read as
+// zeros; /dev/random and /dev/urandom give the getrandom stream.
+func (d *memDev) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	rdev := archiveNodes[f.Index()].rdev
+	if rdev == devNull || n == 0 {
 		return 0
 	}
-	random := fl.node.rdev == devRandom || fl.node.rdev == devURandom
-	return fillUser(buf, min(n, maxDevRead), random)
+	return fillUser(buf, min(n, maxDevRead), rdev == devRandom || rdev == devURandom)
 }
 
-// memDevWrite: writes vanish, except on /dev/full, which is always full.
-func memDevWrite(fl *file, n uint64) uint64 {
-	if fl.node.rdev == devFull {
+// Write: writes vanish, except on /dev/full, which is always full.
+func (d *memDev) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	if archiveNodes[f.Index()].rdev == devFull {
 		return errno(unix.ENOSPC)
 	}
 	return n
+}
+
+// Seek: the memory devices accept any position and stay where they are
+// (Linux's null_lseek and friends return 0).
+func (d *memDev) Seek(f *vfs.File, off int64, whence int) uint64 {
+	f.Pos = 0
+	return 0
+}
+
+func (d *memDev) Readiness(f *vfs.File) uint32 { return unix.EPOLLIN | unix.EPOLLOUT }
+func (d *memDev) Waitable() *vfs.Waitable      { return &d.W }
+func (d *memDev) Kind() vfs.Kind               { return vfs.KindDevice }
+func (d *memDev) Release(f *vfs.File)          { archiveNodes[f.Index()] = fsNode{} }
+
+func (d *memDev) Stat(f *vfs.File) unix.Stat_t {
+	var st unix.Stat_t
+	fillStat(&st, &archiveNodes[f.Index()])
+	return st
 }

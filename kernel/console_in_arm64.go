@@ -2,14 +2,15 @@ package kernel
 
 import (
 	"gometal/drivers/gic"
-	"gometal/sched"
+	"gometal/kernel/usermem"
+	"gometal/kernel/vfs"
 
 	"golang.org/x/sys/unix"
 )
 
-// Console input: the PL011 receive interrupt fills a ring; a read on
-// stdin takes from it or blocks the thread (not the core) until a byte
-// arrives.
+// Console input: a console port's receive interrupt fills a ring and
+// notifies the console (vfs.Notify), which wakes a read waiting on it
+// (consoleFile.Read answered EAGAIN) and epoll instances watching it.
 
 // consoleEcho (bootarg gometal.echo=1, which gometal run passes when its
 // stdin is a terminal) makes the console act like a tty in its default
@@ -44,7 +45,7 @@ func consoleIRQ(id uint32) bool {
 	return false
 }
 
-// consoleRx drains port p into the ring and completes a blocked read.
+// consoleRx drains port p into the ring and tells the console's waiters.
 func consoleRx(p serialPort) {
 	// Acknowledge first, then drain: a byte that lands after the last
 	// read raises the interrupt again. (Clearing after draining loses the
@@ -71,16 +72,9 @@ func consoleRx(p serialPort) {
 			rxTail = (rxTail + 1) % len(rxRing)
 		}
 	}
-	for i := range sched.Active() {
-		w := &sched.Threads[i]
-		if rxLen() == 0 {
-			break
-		}
-		if w.State == sched.Blocked && w.Wait == sched.WaitRead {
-			sched.Wake(w, takeRx(w.WaitArg[0], uint64(w.WaitArg[1])))
-		}
+	if rxLen() > 0 {
+		vfs.Notify(&console.W, unix.EPOLLIN)
 	}
-	epollNotify()
 }
 
 // ttySignal is what a tty does for VINTR and VQUIT: echo it as ^C or ^\,
@@ -95,7 +89,7 @@ func ttySignal(c byte) {
 	putc(c + '@')
 	putc('\n')
 	rxHead = rxTail
-	postProcessSignal(sig, sched.SigInfo{Code: siKERNEL}, nil)
+	postProcessSignal(sig, sigInfo{Code: siKERNEL}, nil)
 }
 
 // takeRx copies up to n buffered bytes to the app.
@@ -107,26 +101,10 @@ func takeRx(buf uintptr, n uint64) uint64 {
 		rxHead = (rxHead + 1) % len(rxRing)
 		m++
 	}
-	if !copyOut(buf, chunk[:m]) {
+	if !usermem.CopyOut(buf, chunk[:m]) {
 		return errno(unix.EFAULT)
 	}
 	return uint64(m)
-}
-
-func consoleRead(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
-	if n == 0 {
-		return 0
-	}
-	if rxLen() > 0 {
-		return takeRx(buf, n)
-	}
-	if fl.flags&unix.O_NONBLOCK != 0 {
-		return errno(unix.EAGAIN)
-	}
-	sched.Block(t, sched.WaitRead, 0, 0)
-	t.WaitArg[0] = buf
-	t.WaitArg[1] = uintptr(n)
-	return 0
 }
 
 // initConsoleIRQ turns on the receive interrupt of every console port

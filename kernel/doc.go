@@ -1,7 +1,11 @@
 // Package kernel owns the Linux personality the app sees: trap entry and
 // exit, the syscall table (split by area into sys_*.go files: mm, signal,
-// futex, epoll, fs, time, proc), the ELF loader and initial stack, signal
-// frames, the console and the initramfs file system.
+// futex, epoll, fs, time, proc, socket), the descriptor table, what Linux
+// keeps per thread (thread.go), the ELF loader and initial stack, signal
+// frames; and, until they move into packages of their own, the objects
+// that implement vfs.Impl beside the state they need: the console, the
+// initramfs and tmpfs files, sockets. The file layer itself (descriptions,
+// waiting, pipes, epoll) is package vfs.
 //
 // It runs with the Go runtime never started (ARCHITECTURE.md): no heap, no
 // package initializers, no goroutines. Everything is a fixed array or a

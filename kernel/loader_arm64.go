@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"gometal/kernel/usermem"
 	"unsafe"
 
 	"gometal/drivers/cpu"
@@ -24,7 +25,7 @@ func loadInit() *sched.Thread {
 	initTmpfs()
 	initConsoleFDs()
 	initConsoleIRQ()
-	if !app.Init(&mm.Pages) {
+	if !usermem.App.Init(&mm.Pages) {
 		kpanic("out of memory creating the app's address space")
 	}
 	if _, _, err := cpio.Next(initrd, 0); err != cpio.OK && err != cpio.ErrEnd {
@@ -82,7 +83,7 @@ func loadInit() *sched.Thread {
 		kpanic("out of memory mapping the vDSO")
 	}
 	cpu.ICacheInvalidate() // app text, trampoline and vDSO written through the direct map
-	t := sched.New()
+	t := newThread()
 	if t == nil {
 		kpanic("no thread slot for /init")
 	}
@@ -94,7 +95,7 @@ func loadInit() *sched.Thread {
 	t.Ctx.PC = ef.Entry
 	t.Ctx.SP = uint64(sp)
 	t.Ctx.PSTATE = 0 // EL0t, interrupts unmasked
-	cpu.WriteTTBR0(uint64(app.PT.Root))
+	cpu.WriteTTBR0(uint64(usermem.App.PT.Root))
 	cpu.TTBR0Walks(true)
 	return t
 }
@@ -123,14 +124,14 @@ func loadSegment(img []byte, p *elf.Prog) bool {
 		return false
 	}
 	prot := protOfFlags(p.Flags)
-	if !app.VMAs.Add(start, end, prot, 0) {
+	if !usermem.App.VMAs.Add(start, end, prot, 0) {
 		return false
 	}
 	fileEnd := mm.PageUp(uintptr(p.Vaddr + p.Filesz))
 	for va := start; va < fileEnd; va += mm.PageSize {
-		pa, _, ok := app.PT.Lookup(va)
+		pa, _, ok := usermem.App.PT.Lookup(va)
 		if !ok {
-			if pa = mm.Pages.Get(); pa == 0 || !app.PT.Map(&mm.Pages, va, pa, prot) {
+			if pa = mm.Pages.Get(); pa == 0 || !usermem.App.PT.Map(&mm.Pages, va, pa, prot) {
 				return false
 			}
 		}
@@ -179,7 +180,7 @@ const maxArgs = 1024
 // buildStack lays out the initial stack and returns SP.
 func buildStack(ef *elf.File, phdrVA uint64) (uintptr, bool) {
 	top := uintptr(mm.StackTop)
-	if !app.VMAs.Add(top-mm.StackSize, top, mm.ProtRead|mm.ProtWrite, mm.VMAStack) {
+	if !usermem.App.VMAs.Add(top-mm.StackSize, top, mm.ProtRead|mm.ProtWrite, mm.VMAStack) {
 		return 0, false
 	}
 	argvData := readConfigFile(".gometal/argv")
@@ -191,7 +192,7 @@ func buildStack(ef *elf.File, phdrVA uint64) (uintptr, bool) {
 	// Strings first, at the top: argv, envp, platform, execfn.
 	push := func(b []byte) (uintptr, bool) {
 		sp -= uintptr(len(b))
-		return sp, copyOut(sp, b)
+		return sp, usermem.CopyOut(sp, b)
 	}
 	strsEnd := sp
 	argStart, ok1 := push(argvData)
@@ -234,7 +235,7 @@ func buildStack(ef *elf.File, phdrVA uint64) (uintptr, bool) {
 	sp -= uintptr(words) * 8
 	sp &^= 15
 	w := sp
-	if !writeU64(w, uint64(argc)) {
+	if !usermem.WriteU64(w, uint64(argc)) {
 		return 0, false
 	}
 	w += 8
@@ -243,7 +244,7 @@ func buildStack(ef *elf.File, phdrVA uint64) (uintptr, bool) {
 	if !ok1 || !ok2 {
 		return 0, false
 	}
-	if !copyOut(w, bytesOf(unsafe.Pointer(&auxv), unsafe.Sizeof(auxv))) {
+	if !usermem.CopyOut(w, usermem.BytesOf(unsafe.Pointer(&auxv), unsafe.Sizeof(auxv))) {
 		return 0, false
 	}
 	return sp, true
@@ -265,14 +266,14 @@ func writePointers(w uintptr, base uintptr, data []byte) (uintptr, bool) {
 	start := 0
 	for i, c := range data {
 		if c == 0 {
-			if !writeU64(w, uint64(base)+uint64(start)) {
+			if !usermem.WriteU64(w, uint64(base)+uint64(start)) {
 				return w, false
 			}
 			w += 8
 			start = i + 1
 		}
 	}
-	return w + 8, writeU64(w, 0)
+	return w + 8, usermem.WriteU64(w, 0)
 }
 
 // AT_HWCAP bits (arch/arm64/include/uapi/asm/hwcap.h); x/sys/unix does

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"gometal/drivers/cpu"
+	"gometal/kernel/usermem"
 	"gometal/sched"
 
 	"golang.org/x/sys/unix"
@@ -102,7 +103,7 @@ func fillUser(buf uintptr, n uint64, random bool) uint64 {
 		} else {
 			clear(chunk[:m])
 		}
-		if !copyOut(buf+uintptr(done), chunk[:m]) {
+		if !usermem.CopyOut(buf+uintptr(done), chunk[:m]) {
 			if done > 0 {
 				return done
 			}

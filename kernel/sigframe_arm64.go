@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"gometal/kernel/usermem"
 	"unsafe"
 
 	"gometal/kernel/mm"
@@ -17,16 +18,16 @@ import (
 // context back from the app's copy, which Go edits to inject asyncPreempt.
 
 func onAltStack(t *sched.Thread, sp uint64) bool {
-	return t.AltSize != 0 && uintptr(sp) > t.AltSP && uintptr(sp) <= t.AltSP+t.AltSize
+	return lx(t).AltSize != 0 && uintptr(sp) > lx(t).AltSP && uintptr(sp) <= lx(t).AltSP+lx(t).AltSize
 }
 
 // sigframe is the rt_sigframe the kernel builds, then copies to the app.
 var sigframe [sigframeSize]byte
 
-func buildSigframe(t *sched.Thread, f *sched.Frame, sig int, info *sched.SigInfo, a *sigaction) bool {
+func buildSigframe(t *sched.Thread, f *sched.Frame, sig int, info *sigInfo, a *sigaction) bool {
 	sp := f.SP
-	if a.flags&saOnStack != 0 && t.AltSize != 0 && t.AltFlags&ssDisable == 0 && !onAltStack(t, sp) {
-		sp = uint64(t.AltSP + t.AltSize)
+	if a.flags&saOnStack != 0 && lx(t).AltSize != 0 && lx(t).AltFlags&ssDisable == 0 && !onAltStack(t, sp) {
+		sp = uint64(lx(t).AltSP + lx(t).AltSize)
 	}
 	sp = (sp - frameRecordSize) &^ 15
 	record := sp
@@ -37,21 +38,21 @@ func buildSigframe(t *sched.Thread, f *sched.Frame, sig int, info *sched.SigInfo
 	putSiginfo(b, sig, info)
 	uc := b[siginfoSize:]
 	// uc_stack describes the alternate stack.
-	put64(uc, ucStackOff, uint64(t.AltSP))
+	put64(uc, ucStackOff, uint64(lx(t).AltSP))
 	flags := uint32(0)
-	if t.AltSize == 0 {
+	if lx(t).AltSize == 0 {
 		flags = ssDisable
 	} else if onAltStack(t, f.SP) {
 		flags = ssOnStack
 	}
 	put32(uc, ucStackOff+8, flags)
-	put64(uc, ucStackOff+16, uint64(t.AltSize))
+	put64(uc, ucStackOff+16, uint64(lx(t).AltSize))
 	// uc_sigmask is the mask sigreturn puts back: the one rt_sigsuspend
 	// replaced, if the thread waits there, else the current one.
-	oldMask := t.SigMask
-	if t.HasSavedMask {
-		oldMask = t.SavedMask
-		t.HasSavedMask = false
+	oldMask := lx(t).SigMask
+	if lx(t).HasSavedMask {
+		oldMask = lx(t).SavedMask
+		lx(t).HasSavedMask = false
 	}
 	put64(uc, ucSigmaskOff, oldMask)
 	mc := uc[ucMcontextOff:]
@@ -74,11 +75,11 @@ func buildSigframe(t *sched.Thread, f *sched.Frame, sig int, info *sched.SigInfo
 	}
 	// The terminating null context header follows (already zero).
 
-	if !copyOut(uintptr(sp), b) {
+	if !usermem.CopyOut(uintptr(sp), b) {
 		return false
 	}
 	rec := [2]uint64{f.X[29], f.X[30]}
-	if !copyOut(uintptr(record), bytesOf(unsafe.Pointer(&rec), 16)) {
+	if !usermem.CopyOut(uintptr(record), usermem.BytesOf(unsafe.Pointer(&rec), 16)) {
 		return false
 	}
 	restorer := uint64(sigTrampVA)
@@ -92,11 +93,11 @@ func buildSigframe(t *sched.Thread, f *sched.Frame, sig int, info *sched.SigInfo
 	f.X[30] = restorer
 	f.SP = sp
 	f.PC = a.handler
-	t.SigMask |= a.mask
+	lx(t).SigMask |= a.mask
 	if a.flags&saNoDefer == 0 {
-		t.SigMask |= sigBit(sig)
+		lx(t).SigMask |= sigBit(sig)
 	}
-	t.SigMask &^= sigUnblockable
+	lx(t).SigMask &^= sigUnblockable
 	if a.flags&saResetHand != 0 {
 		a.handler = sigDFL
 	}
@@ -106,7 +107,7 @@ func buildSigframe(t *sched.Thread, f *sched.Frame, sig int, info *sched.SigInfo
 func sysRtSigreturn(t *sched.Thread, f *sched.Frame) uint64 {
 	sp := f.SP
 	b := sigframe[:]
-	if sp&15 != 0 || !copyIn(b, uintptr(sp)) {
+	if sp&15 != 0 || !usermem.CopyIn(b, uintptr(sp)) {
 		killApp(sigSEGV, uintptr(sp), f.PC)
 		return 0
 	}
@@ -128,7 +129,7 @@ func sysRtSigreturn(t *sched.Thread, f *sched.Frame) uint64 {
 			f.V[i] = get64(fp, 16+8*i)
 		}
 	}
-	t.SigMask = get64(uc, ucSigmaskOff) &^ sigUnblockable
+	lx(t).SigMask = get64(uc, ucSigmaskOff) &^ sigUnblockable
 	return f.X[0]
 }
 
@@ -141,5 +142,5 @@ func mapSigTrampoline() bool {
 	p := mm.PageBytes(pa)
 	put32(p[:], 0, sigTrampOpMovX8)
 	put32(p[:], 4, sigTrampOpSvc)
-	return app.MapFixedPage(sigTrampVA, pa, mm.ProtRead|mm.ProtExec)
+	return usermem.App.MapFixedPage(sigTrampVA, pa, mm.ProtRead|mm.ProtExec)
 }

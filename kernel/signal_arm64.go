@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"gometal/drivers/timer"
+	"gometal/kernel/usermem"
 	"gometal/sched"
 
 	"golang.org/x/sys/unix"
@@ -39,7 +40,7 @@ var sigActions [nsig]sigaction
 // when they were sent; the first thread to unblock one takes it.
 var (
 	procPending uint64
-	procInfo    [nsig]sched.SigInfo
+	procInfo    [nsig]sigInfo
 )
 
 // Counters for the stats switch (printStats).
@@ -52,29 +53,29 @@ var (
 
 // userInfo is the siginfo of a signal sent by the app (or by the kernel
 // on its behalf, like SIGPIPE): si_pid is the app, si_uid 0.
-func userInfo(code int32) sched.SigInfo {
-	return sched.SigInfo{Code: code, Fields: [2]uint64{uint64(uint32(appPID))}}
+func userInfo(code int32) sigInfo {
+	return sigInfo{Code: code, Fields: [2]uint64{uint64(uint32(appPID))}}
 }
 
 // postSignal makes sig pending on t and sees that it is delivered soon.
-func postSignal(t *sched.Thread, sig int, info sched.SigInfo) {
+func postSignal(t *sched.Thread, sig int, info sigInfo) {
 	if sig <= 0 || sig >= nsig {
 		return
 	}
 	bit := sigBit(sig)
-	if t.SigWait&bit != 0 && t.State == sched.Blocked && t.Wait == sched.WaitSignal {
+	if lx(t).SigWait&bit != 0 && t.State == sched.Blocked && t.Wait == sched.WaitSignal {
 		// rt_sigtimedwait takes it on its way out (takeWaited).
-		t.SigPending |= bit
-		t.SigInfo[sig] = info
+		lx(t).SigPending |= bit
+		lx(t).SigInfo[sig] = info
 		sched.Wake(t, 0)
 		return
 	}
-	if t.SigMask&bit == 0 && ignored(sig, sigActions[sig].handler) {
+	if lx(t).SigMask&bit == 0 && ignored(sig, sigActions[sig].handler) {
 		return
 	}
-	t.SigPending |= bit
-	t.SigInfo[sig] = info
-	if t.SigMask&bit == 0 {
+	lx(t).SigPending |= bit
+	lx(t).SigInfo[sig] = info
+	if lx(t).SigMask&bit == 0 {
 		signalWake(t)
 	}
 }
@@ -85,8 +86,7 @@ func signalWake(t *sched.Thread) {
 	switch t.State {
 	case sched.Blocked:
 		if t.Wait != sched.WaitNone {
-			markInterrupted(t)
-			sched.Wake(t, errno(unix.EINTR))
+			sched.Wake(t, interruptResult(t))
 		}
 	case sched.Running:
 		if int(t.CPU) != thisCPU().ID {
@@ -96,13 +96,27 @@ func signalWake(t *sched.Thread) {
 	}
 }
 
+// interruptResult ends t's blocked system call for a signal: with the
+// bytes it had already moved (a blocking write that took part of its
+// buffer returns that count, as Linux's pipe_write does), or else with
+// EINTR, recorded so that the way back to EL0 restarts the call or leaves
+// the EINTR (settleInterrupted).
+func interruptResult(t *sched.Thread) uint64 {
+	if n := t.Progress; n > 0 {
+		t.Progress = 0
+		return n
+	}
+	markInterrupted(t)
+	return errno(unix.EINTR)
+}
+
 // markInterrupted records that t's syscall ends early for a signal, with
 // the time its deadline still had (nanosleep reports it).
 func markInterrupted(t *sched.Thread) {
-	t.Interrupted = true
-	t.IntrLeft = 0
+	lx(t).Interrupted = true
+	lx(t).IntrLeft = 0
 	if now := timer.Now(); t.Deadline > now {
-		t.IntrLeft = t.Deadline - now
+		lx(t).IntrLeft = t.Deadline - now
 	}
 	sigInterrupted++
 }
@@ -111,10 +125,10 @@ func markInterrupted(t *sched.Thread) {
 // to a thread waiting for it in rt_sigtimedwait, else to prefer if it does
 // not block it, else to any thread that does not; if all block it, it
 // stays pending for the process.
-func postProcessSignal(sig int, info sched.SigInfo, prefer *sched.Thread) {
+func postProcessSignal(sig int, info sigInfo, prefer *sched.Thread) {
 	bit := sigBit(sig)
 	var target *sched.Thread
-	if prefer != nil && prefer.SigMask&bit == 0 {
+	if prefer != nil && lx(prefer).SigMask&bit == 0 {
 		target = prefer
 	}
 	for i := range sched.Active() {
@@ -122,11 +136,11 @@ func postProcessSignal(sig int, info sched.SigInfo, prefer *sched.Thread) {
 		if o.State == sched.Free || o.State == sched.Dead {
 			continue
 		}
-		if o.State == sched.Blocked && o.Wait == sched.WaitSignal && o.SigWait&bit != 0 {
+		if o.State == sched.Blocked && o.Wait == sched.WaitSignal && lx(o).SigWait&bit != 0 {
 			target = o
 			break
 		}
-		if target == nil && o.SigMask&bit == 0 {
+		if target == nil && lx(o).SigMask&bit == 0 {
 			target = o
 		}
 	}
@@ -143,11 +157,11 @@ func postProcessSignal(sig int, info sched.SigInfo, prefer *sched.Thread) {
 // process; so does gometal.
 func postFault(t *sched.Thread, f *sched.Frame, sig int, code int32, addr uint64) {
 	a := &sigActions[sig]
-	if t.SigMask&sigBit(sig) != 0 || a.handler == sigIGN {
+	if lx(t).SigMask&sigBit(sig) != 0 || a.handler == sigIGN {
 		killApp(sig, uintptr(addr), f.PC)
 		return
 	}
-	postSignal(t, sig, sched.SigInfo{Code: code, Fields: [2]uint64{addr}})
+	postSignal(t, sig, sigInfo{Code: code, Fields: [2]uint64{addr}})
 }
 
 // killApp ends the app for a signal with no handler, like Linux would,
@@ -221,21 +235,21 @@ func signalName(sig int) string {
 // action is to terminate. It also settles a syscall a signal cut short:
 // restarted (SA_RESTART, or no handler ran after all) or left with EINTR.
 func deliverSignals(t *sched.Thread, f *sched.Frame) {
-	if t.SigWait != 0 {
+	if lx(t).SigWait != 0 {
 		takeWaited(t, f)
 	}
 	for {
-		own := t.SigPending &^ t.SigMask
-		shared := procPending &^ t.SigMask
+		own := lx(t).SigPending &^ lx(t).SigMask
+		shared := procPending &^ lx(t).SigMask
 		if own|shared == 0 {
 			break
 		}
 		var sig int
-		var info sched.SigInfo
+		var info sigInfo
 		if own != 0 {
 			sig = nextSignal(own)
-			t.SigPending &^= sigBit(sig)
-			info = t.SigInfo[sig]
+			lx(t).SigPending &^= sigBit(sig)
+			info = lx(t).SigInfo[sig]
 		} else {
 			sig = nextSignal(shared)
 			procPending &^= sigBit(sig)
@@ -253,7 +267,7 @@ func deliverSignals(t *sched.Thread, f *sched.Frame) {
 			killApp(sig, addr, f.PC)
 			return
 		}
-		if t.Interrupted {
+		if lx(t).Interrupted {
 			settleInterrupted(t, f, a.flags)
 		}
 		if !buildSigframe(t, f, sig, &info, a) {
@@ -267,12 +281,12 @@ func deliverSignals(t *sched.Thread, f *sched.Frame) {
 	// No handler runs: a cut-short call that SA_RESTART would restart is
 	// restarted (Linux restarts -ERESTARTSYS calls when no handler runs),
 	// and rt_sigsuspend's mask is put back.
-	if t.Interrupted {
+	if lx(t).Interrupted {
 		settleInterrupted(t, f, saRestart)
 	}
-	if t.HasSavedMask {
-		t.SigMask = t.SavedMask
-		t.HasSavedMask = false
+	if lx(t).HasSavedMask {
+		lx(t).SigMask = lx(t).SavedMask
+		lx(t).HasSavedMask = false
 	}
 }
 
@@ -282,11 +296,11 @@ func deliverSignals(t *sched.Thread, f *sched.Frame) {
 // argument, as arm64 Linux does; otherwise it returns EINTR, and a
 // nanosleep writes the time it had left.
 func settleInterrupted(t *sched.Thread, f *sched.Frame, saFlags uint64) {
-	t.Interrupted = false
+	lx(t).Interrupted = false
 	args := [6]uint64{t.OrigX0, f.X[1], f.X[2], f.X[3], f.X[4], f.X[5]}
 	if restartsAfterHandler(t.SysNr, &args, saFlags) {
 		f.X[0] = t.OrigX0
-		f.PC -= svcInsnSize
+		f.PC -= sched.SVCSize
 		sigRestarted++
 		return
 	}
@@ -300,12 +314,9 @@ func settleInterrupted(t *sched.Thread, f *sched.Frame, saFlags uint64) {
 		}
 	}
 	if rem != 0 {
-		writeTimespec(rem, timer.TicksToNanos(t.IntrLeft))
+		writeTimespec(rem, timer.TicksToNanos(lx(t).IntrLeft))
 	}
 }
-
-// svcInsnSize is the size of the SVC instruction the PC points after.
-const svcInsnSize = 4
 
 // takeWaited finishes an rt_sigtimedwait: a signal of the awaited set
 // that is pending now is taken off the pending sets, its siginfo written
@@ -313,11 +324,11 @@ const svcInsnSize = 4
 // the call returns what the timeout set (EAGAIN), or EINTR for a signal
 // outside the set.
 func takeWaited(t *sched.Thread, f *sched.Frame) {
-	set := t.SigWait
-	t.SigWait = 0
-	if r, ok := takePending(t, set, uintptr(t.WaitArg[0])); ok {
+	set := lx(t).SigWait
+	lx(t).SigWait = 0
+	if r, ok := takePending(t, set, lx(t).SigWaitInfo); ok {
 		f.X[0] = r
-		t.Interrupted = false
+		lx(t).Interrupted = false
 	}
 }
 
@@ -327,12 +338,12 @@ func takeWaited(t *sched.Thread, f *sched.Frame) {
 // siginfo could not be written.
 func takePending(t *sched.Thread, set uint64, infoAddr uintptr) (uint64, bool) {
 	var sig int
-	var info sched.SigInfo
+	var info sigInfo
 	switch {
-	case t.SigPending&set != 0:
-		sig = nextSignal(t.SigPending & set)
-		t.SigPending &^= sigBit(sig)
-		info = t.SigInfo[sig]
+	case lx(t).SigPending&set != 0:
+		sig = nextSignal(lx(t).SigPending & set)
+		lx(t).SigPending &^= sigBit(sig)
+		info = lx(t).SigInfo[sig]
 	case procPending&set != 0:
 		sig = nextSignal(procPending & set)
 		procPending &^= sigBit(sig)
@@ -343,7 +354,7 @@ func takePending(t *sched.Thread, set uint64, infoAddr uintptr) (uint64, bool) {
 	if infoAddr != 0 {
 		var b [siginfoSize]byte
 		putSiginfo(b[:], sig, &info)
-		if !copyOut(infoAddr, b[:]) {
+		if !usermem.CopyOut(infoAddr, b[:]) {
 			return errno(unix.EFAULT), true
 		}
 	}
@@ -352,7 +363,7 @@ func takePending(t *sched.Thread, set uint64, infoAddr uintptr) (uint64, bool) {
 
 // putSiginfo fills a siginfo: si_signo, si_errno (0), si_code, then the
 // union at offset 16.
-func putSiginfo(b []byte, sig int, info *sched.SigInfo) {
+func putSiginfo(b []byte, sig int, info *sigInfo) {
 	put32(b, 0, uint32(sig))
 	put32(b, 8, uint32(info.Code))
 	put64(b, 16, info.Fields[0])

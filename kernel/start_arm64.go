@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"gometal/kernel/usermem"
 	"unsafe"
 
 	"gometal/drivers/cpu"
@@ -128,7 +129,7 @@ func Start(b *BootInfo) {
 	t.State = sched.Running
 	t.CPU = 0
 	c.SliceEnd = timer.Now() + timer.NanosToTicks(sched.SliceNanos)
-	c.UserRoot = app.PT.Root
+	c.UserRoot = usermem.App.PT.Root
 	c.Heartbeat = timer.Now()
 	f := (*sched.Frame)(cpu.Ptr(c.KStackTop - sched.FrameSize))
 	*f = t.Ctx

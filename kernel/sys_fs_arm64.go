@@ -1,9 +1,11 @@
 package kernel
 
 import (
+	"gometal/kernel/usermem"
 	"unsafe"
 
 	"gometal/kernel/cpio"
+	"gometal/kernel/vfs"
 	"gometal/sched"
 
 	"golang.org/x/sys/unix"
@@ -31,7 +33,7 @@ func initCwd() {
 // for a directory, so a final symlink is followed too (POSIX 4.13).
 func resolveAt(dst *[pathMax]byte, dirfd int64, upath uintptr) (int, unix.Errno) {
 	var raw [pathMax]byte
-	n, e := copyInString(raw[:], upath)
+	n, e := usermem.CopyInString(raw[:], upath)
 	if e != 0 {
 		return 0, e
 	}
@@ -39,7 +41,7 @@ func resolveAt(dst *[pathMax]byte, dirfd int64, upath uintptr) (int, unix.Errno)
 		return 0, unix.ENOENT
 	}
 	var base []byte
-	var dirPath [pathMax]byte
+	var dirBuf [pathMax]byte
 	if raw[0] == '/' || dirfd == unix.AT_FDCWD {
 		base = cwd[:cwdLen]
 	} else {
@@ -47,15 +49,11 @@ func resolveAt(dst *[pathMax]byte, dirfd int64, upath uintptr) (int, unix.Errno)
 		if !ok {
 			return 0, unix.EBADF
 		}
-		switch d.kind {
-		case kindDir:
-			dirPath[0] = '/'
-			base = dirPath[:1+copy(dirPath[1:], d.node.name)]
-		case kindTmpDir:
-			base = dirPath[:copy(dirPath[:], tmpNodes[d.tmp].name())]
-		default:
+		dn, _ := dirPath(d, &dirBuf)
+		if dn < 0 {
 			return 0, unix.ENOTDIR
 		}
+		base = dirBuf[:dn]
 	}
 	m := cleanPath(dst[:], base, raw[:n])
 	if m < 0 {
@@ -216,238 +214,148 @@ func sysOpenat(t *sched.Thread, f *sched.Frame) uint64 {
 	if r.tmp < 0 && (write || flags&unix.O_TRUNC != 0) {
 		return errno(unix.EROFS) // the initramfs is read-only
 	}
-	fd, fl := allocFD(0)
-	if fl == nil {
-		return errno(unix.EMFILE)
+	cloexec := flags&unix.O_CLOEXEC != 0
+	if r.tmp < 0 {
+		return openArchive(r.nd, flags&^openOnlyFlags, cloexec)
 	}
-	fl.flags = flags &^ openOnlyFlags
-	setCloexec(fd, flags&unix.O_CLOEXEC != 0)
-	if r.tmp >= 0 {
-		fl.kind = kindTmpFile
-		if r.isDir() {
-			fl.kind = kindTmpDir
-		}
-		fl.tmp = r.tmp
-		tmpNodes[r.tmp].opens++
-		if flags&unix.O_TRUNC != 0 && write && !r.isDir() {
-			tmpTruncate(&tmpNodes[r.tmp], 0)
-		}
-		return uint64(fd)
+	nd := &tmpNodes[r.tmp]
+	fd := openFD(nd, flags&^openOnlyFlags, cloexec)
+	if vfs.IsErr(fd) {
+		return fd
 	}
-	fl.kind = kindFile
-	if r.isDir() {
-		fl.kind = kindDir
+	nd.opens++
+	if flags&unix.O_TRUNC != 0 && write && !r.isDir() {
+		tmpTruncate(nd, 0)
 	}
-	fl.node = r.nd
-	return uint64(fd)
+	return fd
 }
 
 // umask is the app's file-creation mask.
 var umask uint32 = 0o022
 
-// readInto reads from a file into app memory at buf; off < 0 means "at the
-// file position, and advance it".
-func readInto(t *sched.Thread, fl *file, buf uintptr, n uint64, off int64) uint64 {
-	switch fl.kind {
-	case kindConsole:
-		if off >= 0 {
-			return errno(unix.ESPIPE)
-		}
-		return consoleRead(t, fl, buf, n)
-	case kindMemDev:
-		return memDevRead(fl, buf, n)
-	case kindDir:
-		return errno(unix.EISDIR)
-	case kindEventfd:
-		return eventfdRead(t, fl, buf, n)
-	case kindTimerfd:
-		return timerfdRead(t, fl, buf, n)
-	case kindPipeRead:
-		if off >= 0 {
-			return errno(unix.ESPIPE)
-		}
-		return pipeRead(t, fl, buf, n)
-	case kindPipeWrite:
-		return errno(unix.EBADF)
-	case kindSocket:
-		return sockRead(t, fl, buf, n)
-	case kindTmpDir:
-		return errno(unix.EISDIR)
-	case kindTmpFile:
-		pos := off
-		if off < 0 {
-			pos = fl.pos
-		}
-		r := tmpRead(&tmpNodes[fl.tmp], buf, n, pos)
-		if off < 0 && int64(r) > 0 {
-			fl.pos += int64(r)
-		}
-		return r
-	case kindFile:
-		pos := off
-		if off < 0 {
-			pos = fl.pos
-		}
-		if pos >= int64(len(fl.node.data)) {
-			return 0
-		}
-		d := fl.node.data[pos:]
-		if uint64(len(d)) > n {
-			d = d[:n]
-		}
-		if !copyOut(buf, d) {
-			return errno(unix.EFAULT)
-		}
-		if off < 0 {
-			fl.pos += int64(len(d))
-		}
-		return uint64(len(d))
-	}
-	return errno(unix.EINVAL)
-}
-
-// writeFrom writes app memory to a file.
-func writeFrom(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
-	switch fl.kind {
-	case kindConsole:
-		var chunk [256]byte
-		done := uint64(0)
-		for done < n {
-			m := n - done
-			if m > uint64(len(chunk)) {
-				m = uint64(len(chunk))
-			}
-			if !copyIn(chunk[:m], buf+uintptr(done)) {
-				if done > 0 {
-					return done
-				}
-				return errno(unix.EFAULT)
-			}
-			putBytes(chunk[:m])
-			done += m
-		}
-		return n
-	case kindMemDev:
-		return memDevWrite(fl, n)
-	case kindEventfd:
-		return eventfdWrite(t, fl, buf, n)
-	case kindPipeWrite:
-		return pipeWrite(t, fl, buf, n)
-	case kindSocket:
-		return sockWrite(t, fl, buf, n)
-	case kindTmpFile:
-		return tmpWriteAt(fl, buf, n, -1)
-	case kindFile, kindDir, kindPipeRead, kindTmpDir:
-		return errno(unix.EBADF)
-	case kindTimerfd:
-		return errno(unix.EINVAL)
-	}
-	return errno(unix.EINVAL)
-}
-
-// tmpWriteAt writes to a tmpfs file at off, or at the file position (or
-// the end, with O_APPEND) when off < 0.
-func tmpWriteAt(fl *file, buf uintptr, n uint64, off int64) uint64 {
-	nd := &tmpNodes[fl.tmp]
-	pos := off
-	if off < 0 {
-		pos = fl.pos
-		if fl.flags&unix.O_APPEND != 0 {
-			pos = nd.size
-		}
-	}
-	r := tmpWrite(nd, buf, n, pos)
-	if off < 0 && int64(r) > 0 {
-		fl.pos = pos + int64(r)
-	}
-	return r
-}
-
 func sysRead(t *sched.Thread, f *sched.Frame) uint64 {
 	fl, ok := getFD(f.X[0])
-	if !ok || fl.flags&unix.O_ACCMODE == unix.O_WRONLY {
+	if !ok || !fl.Readable() {
 		return errno(unix.EBADF)
 	}
-	return readInto(t, fl, uintptr(f.X[1]), f.X[2], -1)
+	return vfs.Read(t, fl, uintptr(f.X[1]), f.X[2], -1)
 }
 
 func sysWrite(t *sched.Thread, f *sched.Frame) uint64 {
 	fl, ok := getFD(f.X[0])
-	if !ok || fl.flags&unix.O_ACCMODE == unix.O_RDONLY && fl.kind != kindEventfd {
+	if !ok || !fl.Writable() {
 		return errno(unix.EBADF)
 	}
-	return writeFrom(t, fl, uintptr(f.X[1]), f.X[2])
+	return writeFile(t, fl, uintptr(f.X[1]), f.X[2], -1)
+}
+
+// writeFile is vfs.Write, plus the SIGPIPE Linux sends with EPIPE
+// (pipe(7), send(2) without MSG_NOSIGNAL).
+func writeFile(t *sched.Thread, fl *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	r := vfs.Write(t, fl, buf, n, off)
+	if r == errno(unix.EPIPE) {
+		postSignal(t, sigPIPE, userInfo(siUSER))
+	}
+	return r
+}
+
+// positional checks pread/pwrite's arguments: a non-negative offset, on
+// an object with a position (ESPIPE for pipes, sockets, the console).
+func positional(fl *vfs.File, off uint64) uint64 {
+	if int64(off) < 0 {
+		return errno(unix.EINVAL)
+	}
+	if fl.Impl.Seek(fl, 0, unix.SEEK_CUR) == errno(unix.ESPIPE) {
+		return errno(unix.ESPIPE)
+	}
+	return 0
 }
 
 func sysPread64(t *sched.Thread, f *sched.Frame) uint64 {
 	fl, ok := getFD(f.X[0])
-	if !ok {
+	if !ok || !fl.Readable() {
 		return errno(unix.EBADF)
 	}
-	if int64(f.X[3]) < 0 {
-		return errno(unix.EINVAL)
+	if e := positional(fl, f.X[3]); e != 0 {
+		return e
 	}
-	if fl.kind != kindFile && fl.kind != kindTmpFile {
-		return errno(unix.ESPIPE)
-	}
-	return readInto(t, fl, uintptr(f.X[1]), f.X[2], int64(f.X[3]))
+	return vfs.Read(t, fl, uintptr(f.X[1]), f.X[2], int64(f.X[3]))
 }
 
 func sysPwrite64(t *sched.Thread, f *sched.Frame) uint64 {
 	fl, ok := getFD(f.X[0])
-	if !ok {
+	if !ok || !fl.Writable() {
 		return errno(unix.EBADF)
 	}
-	if int64(f.X[3]) < 0 {
-		return errno(unix.EINVAL)
+	if e := positional(fl, f.X[3]); e != 0 {
+		return e
 	}
-	switch fl.kind {
-	case kindTmpFile:
-		if fl.flags&unix.O_ACCMODE == unix.O_RDONLY {
-			return errno(unix.EBADF)
-		}
-		return tmpWriteAt(fl, uintptr(f.X[1]), f.X[2], int64(f.X[3]))
-	case kindFile, kindDir, kindTmpDir:
-		return errno(unix.EBADF)
-	}
-	return errno(unix.ESPIPE)
+	return writeFile(t, fl, uintptr(f.X[1]), f.X[2], int64(f.X[3]))
 }
 
 const iovMax = 1024
 
-// vectorIO runs read or write over an iovec array.
+// vectorIO runs read or write over an iovec array, as one call: a read
+// stops at the first short segment; a blocking write waits (vfs.Write)
+// in whichever segment fills the object, and its next run skips the
+// bytes already written (t.Progress counts across segments).
 func vectorIO(t *sched.Thread, f *sched.Frame, write bool) uint64 {
 	fl, ok := getFD(f.X[0])
-	if !ok {
+	if !ok || write && !fl.Writable() || !write && !fl.Readable() {
 		return errno(unix.EBADF)
 	}
 	iov, cnt := uintptr(f.X[1]), f.X[2]
 	if cnt > iovMax {
 		return errno(unix.EINVAL)
 	}
+	skip := uint64(0)
+	if t.Retried {
+		skip = t.Progress
+	}
 	total := uint64(0)
 	for i := uint64(0); i < cnt; i++ {
 		var v [2]uint64
-		if !copyIn(bytesOf(unsafe.Pointer(&v), 16), iov+uintptr(16*i)) {
+		if !usermem.CopyIn(usermem.BytesOf(unsafe.Pointer(&v), 16), iov+uintptr(16*i)) {
 			return errno(unix.EFAULT)
 		}
-		if v[1] == 0 {
+		if skip >= v[1] {
+			// Written by an earlier run of this call.
+			skip -= v[1]
+			total += v[1]
 			continue
 		}
+		base, n := uintptr(v[0]+skip), v[1]-skip
+		total += skip
+		skip = 0
 		var r uint64
-		if write {
-			r = writeFrom(t, fl, uintptr(v[0]), v[1])
-		} else {
-			r = readInto(t, fl, uintptr(v[0]), v[1], -1)
+		switch {
+		case write:
+			// vfs.Write starts this segment afresh; what earlier runs
+			// wrote is skipped above.
+			t.Retried, t.Progress = false, 0
+			r = writeFile(t, fl, base, n, -1)
+		case total > 0:
+			// A read that has bytes returns them rather than wait.
+			if r = fl.Impl.Read(fl, base, n, -1); r == errno(unix.EAGAIN) {
+				return total
+			}
+		default:
+			r = vfs.Read(t, fl, base, n, -1)
 		}
-		if int64(r) < 0 || t.State != sched.Running {
-			if total > 0 && t.State == sched.Running {
+		if t.State != sched.Running {
+			// Blocked: the next run skips everything moved so far
+			// (vfs.Write left this segment's part in t.Progress).
+			t.Progress += total
+			return 0
+		}
+		if vfs.IsErr(r) {
+			if total > 0 {
 				return total
 			}
 			return r
 		}
 		total += r
-		if r < v[1] {
+		if r < n {
 			break
 		}
 	}
@@ -462,36 +370,7 @@ func sysLseek(t *sched.Thread, f *sched.Frame) uint64 {
 	if !ok {
 		return errno(unix.EBADF)
 	}
-	off := int64(f.X[1])
-	switch fl.kind {
-	case kindFile, kindTmpFile:
-		size := int64(len(fl.node.data))
-		if fl.kind == kindTmpFile {
-			size = tmpNodes[fl.tmp].size
-		}
-		var base int64
-		switch f.X[2] {
-		case unix.SEEK_SET:
-		case unix.SEEK_CUR:
-			base = fl.pos
-		case unix.SEEK_END:
-			base = size
-		default:
-			return errno(unix.EINVAL)
-		}
-		if base+off < 0 {
-			return errno(unix.EINVAL)
-		}
-		fl.pos = base + off
-		return uint64(fl.pos)
-	case kindDir, kindTmpDir:
-		if f.X[2] == unix.SEEK_SET && off == 0 {
-			fl.pos = 0
-			return 0
-		}
-		return errno(unix.EINVAL)
-	}
-	return errno(unix.ESPIPE)
+	return fl.Impl.Seek(fl, int64(f.X[1]), int(f.X[2]))
 }
 
 func fillStat(st *unix.Stat_t, nd *fsNode) {
@@ -511,33 +390,8 @@ func fillStat(st *unix.Stat_t, nd *fsNode) {
 	st.Ctim = st.Mtim
 }
 
-func statOfFile(st *unix.Stat_t, fl *file) {
-	switch fl.kind {
-	case kindFile, kindDir:
-		fillStat(st, &fl.node)
-	case kindTmpFile, kindTmpDir:
-		tmpStat(st, &tmpNodes[fl.tmp])
-	case kindConsole:
-		st.Mode = unix.S_IFCHR | 0o620
-		st.Rdev = 5<<8 | 1 // /dev/console
-		st.Nlink = 1
-		st.Blksize = 1024
-	case kindMemDev:
-		fillStat(st, &fl.node)
-	case kindSocket:
-		sockStat(st)
-	case kindPipeRead, kindPipeWrite:
-		st.Mode = unix.S_IFIFO | 0o600
-		st.Nlink = 1
-		st.Blksize = 4096
-	default: // anonymous inodes: eventfd, epoll
-		st.Mode = 0o600
-		st.Nlink = 1
-	}
-}
-
 func putStat(addr uintptr, st *unix.Stat_t) uint64 {
-	if !copyOut(addr, bytesOf(unsafe.Pointer(st), unsafe.Sizeof(*st))) {
+	if !usermem.CopyOut(addr, usermem.BytesOf(unsafe.Pointer(st), unsafe.Sizeof(*st))) {
 		return errno(unix.EFAULT)
 	}
 	return 0
@@ -548,8 +402,7 @@ func sysFstat(t *sched.Thread, f *sched.Frame) uint64 {
 	if !ok {
 		return errno(unix.EBADF)
 	}
-	var st unix.Stat_t
-	statOfFile(&st, fl)
+	st := fl.Impl.Stat(fl)
 	return putStat(uintptr(f.X[1]), &st)
 }
 
@@ -558,12 +411,12 @@ func sysNewfstatat(t *sched.Thread, f *sched.Frame) uint64 {
 	var st unix.Stat_t
 	if flags&unix.AT_EMPTY_PATH != 0 {
 		var first [1]byte
-		if copyIn(first[:], uintptr(f.X[1])) && first[0] == 0 {
+		if usermem.CopyIn(first[:], uintptr(f.X[1])) && first[0] == 0 {
 			fl, ok := getFD(f.X[0])
 			if !ok {
 				return errno(unix.EBADF)
 			}
-			statOfFile(&st, fl)
+			st = fl.Impl.Stat(fl)
 			return putStat(uintptr(f.X[2]), &st)
 		}
 	}
@@ -624,7 +477,7 @@ func sysReadlinkat(t *sched.Thread, f *sched.Frame) uint64 {
 	if uint64(len(target)) > f.X[3] {
 		target = target[:f.X[3]]
 	}
-	if !copyOut(uintptr(f.X[2]), target) {
+	if !usermem.CopyOut(uintptr(f.X[2]), target) {
 		return errno(unix.EFAULT)
 	}
 	return uint64(len(target))
@@ -639,15 +492,9 @@ func sysGetdents64(t *sched.Thread, f *sched.Frame) uint64 {
 	if !ok {
 		return errno(unix.EBADF)
 	}
-	var dirPath [pathMax]byte
-	var dn int
-	switch fl.kind {
-	case kindDir:
-		dirPath[0] = '/'
-		dn = 1 + copy(dirPath[1:], fl.node.name)
-	case kindTmpDir:
-		dn = copy(dirPath[:], tmpNodes[fl.tmp].name())
-	default:
+	var dirBuf [pathMax]byte
+	dn, archive := dirPath(fl, &dirBuf)
+	if dn < 0 {
 		return errno(unix.ENOTDIR)
 	}
 	buf, size := uintptr(f.X[1]), f.X[2]
@@ -668,19 +515,19 @@ func sysGetdents64(t *sched.Thread, f *sched.Frame) uint64 {
 		rec[17] = byte(reclen >> 8)
 		rec[18] = typ
 		copy(rec[19:], name)
-		if !copyOut(buf+uintptr(written), rec[:reclen]) {
+		if !usermem.CopyOut(buf+uintptr(written), rec[:reclen]) {
 			return false
 		}
 		written += reclen
 		return true
 	}
 	full := false
-	if fl.kind == kindDir {
-		dir := fl.node.name
-		for fl.pos < tmpfsPos && !full {
-			e, next, err := cpio.Next(initrd, int(fl.pos))
+	if archive {
+		dir := archiveNodes[fl.Index()].name
+		for fl.Pos < tmpfsPos && !full {
+			e, next, err := cpio.Next(initrd, int(fl.Pos))
 			if err != cpio.OK {
-				fl.pos = tmpfsPos
+				fl.Pos = tmpfsPos
 				break
 			}
 			name := trimName(e.Name)
@@ -694,26 +541,26 @@ func sysGetdents64(t *sched.Thread, f *sched.Frame) uint64 {
 					break
 				}
 			}
-			fl.pos = int64(next)
+			fl.Pos = int64(next)
 		}
-	} else if fl.pos < tmpfsPos {
-		fl.pos = tmpfsPos
+	} else if fl.Pos < tmpfsPos {
+		fl.Pos = tmpfsPos
 	}
-	for !full && fl.pos >= tmpfsPos && fl.pos-tmpfsPos < maxTmpNodes {
-		i := fl.pos - tmpfsPos
+	for !full && fl.Pos >= tmpfsPos && fl.Pos-tmpfsPos < maxTmpNodes {
+		i := fl.Pos - tmpfsPos
 		n := &tmpNodes[i]
-		if n.used && !n.unlinked && isChildPath(dirPath[:dn], n.name()) {
+		if n.used && !n.unlinked && isChildPath(dirBuf[:dn], n.name()) {
 			p := n.name()
 			base := p[len(parentOf(p)):]
 			if len(base) > 0 && base[0] == '/' {
 				base = base[1:]
 			}
-			if !emit(n.ino, fl.pos+1, dirType(n.mode), base) {
+			if !emit(n.ino, fl.Pos+1, dirType(n.mode), base) {
 				full = true
 				break
 			}
 		}
-		fl.pos++
+		fl.Pos++
 	}
 	if full && written == 0 {
 		return errno(unix.EINVAL)
@@ -740,7 +587,7 @@ func sysGetcwd(t *sched.Thread, f *sched.Frame) uint64 {
 	var buf [pathMax + 1]byte
 	n := copy(buf[:], cwd[:cwdLen])
 	buf[n] = 0
-	if !copyOut(uintptr(f.X[0]), buf[:n+1]) {
+	if !usermem.CopyOut(uintptr(f.X[0]), buf[:n+1]) {
 		return errno(unix.EFAULT)
 	}
 	return uint64(n + 1)
@@ -769,46 +616,21 @@ func sysFchdir(t *sched.Thread, f *sched.Frame) uint64 {
 	if !ok {
 		return errno(unix.EBADF)
 	}
-	switch fl.kind {
-	case kindDir:
-		cwd[0] = '/'
-		cwdLen = 1 + copy(cwd[1:], fl.node.name)
-	case kindTmpDir:
-		cwdLen = copy(cwd[:], tmpNodes[fl.tmp].name())
-	default:
+	var dirBuf [pathMax]byte
+	n, _ := dirPath(fl, &dirBuf)
+	if n < 0 {
 		return errno(unix.ENOTDIR)
 	}
+	cwdLen = copy(cwd[:], dirBuf[:n])
 	return 0
 }
 
-// ioctl: the console answers the terminal queries Go and its tests make.
+// ioctl: the object answers (the console: terminal requests), or
+// ENOTTY.
 func sysIoctl(t *sched.Thread, f *sched.Frame) uint64 {
 	fl, ok := getFD(f.X[0])
 	if !ok {
 		return errno(unix.EBADF)
 	}
-	if fl.kind != kindConsole {
-		return errno(unix.ENOTTY)
-	}
-	switch f.X[1] {
-	case unix.TCGETS:
-		var tio unix.Termios
-		tio.Iflag = unix.ICRNL
-		tio.Oflag = unix.OPOST | unix.ONLCR
-		tio.Cflag = unix.CS8 | unix.CREAD | unix.B115200
-		tio.Lflag = unix.ISIG
-		if !copyOut(uintptr(f.X[2]), bytesOf(unsafe.Pointer(&tio), unsafe.Sizeof(tio))) {
-			return errno(unix.EFAULT)
-		}
-		return 0
-	case unix.TIOCGWINSZ:
-		ws := unix.Winsize{Row: 24, Col: 80}
-		if !copyOut(uintptr(f.X[2]), bytesOf(unsafe.Pointer(&ws), unsafe.Sizeof(ws))) {
-			return errno(unix.EFAULT)
-		}
-		return 0
-	case unix.TCSETS, unix.TCSETSW, unix.TCSETSF:
-		return 0
-	}
-	return errno(unix.ENOTTY)
+	return fl.Impl.Ioctl(fl, f.X[1], uintptr(f.X[2]))
 }

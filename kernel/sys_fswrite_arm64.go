@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"gometal/kernel/usermem"
 	"unsafe"
 
 	"gometal/kernel/cpio"
@@ -93,7 +94,7 @@ func sysRenameat2(t *sched.Thread, f *sched.Frame) uint64 { return renameCommon(
 
 func sysSymlinkat(t *sched.Thread, f *sched.Frame) uint64 {
 	var target [pathMax]byte
-	tn, e := copyInString(target[:], uintptr(f.X[0]))
+	tn, e := usermem.CopyInString(target[:], uintptr(f.X[0]))
 	if e != 0 {
 		return errno(e)
 	}
@@ -120,15 +121,17 @@ func sysFtruncate(t *sched.Thread, f *sched.Frame) uint64 {
 	if size < 0 || size > tmpMaxSize {
 		return errno(unix.EINVAL)
 	}
-	switch fl.kind {
-	case kindTmpFile:
-		if fl.flags&unix.O_ACCMODE == unix.O_RDONLY {
+	switch impl := fl.Impl.(type) {
+	case *tmpNode:
+		if impl.isDir() || !fl.Writable() {
 			return errno(unix.EINVAL)
 		}
-		tmpTruncate(&tmpNodes[fl.tmp], size)
+		tmpTruncate(impl, size)
 		return 0
-	case kindFile:
-		return errno(unix.EROFS)
+	case *archiveFile:
+		if !impl.dir {
+			return errno(unix.EROFS)
+		}
 	}
 	return errno(unix.EINVAL)
 }
@@ -166,8 +169,7 @@ func sysFchmod(t *sched.Thread, f *sched.Frame) uint64 {
 	if !ok {
 		return errno(unix.EBADF)
 	}
-	if fl.kind == kindTmpFile || fl.kind == kindTmpDir {
-		nd := &tmpNodes[fl.tmp]
+	if nd, ok := fl.Impl.(*tmpNode); ok {
 		nd.mode = nd.mode&unix.S_IFMT | uint32(f.X[1])&0o7777
 		return 0
 	}
@@ -212,10 +214,11 @@ func sysUtimensat(t *sched.Thread, f *sched.Frame) uint64 {
 		if !ok {
 			return errno(unix.EBADF)
 		}
-		if fl.kind != kindTmpFile && fl.kind != kindTmpDir {
+		nd, ok := fl.Impl.(*tmpNode)
+		if !ok {
 			return errno(unix.EROFS)
 		}
-		i = fl.tmp
+		i = nd.index()
 	} else {
 		var e uint64
 		if i, e = pathTmpNode(f); e != 0 {
@@ -246,7 +249,7 @@ func readUtimes(addr uintptr) (times [2]int64, set [2]bool, e unix.Errno) {
 		return [2]int64{now, now}, [2]bool{true, true}, 0
 	}
 	var ts [2]unix.Timespec
-	if !copyIn(bytesOf(unsafe.Pointer(&ts), unsafe.Sizeof(ts)), addr) {
+	if !usermem.CopyIn(usermem.BytesOf(unsafe.Pointer(&ts), unsafe.Sizeof(ts)), addr) {
 		return times, set, unix.EFAULT
 	}
 	for k := range ts {

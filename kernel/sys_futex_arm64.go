@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"gometal/kernel/usermem"
 	"gometal/sched"
 
 	"golang.org/x/sys/unix"
@@ -21,7 +22,7 @@ func sysFutex(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	switch op {
 	case futexWait, futexWaitBitset:
-		cur, ok := readU32(addr)
+		cur, ok := usermem.ReadU32(addr)
 		if !ok {
 			return errno(unix.EFAULT)
 		}

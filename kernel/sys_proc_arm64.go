@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"gometal/kernel/usermem"
+	"gometal/kernel/vfs"
 	"unsafe"
 
 	"gometal/sched"
@@ -16,9 +18,9 @@ func sysGetppid(t *sched.Thread, f *sched.Frame) uint64 { return 0 }
 func sysGettid(t *sched.Thread, f *sched.Frame) uint64  { return uint64(t.TID) }
 
 func sysExit(t *sched.Thread, f *sched.Frame) uint64 {
-	if t.ClearTID != 0 {
-		writeU32(t.ClearTID, 0)
-		futexWake(t.ClearTID, 1)
+	if lx(t).ClearTID != 0 {
+		usermem.WriteU32(lx(t).ClearTID, 0)
+		futexWake(lx(t).ClearTID, 1)
 	}
 	t.State = sched.Dead
 	if sched.Live() == 0 {
@@ -54,14 +56,29 @@ func printStats() {
 	puts("gometal: stats:")
 	putCounter("syscalls", syscallCount)
 	puts("\n")
-	// How epoll waits ended: events at once, empty polls, woken by events
-	// (of which by an eventfd write: the runtime's netpollBreak), timeouts.
+	// How epoll waits went: events at once, empty polls, waits that
+	// blocked, waiters woken by events (of which by an eventfd write: the
+	// runtime's netpollBreak), timeouts.
 	puts("gometal: stats: epoll:")
-	putCounter("ready", epollStats.ready)
-	putCounter("polls", epollStats.polls)
-	putCounter("woken", epollStats.woken)
-	putCounter("breaks", epollStats.breaks)
+	putCounter("ready", vfs.EpollStats.Ready)
+	putCounter("polls", vfs.EpollStats.Polls)
+	putCounter("blocked", vfs.EpollStats.Blocked)
+	putCounter("woken", vfs.Stats.EpollWoken)
+	putCounter("breaks", vfs.Stats.Breaks)
 	putCounter("timeouts", sched.Timeouts[sched.WaitEpoll])
+	puts("\n")
+	// File waits, all through vfs.Wait: how many blocked per kind of
+	// file, the Notify calls, and the callers they woke (each runs its
+	// call again: sched.Retries).
+	puts("gometal: stats: waits:")
+	for k := vfs.Kind(0); k < vfs.NumKinds; k++ {
+		if n := vfs.Stats.Waits[k]; n != 0 {
+			putCounter(k.String(), n)
+		}
+	}
+	putCounter("notifies", vfs.Stats.Notifies)
+	putCounter("woken", vfs.Stats.Woken)
+	putCounter("retries", sched.Retries)
 	puts("\n")
 	// Signals: handler frames built per signal number, the SGIs sent so
 	// that another core delivers one (for SIGURG, that is the runtime's
@@ -109,7 +126,7 @@ func putCounter(name string, v uint64) {
 }
 
 func sysSetTidAddress(t *sched.Thread, f *sched.Frame) uint64 {
-	t.ClearTID = uintptr(f.X[0])
+	lx(t).ClearTID = uintptr(f.X[0])
 	return uint64(t.TID)
 }
 
@@ -123,7 +140,7 @@ func sysClone(t *sched.Thread, f *sched.Frame) uint64 {
 	if flags&cloneThreadFlags != cloneThreadFlags {
 		return errno(unix.ENOSYS) // fork/vfork: no processes yet
 	}
-	n := sched.New()
+	n := newThread()
 	if n == nil {
 		return errno(unix.EAGAIN)
 	}
@@ -137,16 +154,16 @@ func sysClone(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	// A new thread starts with its creator's signal mask and affinity,
 	// and no alternate signal stack.
-	n.SigMask = t.SigMask
+	lx(n).SigMask = lx(t).SigMask
 	n.Affinity = t.Affinity
 	if flags&unix.CLONE_PARENT_SETTID != 0 {
-		writeU32(uintptr(f.X[2]), uint32(n.TID))
+		usermem.WriteU32(uintptr(f.X[2]), uint32(n.TID))
 	}
 	if flags&unix.CLONE_CHILD_SETTID != 0 {
-		writeU32(uintptr(f.X[4]), uint32(n.TID))
+		usermem.WriteU32(uintptr(f.X[4]), uint32(n.TID))
 	}
 	if flags&unix.CLONE_CHILD_CLEARTID != 0 {
-		n.ClearTID = uintptr(f.X[4])
+		lx(n).ClearTID = uintptr(f.X[4])
 	}
 	sched.Ready(n)
 	return uint64(n.TID)
@@ -200,7 +217,7 @@ func sysSchedGetaffinity(t *sched.Thread, f *sched.Frame) uint64 {
 	if o.Affinity != 0 {
 		mask &= o.Affinity
 	}
-	if !writeU64(uintptr(f.X[2]), mask) {
+	if !usermem.WriteU64(uintptr(f.X[2]), mask) {
 		return errno(unix.EFAULT)
 	}
 	return cpuMaskBytes
@@ -219,7 +236,7 @@ func sysSchedSetaffinity(t *sched.Thread, f *sched.Frame) uint64 {
 	if f.X[1] < cpuMaskBytes {
 		return errno(unix.EINVAL)
 	}
-	m, ok := readU64(uintptr(f.X[2]))
+	m, ok := usermem.ReadU64(uintptr(f.X[2]))
 	if !ok {
 		return errno(unix.EFAULT)
 	}
@@ -240,10 +257,10 @@ func sysSchedSetaffinity(t *sched.Thread, f *sched.Frame) uint64 {
 
 // sysGetcpu tells the caller which core it runs on (NUMA node 0).
 func sysGetcpu(t *sched.Thread, f *sched.Frame) uint64 {
-	if f.X[0] != 0 && !writeU32(uintptr(f.X[0]), uint32(thisCPU().ID)) {
+	if f.X[0] != 0 && !usermem.WriteU32(uintptr(f.X[0]), uint32(thisCPU().ID)) {
 		return errno(unix.EFAULT)
 	}
-	if f.X[1] != 0 && !writeU32(uintptr(f.X[1]), 0) {
+	if f.X[1] != 0 && !usermem.WriteU32(uintptr(f.X[1]), 0) {
 		return errno(unix.EFAULT)
 	}
 	return 0
@@ -261,7 +278,7 @@ func sysUname(t *sched.Thread, f *sched.Frame) uint64 {
 	copy(u.Version[:], "#1 SMP gometal")
 	copy(u.Machine[:], "aarch64")
 	copy(u.Domainname[:], "(none)")
-	if !copyOut(uintptr(f.X[0]), bytesOf(unsafe.Pointer(&u), unsafe.Sizeof(u))) {
+	if !usermem.CopyOut(uintptr(f.X[0]), usermem.BytesOf(unsafe.Pointer(&u), unsafe.Sizeof(u))) {
 		return errno(unix.EFAULT)
 	}
 	return 0
@@ -288,7 +305,7 @@ func sysGetrlimit(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EINVAL)
 	}
 	r := [2]uint64{cur, max}
-	if !copyOut(uintptr(f.X[1]), bytesOf(unsafe.Pointer(&r), 16)) {
+	if !usermem.CopyOut(uintptr(f.X[1]), usermem.BytesOf(unsafe.Pointer(&r), 16)) {
 		return errno(unix.EFAULT)
 	}
 	return 0
@@ -304,7 +321,7 @@ func sysPrlimit64(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	if old := uintptr(f.X[3]); old != 0 {
 		r := [2]uint64{cur, max}
-		if !copyOut(old, bytesOf(unsafe.Pointer(&r), 16)) {
+		if !usermem.CopyOut(old, usermem.BytesOf(unsafe.Pointer(&r), 16)) {
 			return errno(unix.EFAULT)
 		}
 	}
@@ -321,7 +338,7 @@ func sysUmask(t *sched.Thread, f *sched.Frame) uint64 {
 func sysPrctl(t *sched.Thread, f *sched.Frame) uint64 {
 	switch f.X[0] {
 	case unix.PR_GET_KEEPCAPS:
-		if t.KeepCaps {
+		if lx(t).KeepCaps {
 			return 1
 		}
 		return 0
@@ -331,7 +348,7 @@ func sysPrctl(t *sched.Thread, f *sched.Frame) uint64 {
 		if f.X[1] > 1 {
 			return errno(unix.EINVAL)
 		}
-		t.KeepCaps = f.X[1] == 1
+		lx(t).KeepCaps = f.X[1] == 1
 		return 0
 	}
 	// PR_SET_VMA (VMA naming) and the rest: EINVAL, as a kernel without

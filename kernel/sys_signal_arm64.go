@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"gometal/kernel/usermem"
 	"unsafe"
 
 	"gometal/sched"
@@ -23,7 +24,7 @@ func sysRtSigaction(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	if old := uintptr(f.X[2]); old != 0 {
 		a := sigActions[sig]
-		if !copyOut(old, bytesOf(unsafe.Pointer(&a), unsafe.Sizeof(a))) {
+		if !usermem.CopyOut(old, usermem.BytesOf(unsafe.Pointer(&a), unsafe.Sizeof(a))) {
 			return errno(unix.EFAULT)
 		}
 	}
@@ -32,7 +33,7 @@ func sysRtSigaction(t *sched.Thread, f *sched.Frame) uint64 {
 			return errno(unix.EINVAL)
 		}
 		var a sigaction
-		if !copyIn(bytesOf(unsafe.Pointer(&a), unsafe.Sizeof(a)), act) {
+		if !usermem.CopyIn(usermem.BytesOf(unsafe.Pointer(&a), unsafe.Sizeof(a)), act) {
 			return errno(unix.EFAULT)
 		}
 		a.mask &^= sigUnblockable
@@ -46,26 +47,26 @@ func sysRtSigprocmask(t *sched.Thread, f *sched.Frame) uint64 {
 	if f.X[3] != sigsetSize {
 		return errno(unix.EINVAL)
 	}
-	prev := t.SigMask
+	prev := lx(t).SigMask
 	if set != 0 {
-		m, ok := readU64(set)
+		m, ok := usermem.ReadU64(set)
 		if !ok {
 			return errno(unix.EFAULT)
 		}
 		switch how {
 		case unix.SIG_BLOCK:
-			t.SigMask |= m
+			lx(t).SigMask |= m
 		case unix.SIG_UNBLOCK:
-			t.SigMask &^= m
+			lx(t).SigMask &^= m
 		case unix.SIG_SETMASK:
-			t.SigMask = m
+			lx(t).SigMask = m
 		default:
 			return errno(unix.EINVAL)
 		}
-		t.SigMask &^= sigUnblockable
+		lx(t).SigMask &^= sigUnblockable
 	}
-	if old != 0 && !writeU64(old, prev) {
-		t.SigMask = prev
+	if old != 0 && !usermem.WriteU64(old, prev) {
+		lx(t).SigMask = prev
 		return errno(unix.EFAULT)
 	}
 	return 0
@@ -76,19 +77,19 @@ const minSigStackSize = 5120 // MINSIGSTKSZ on arm64
 func sysSigaltstack(t *sched.Thread, f *sched.Frame) uint64 {
 	ss, old := uintptr(f.X[0]), uintptr(f.X[1])
 	if old != 0 {
-		o := stackT{SP: t.AltSP, Size: t.AltSize}
-		if t.AltSize == 0 {
+		o := stackT{SP: lx(t).AltSP, Size: lx(t).AltSize}
+		if lx(t).AltSize == 0 {
 			o.Flags = ssDisable
 		} else if onAltStack(t, f.SP) {
 			o.Flags = ssOnStack
 		}
-		if !copyOut(old, bytesOf(unsafe.Pointer(&o), unsafe.Sizeof(o))) {
+		if !usermem.CopyOut(old, usermem.BytesOf(unsafe.Pointer(&o), unsafe.Sizeof(o))) {
 			return errno(unix.EFAULT)
 		}
 	}
 	if ss != 0 {
 		var n stackT
-		if !copyIn(bytesOf(unsafe.Pointer(&n), unsafe.Sizeof(n)), ss) {
+		if !usermem.CopyIn(usermem.BytesOf(unsafe.Pointer(&n), unsafe.Sizeof(n)), ss) {
 			return errno(unix.EFAULT)
 		}
 		if onAltStack(t, f.SP) {
@@ -96,12 +97,12 @@ func sysSigaltstack(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 		switch n.Flags {
 		case ssDisable:
-			t.AltSP, t.AltSize = 0, 0
+			lx(t).AltSP, lx(t).AltSize = 0, 0
 		case 0:
 			if n.Size < minSigStackSize {
 				return errno(unix.ENOMEM)
 			}
-			t.AltSP, t.AltSize = n.SP, n.Size
+			lx(t).AltSP, lx(t).AltSize = n.SP, n.Size
 		default:
 			return errno(unix.EINVAL)
 		}
@@ -131,7 +132,7 @@ func checkTgid(tgid int64) uint64 {
 // send posts a valid signal to the process (target nil) or one thread.
 // Signal 0 only checks that the target exists; SIGKILL cannot be caught,
 // blocked or ignored, and ends the app at once.
-func send(t *sched.Thread, f *sched.Frame, target *sched.Thread, sig int, info sched.SigInfo) uint64 {
+func send(t *sched.Thread, f *sched.Frame, target *sched.Thread, sig int, info sigInfo) uint64 {
 	switch {
 	case sig == 0:
 	case sig == sigKILL:
@@ -157,7 +158,7 @@ func sysKill(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 // threadSignal sends sig to thread tid with info.
-func threadSignal(t *sched.Thread, f *sched.Frame, tid int64, sig int, info sched.SigInfo) uint64 {
+func threadSignal(t *sched.Thread, f *sched.Frame, tid int64, sig int, info sigInfo) uint64 {
 	if tid <= 0 || !validSignal(sig) {
 		return errno(unix.EINVAL)
 	}
@@ -183,12 +184,12 @@ func sysTgkill(t *sched.Thread, f *sched.Frame) uint64 {
 // chooses si_code and the union (si_pid, si_uid, si_value). Linux refuses
 // a si_code that claims the kernel (>= 0) or tgkill (SI_TKILL) only from
 // another process; here the sender is always the app itself.
-func readQueuedInfo(addr uintptr) (sched.SigInfo, uint64) {
+func readQueuedInfo(addr uintptr) (sigInfo, uint64) {
 	var b [siginfoSize]byte
-	if !copyIn(b[:], addr) {
-		return sched.SigInfo{}, errno(unix.EFAULT)
+	if !usermem.CopyIn(b[:], addr) {
+		return sigInfo{}, errno(unix.EFAULT)
 	}
-	return sched.SigInfo{Code: int32(get32(b[:], 8)), Fields: [2]uint64{get64(b[:], 16), get64(b[:], 24)}}, 0
+	return sigInfo{Code: int32(get32(b[:], 8)), Fields: [2]uint64{get64(b[:], 16), get64(b[:], 24)}}, 0
 }
 
 func sysRtSigqueueinfo(t *sched.Thread, f *sched.Frame) uint64 {
@@ -224,7 +225,7 @@ func readSigset(addr uintptr, size uint64) (uint64, uint64) {
 	if size != sigsetSize {
 		return 0, errno(unix.EINVAL)
 	}
-	m, ok := readU64(addr)
+	m, ok := usermem.ReadU64(addr)
 	if !ok {
 		return 0, errno(unix.EFAULT)
 	}
@@ -237,7 +238,7 @@ func sysRtSigpending(t *sched.Thread, f *sched.Frame) uint64 {
 	if f.X[1] != sigsetSize {
 		return errno(unix.EINVAL)
 	}
-	if !writeU64(uintptr(f.X[0]), (t.SigPending|procPending)&t.SigMask) {
+	if !usermem.WriteU64(uintptr(f.X[0]), (lx(t).SigPending|procPending)&lx(t).SigMask) {
 		return errno(unix.EFAULT)
 	}
 	return 0
@@ -251,8 +252,8 @@ func sysRtSigsuspend(t *sched.Thread, f *sched.Frame) uint64 {
 	if e != 0 {
 		return e
 	}
-	t.SavedMask, t.HasSavedMask = t.SigMask, true
-	t.SigMask = m &^ sigUnblockable
+	lx(t).SavedMask, lx(t).HasSavedMask = lx(t).SigMask, true
+	lx(t).SigMask = m &^ sigUnblockable
 	// No deadline: only a signal ends it. A signal already pending and
 	// now unblocked ends it at once (syscall's check after the handler).
 	sched.Block(t, sched.WaitSignal, 0, 0)
@@ -282,8 +283,8 @@ func sysRtSigtimedwait(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 		deadline = deadlineAfter(ns)
 	}
-	t.SigWait = set
-	t.WaitArg[0] = uintptr(f.X[1])
+	lx(t).SigWait = set
+	lx(t).SigWaitInfo = uintptr(f.X[1])
 	sched.Block(t, sched.WaitSignal, deadline, errno(unix.EAGAIN))
 	return 0
 }

@@ -1,6 +1,10 @@
 package kernel
 
 import (
+	"unsafe"
+
+	"gometal/kernel/usermem"
+	"gometal/kernel/vfs"
 	"gometal/sched"
 
 	"golang.org/x/sys/unix"
@@ -29,21 +33,24 @@ const (
 	sockConnected
 )
 
+// socket is one socket and its Impl: reads and writes go through the
+// connection's pipes, which notify the socket (vfs.Pipe's owners) along
+// with themselves; a listener is notified by connect.
 type socket struct {
-	state         sockState
-	family        uint16
-	port          uint16
-	addr          [4]byte
-	peerPort      uint16
-	peerAddr      [4]byte
-	rx, tx        int32 // pipes, -1 when not connected
-	backlog       [backlogMax]int32
-	nbacklog      int
-	refs          int // descriptors open on it
-	shutRd        bool
-	shutWr        bool
-	gen           uint32
-	nextEphemeral uint16
+	vfs.Base
+	W        vfs.Waitable
+	state    sockState
+	family   uint16
+	port     uint16
+	addr     [4]byte
+	peerPort uint16
+	peerAddr [4]byte
+	rx, tx   int32 // pipes, -1 when not connected
+	backlog  [backlogMax]int32
+	nbacklog int
+	refs     int // descriptions open on it
+	shutRd   bool
+	shutWr   bool
 }
 
 var sockets [maxSockets]socket
@@ -61,23 +68,20 @@ func newSocket(family uint16) int32 {
 }
 
 // sockFD installs a descriptor for socket s.
-func sockFD(s int32, nonblock, cloexec bool) (int, bool) {
-	fd, fl := allocFD(0)
-	if fl == nil {
-		return -1, false
-	}
-	fl.kind = kindSocket
-	fl.sock = s
-	fl.flags = unix.O_RDWR
+func sockFD(s int32, nonblock, cloexec bool) (uint64, bool) {
+	flags := uint32(unix.O_RDWR)
 	if nonblock {
-		fl.flags |= unix.O_NONBLOCK
+		flags |= unix.O_NONBLOCK
 	}
-	setCloexec(fd, cloexec)
+	fd := openFD(&sockets[s], flags, cloexec)
+	if vfs.IsErr(fd) {
+		return fd, false
+	}
 	sockets[s].refs++
 	return fd, true
 }
 
-// sockUnref drops a descriptor's reference; the last one closes it.
+// sockUnref drops a description's reference; the last one closes it.
 func sockUnref(s int32) {
 	k := &sockets[s]
 	k.refs--
@@ -92,7 +96,7 @@ func sockUnref(s int32) {
 			sockUnref(c)
 		}
 		// A blocked accept runs again and finds its descriptor gone.
-		retryWaiters(sched.WaitAccept, uintptr(s))
+		vfs.Notify(&k.W, unix.EPOLLIN|unix.EPOLLHUP)
 	}
 	k.closeEnds()
 	k.state = sockFree
@@ -100,35 +104,30 @@ func sockUnref(s int32) {
 
 func (k *socket) closeEnds() {
 	if k.rx >= 0 {
-		pipeEnd(k.rx, true, -1)
+		p := vfs.PipeAt(k.rx)
+		p.ReadOwner = nil
+		p.Close(false)
 		k.rx = -1
 	}
 	if k.tx >= 0 {
-		pipeEnd(k.tx, false, -1)
+		p := vfs.PipeAt(k.tx)
+		p.WriteOwner = nil
+		p.Close(true)
 		k.tx = -1
 	}
 }
 
-// pipeEnd changes the reader or writer count of pipe i.
-func pipeEnd(i int32, reader bool, delta int) {
-	var fl file
-	fl.pipe = i
-	fl.kind = kindPipeWrite
-	if reader {
-		fl.kind = kindPipeRead
-	}
-	pipeRef(&fl, delta)
-}
-
-func sockOf(fd uint64) (*file, *socket, uint64) {
+// sockOf returns the socket descriptor fd refers to.
+func sockOf(fd uint64) (*vfs.File, *socket, uint64) {
 	fl, ok := getFD(fd)
 	if !ok {
 		return nil, nil, errno(unix.EBADF)
 	}
-	if fl.kind != kindSocket {
+	k, ok := fl.Impl.(*socket)
+	if !ok {
 		return nil, nil, errno(unix.ENOTSOCK)
 	}
-	return fl, &sockets[fl.sock], 0
+	return fl, k, 0
 }
 
 func sysSocket(t *sched.Thread, f *sched.Frame) uint64 {
@@ -150,9 +149,8 @@ func sysSocket(t *sched.Thread, f *sched.Frame) uint64 {
 	fd, ok := sockFD(s, typ&unix.SOCK_NONBLOCK != 0, typ&unix.SOCK_CLOEXEC != 0)
 	if !ok {
 		sockets[s].state = sockFree
-		return errno(unix.EMFILE)
 	}
-	return uint64(fd)
+	return fd
 }
 
 // readSockaddr reads a sockaddr_in: family, port (big-endian), address.
@@ -164,7 +162,7 @@ func readSockaddr(addr uintptr, n uint64) (port uint16, ip [4]byte, e unix.Errno
 	if n > 16 {
 		n = 16
 	}
-	if !copyIn(sa[:n], addr) {
+	if !usermem.CopyIn(sa[:n], addr) {
 		return 0, ip, unix.EFAULT
 	}
 	if uint16(sa[0])|uint16(sa[1])<<8 != unix.AF_INET {
@@ -180,7 +178,7 @@ func writeSockaddr(addr, lenp uintptr, port uint16, ip [4]byte) uint64 {
 	if addr == 0 {
 		return 0
 	}
-	l, ok := readU32(lenp)
+	l, ok := usermem.ReadU32(lenp)
 	if !ok {
 		return errno(unix.EFAULT)
 	}
@@ -195,7 +193,7 @@ func writeSockaddr(addr, lenp uintptr, port uint16, ip [4]byte) uint64 {
 	if l < n {
 		n = l
 	}
-	if !copyOut(addr, sa[:n]) || !writeU32(lenp, uint32(len(sa))) {
+	if !usermem.CopyOut(addr, sa[:n]) || !usermem.WriteU32(lenp, uint32(len(sa))) {
 		return errno(unix.EFAULT)
 	}
 	return 0
@@ -288,11 +286,10 @@ func sysConnect(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.ENETUNREACH)
 	}
 	var l *socket
-	li := -1
 	for i := range sockets {
 		s := &sockets[i]
 		if s.state == sockListening && s.port == port {
-			l, li = s, i
+			l = s
 			break
 		}
 	}
@@ -306,8 +303,14 @@ func sysConnect(t *sched.Thread, f *sched.Frame) uint64 {
 	if srv < 0 {
 		return errno(unix.ENFILE)
 	}
-	up, down, ok := newPipePair()
-	if !ok {
+	up, down := vfs.NewPipe(), vfs.NewPipe()
+	if up == nil || down == nil {
+		for _, p := range [2]*vfs.Pipe{up, down} {
+			if p != nil {
+				p.Close(false)
+				p.Close(true)
+			}
+		}
 		sockets[srv].state = sockFree
 		return errno(unix.ENOMEM)
 	}
@@ -316,34 +319,21 @@ func sysConnect(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	k.addr = [4]byte{127, 0, 0, 1}
 	k.peerPort, k.peerAddr = port, [4]byte{127, 0, 0, 1}
-	k.tx, k.rx = up, down
+	k.tx, k.rx = up.Index(), down.Index()
 	k.state = sockConnected
 	s := &sockets[srv]
 	s.state = sockConnected
 	s.port, s.addr = port, [4]byte{127, 0, 0, 1}
 	s.peerPort, s.peerAddr = k.port, k.addr
-	s.rx, s.tx = up, down
+	s.rx, s.tx = up.Index(), down.Index()
+	// Each side hears of its own pipe ends: data to read on rx, room to
+	// write on tx, and the peer's close of either.
+	up.WriteOwner, up.ReadOwner = &k.W, &s.W
+	down.WriteOwner, down.ReadOwner = &s.W, &k.W
 	l.backlog[l.nbacklog] = srv
 	l.nbacklog++
-	l.gen++
-	retryWaiters(sched.WaitAccept, uintptr(li))
-	epollNotify()
+	vfs.Notify(&l.W, unix.EPOLLIN) // accept and epoll waiters
 	return 0
-}
-
-// newPipePair makes the two pipes of a connection; each pipe has one
-// reader and one writer, both owned by sockets rather than descriptors.
-func newPipePair() (int32, int32, bool) {
-	a := allocPipe()
-	if a < 0 {
-		return -1, -1, false
-	}
-	b := allocPipe()
-	if b < 0 {
-		pipes[a].release()
-		return -1, -1, false
-	}
-	return a, b, true
 }
 
 func sysAccept4(t *sched.Thread, f *sched.Frame) uint64 {
@@ -360,25 +350,19 @@ func sysAccept4(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	if k.nbacklog == 0 {
 		// Go's sockets are non-blocking: it waits in epoll instead. A
-		// blocking socket waits here until connect queues a connection
-		// (or the listener goes), then runs accept again; a signal ends
-		// the wait with EINTR (restarted after an SA_RESTART handler).
-		if fl.flags&unix.O_NONBLOCK != 0 {
-			return errno(unix.EAGAIN)
-		}
-		sched.WaitOn(t, sched.WaitAccept, uintptr(fl.sock), 0, 0)
-		return 0
+		// blocking socket waits on the listener until connect queues a
+		// connection (or the listener goes), then runs accept again; a
+		// signal ends the wait with EINTR (restarted after an
+		// SA_RESTART handler).
+		return vfs.Wait(t, fl, unix.EPOLLIN)
 	}
 	c := k.backlog[0]
-	copy(k.backlog[:], k.backlog[1:k.nbacklog])
-	k.nbacklog--
-	k.gen++
 	fd, ok := sockFD(c, flags&unix.SOCK_NONBLOCK != 0, flags&unix.SOCK_CLOEXEC != 0)
 	if !ok {
-		k.backlog[k.nbacklog] = c
-		k.nbacklog++
-		return errno(unix.EMFILE)
+		return fd
 	}
+	copy(k.backlog[:], k.backlog[1:k.nbacklog])
+	k.nbacklog--
 	s := &sockets[c]
 	if r := writeSockaddr(uintptr(f.X[1]), uintptr(f.X[2]), s.peerPort, s.peerAddr); r != 0 {
 		return r
@@ -433,7 +417,7 @@ func sysGetsockopt(t *sched.Thread, f *sched.Frame) uint64 {
 	case f.X[1] == unix.SOL_SOCKET && f.X[2] == unix.SO_DOMAIN:
 		v = int32(k.family)
 	case f.X[1] == unix.SOL_SOCKET && (f.X[2] == unix.SO_RCVBUF || f.X[2] == unix.SO_SNDBUF):
-		v = pipeBufSize
+		v = vfs.PipeBufSize
 	case f.X[1] == unix.SOL_SOCKET && f.X[2] == unix.SO_ACCEPTCONN:
 		if k.state == sockListening {
 			v = 1
@@ -441,7 +425,7 @@ func sysGetsockopt(t *sched.Thread, f *sched.Frame) uint64 {
 	default:
 		v = 0
 	}
-	if !writeU32(uintptr(f.X[3]), uint32(v)) || !writeU32(uintptr(f.X[4]), 4) {
+	if !usermem.WriteU32(uintptr(f.X[3]), uint32(v)) || !usermem.WriteU32(uintptr(f.X[4]), 4) {
 		return errno(unix.EFAULT)
 	}
 	return 0
@@ -464,38 +448,52 @@ func sysShutdown(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	if (how == unix.SHUT_WR || how == unix.SHUT_RDWR) && !k.shutWr && k.tx >= 0 {
 		k.shutWr = true
-		pipeEnd(k.tx, false, -1) // the peer reads EOF
+		p := vfs.PipeAt(k.tx)
+		p.WriteOwner = nil
 		k.tx = -1
+		p.Close(true) // the peer reads EOF
 	}
-	k.gen++
-	epollNotify()
+	vfs.Notify(&k.W, unix.EPOLLIN|unix.EPOLLOUT|unix.EPOLLRDHUP)
 	return 0
 }
 
-// sockRead and sockWrite move data through the connection's pipes.
-func sockRead(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
-	k := &sockets[fl.sock]
+// Read and Write move data through the connection's pipes.
+func (k *socket) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	if vfs.NoPos(off) {
+		return errno(unix.ESPIPE)
+	}
 	if k.state != sockConnected {
 		return errno(unix.ENOTCONN)
 	}
 	if k.shutRd || k.rx < 0 {
 		return 0
 	}
-	p := file{kind: kindPipeRead, pipe: k.rx, flags: fl.flags}
-	return pipeRead(t, &p, buf, n)
+	return vfs.PipeAt(k.rx).ReadAt(buf, n)
 }
 
-func sockWrite(t *sched.Thread, fl *file, buf uintptr, n uint64) uint64 {
-	k := &sockets[fl.sock]
+func (k *socket) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	if vfs.NoPos(off) {
+		return errno(unix.ESPIPE)
+	}
 	if k.state != sockConnected {
 		return errno(unix.ENOTCONN)
 	}
 	if k.shutWr || k.tx < 0 {
-		postSignal(t, sigPIPE, userInfo(siUSER))
 		return errno(unix.EPIPE)
 	}
-	p := file{kind: kindPipeWrite, pipe: k.tx, flags: fl.flags}
-	return pipeWrite(t, &p, buf, n)
+	return vfs.PipeAt(k.tx).WriteAt(buf, n)
+}
+
+func (k *socket) Waitable() *vfs.Waitable { return &k.W }
+func (k *socket) Kind() vfs.Kind          { return vfs.KindSocket }
+func (k *socket) Release(f *vfs.File)     { sockUnref(k.index()) }
+
+func (k *socket) index() int32 {
+	return int32((uintptr(unsafe.Pointer(k)) - uintptr(unsafe.Pointer(&sockets[0]))) / unsafe.Sizeof(sockets[0]))
+}
+
+func (k *socket) Stat(f *vfs.File) unix.Stat_t {
+	return unix.Stat_t{Mode: unix.S_IFSOCK | 0o777, Nlink: 1, Blksize: 4096}
 }
 
 func sysSendto(t *sched.Thread, f *sched.Frame) uint64 {
@@ -503,7 +501,11 @@ func sysSendto(t *sched.Thread, f *sched.Frame) uint64 {
 	if e != 0 {
 		return e
 	}
-	return sockWrite(t, fl, uintptr(f.X[1]), f.X[2])
+	// send(2): MSG_NOSIGNAL keeps EPIPE from raising SIGPIPE.
+	if f.X[3]&unix.MSG_NOSIGNAL != 0 {
+		return vfs.Write(t, fl, uintptr(f.X[1]), f.X[2], -1)
+	}
+	return writeFile(t, fl, uintptr(f.X[1]), f.X[2], -1)
 }
 
 func sysRecvfrom(t *sched.Thread, f *sched.Frame) uint64 {
@@ -511,7 +513,7 @@ func sysRecvfrom(t *sched.Thread, f *sched.Frame) uint64 {
 	if e != 0 {
 		return e
 	}
-	r := sockRead(t, fl, uintptr(f.X[1]), f.X[2])
+	r := vfs.Read(t, fl, uintptr(f.X[1]), f.X[2], -1)
 	if int64(r) >= 0 && t.State == sched.Running && f.X[4] != 0 {
 		if w := writeSockaddr(uintptr(f.X[4]), uintptr(f.X[5]), k.peerPort, k.peerAddr); w != 0 {
 			return w
@@ -520,9 +522,8 @@ func sysRecvfrom(t *sched.Thread, f *sched.Frame) uint64 {
 	return r
 }
 
-// sockReadiness reports EPOLL* bits for a socket.
-func sockReadiness(s int32) uint32 {
-	k := &sockets[s]
+// Readiness reports a socket's EPOLL* bits.
+func (k *socket) Readiness(f *vfs.File) uint32 {
 	switch k.state {
 	case sockListening:
 		if k.nbacklog > 0 {
@@ -533,7 +534,7 @@ func sockReadiness(s int32) uint32 {
 		var r uint32
 		if k.rx >= 0 {
 			// A socket reports the peer's close as readable + RDHUP.
-			if e := pipes[k.rx].readEvents(); e != 0 {
+			if e := vfs.PipeAt(k.rx).ReadEvents(); e != 0 {
 				r |= unix.EPOLLIN
 				if e&unix.EPOLLHUP != 0 {
 					r |= unix.EPOLLRDHUP
@@ -541,7 +542,7 @@ func sockReadiness(s int32) uint32 {
 			}
 		}
 		if k.tx >= 0 {
-			r |= pipes[k.tx].writeEvents()
+			r |= vfs.PipeAt(k.tx).WriteEvents()
 		}
 		if k.rx < 0 && k.tx < 0 {
 			r |= unix.EPOLLHUP
@@ -549,22 +550,4 @@ func sockReadiness(s int32) uint32 {
 		return r
 	}
 	return unix.EPOLLOUT // unconnected: Linux reports writable/hup
-}
-
-func sockGen(s int32) uint32 {
-	k := &sockets[s]
-	g := k.gen
-	if k.rx >= 0 {
-		g += pipes[k.rx].gen
-	}
-	if k.tx >= 0 {
-		g += pipes[k.tx].gen << 16
-	}
-	return g
-}
-
-func sockStat(st *unix.Stat_t) {
-	st.Mode = unix.S_IFSOCK | 0o777
-	st.Nlink = 1
-	st.Blksize = 4096
 }

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"gometal/kernel/usermem"
 	"unsafe"
 
 	"gometal/drivers/timer"
@@ -25,13 +26,13 @@ func nowNanos(clock uint64) (int64, bool) {
 
 func writeTimespec(addr uintptr, ns int64) bool {
 	ts := unix.NsecToTimespec(ns)
-	return copyOut(addr, bytesOf(unsafe.Pointer(&ts), unsafe.Sizeof(ts)))
+	return usermem.CopyOut(addr, usermem.BytesOf(unsafe.Pointer(&ts), unsafe.Sizeof(ts)))
 }
 
 // readTimespec reads and validates a timespec (EINVAL for a bad one).
 func readTimespec(addr uintptr) (int64, unix.Errno) {
 	var ts unix.Timespec
-	if !copyIn(bytesOf(unsafe.Pointer(&ts), unsafe.Sizeof(ts)), addr) {
+	if !usermem.CopyIn(usermem.BytesOf(unsafe.Pointer(&ts), unsafe.Sizeof(ts)), addr) {
 		return 0, unix.EFAULT
 	}
 	ns, ok := timespecNanos(ts)
@@ -87,7 +88,7 @@ func sysGettimeofday(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	ns, _ := nowNanos(unix.CLOCK_REALTIME)
 	tv := unix.NsecToTimeval(ns)
-	if !copyOut(uintptr(f.X[0]), bytesOf(unsafe.Pointer(&tv), unsafe.Sizeof(tv))) {
+	if !usermem.CopyOut(uintptr(f.X[0]), usermem.BytesOf(unsafe.Pointer(&tv), unsafe.Sizeof(tv))) {
 		return errno(unix.EFAULT)
 	}
 	return 0

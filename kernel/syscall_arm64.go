@@ -153,20 +153,23 @@ func syscall(c *sched.CPU, t *sched.Thread, f *sched.Frame) {
 		return
 	}
 	syscallCount++
-	t.SysNr, t.OrigX0, t.Interrupted = nr, f.X[0], false
+	t.SysNr, t.OrigX0 = nr, f.X[0]
+	lx(t).Interrupted = false
 	r := fn(t, f)
+	// A run that Retry started is over either way; the next one sets
+	// Retried again if it comes from a Retry.
+	t.Retried = false
 	switch t.State {
 	case sched.Running:
 		f.X[0] = r
+		t.Progress = 0
 	case sched.Blocked:
 		// A signal that is already pending interrupts the wait at once,
 		// as on Linux; otherwise nothing would wake the thread for it.
-		if (t.SigPending|procPending)&^t.SigMask != 0 {
-			markInterrupted(t)
-			t.State = sched.Running
-			t.Wait = sched.WaitNone
-			t.Deadline = 0
-			f.X[0] = errno(unix.EINTR)
+		if (lx(t).SigPending|procPending)&^lx(t).SigMask != 0 {
+			r := interruptResult(t) // before CancelBlock clears the deadline
+			sched.CancelBlock(t)
+			f.X[0] = r
 		}
 	}
 }

@@ -1,7 +1,11 @@
 package kernel
 
 import (
+	"unsafe"
+
 	"gometal/kernel/mm"
+	"gometal/kernel/usermem"
+	"gometal/kernel/vfs"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,6 +27,7 @@ const (
 )
 
 type tmpNode struct {
+	vfs.Base
 	used     bool
 	unlinked bool // removed from the namespace, still open
 	mode     uint32
@@ -43,6 +48,10 @@ var tmpNodes [maxTmpNodes]tmpNode
 const tmpInoBase = 1 << 32 // keep tmpfs inode numbers apart from the archive's
 
 func (n *tmpNode) name() []byte { return n.path[:n.pathLen] }
+
+func (n *tmpNode) index() int32 {
+	return int32((uintptr(unsafe.Pointer(n)) - uintptr(unsafe.Pointer(&tmpNodes[0]))) / unsafe.Sizeof(tmpNodes[0]))
+}
 
 func (n *tmpNode) isDir() bool { return n.mode&unix.S_IFMT == unix.S_IFDIR }
 
@@ -213,7 +222,7 @@ func tmpPutPage(p uintptr) {
 }
 
 func indexWords(pa uintptr) *[tmpIndexN]uint64 {
-	return (*[tmpIndexN]uint64)(ptrOf(mm.PageBytes(pa)))
+	return (*[tmpIndexN]uint64)(usermem.PtrOf(mm.PageBytes(pa)))
 }
 
 // tmpTruncate sets the size, freeing whole pages past it and zeroing the
@@ -276,12 +285,12 @@ func tmpRead(n *tmpNode, buf uintptr, count uint64, off int64) uint64 {
 		}
 		var ok bool
 		if p := tmpPage(n, pos, false); p != 0 {
-			ok = copyOut(buf+uintptr(done), mm.PageBytes(p)[in:in+chunk])
+			ok = usermem.CopyOut(buf+uintptr(done), mm.PageBytes(p)[in:in+chunk])
 		} else {
 			ok = true
 			for z := uint64(0); z < chunk && ok; z += uint64(len(zero)) {
 				m := min(uint64(len(zero)), chunk-z)
-				ok = copyOut(buf+uintptr(done+z), zero[:m])
+				ok = usermem.CopyOut(buf+uintptr(done+z), zero[:m])
 			}
 		}
 		if !ok {
@@ -315,7 +324,7 @@ func tmpWrite(n *tmpNode, buf uintptr, count uint64, off int64) uint64 {
 			}
 			return errno(unix.ENOSPC)
 		}
-		if !copyIn(mm.PageBytes(p)[in:in+chunk], buf+uintptr(done)) {
+		if !usermem.CopyIn(mm.PageBytes(p)[in:in+chunk], buf+uintptr(done)) {
 			if done > 0 {
 				break
 			}

@@ -5,6 +5,7 @@ import (
 	"gometal/drivers/gic"
 	"gometal/drivers/timer"
 	"gometal/kernel/mm"
+	"gometal/kernel/usermem"
 	"gometal/sched"
 )
 
@@ -55,12 +56,12 @@ func finishTrap(c *sched.CPU, f *sched.Frame) {
 // time the core runs one of its threads (there is one address space, so
 // it never changes after that).
 func useAppTable(c *sched.CPU) {
-	if c.UserRoot == app.PT.Root {
+	if c.UserRoot == usermem.App.PT.Root {
 		return
 	}
-	cpu.WriteTTBR0(uint64(app.PT.Root))
+	cpu.WriteTTBR0(uint64(usermem.App.PT.Root))
 	cpu.TTBR0Walks(true) // also drops this core's stale TLB entries
-	c.UserRoot = app.PT.Root
+	c.UserRoot = usermem.App.PT.Root
 }
 
 func thisCPU() *sched.CPU { return (*sched.CPU)(cpu.Ptr(getCPU())) }
@@ -94,7 +95,7 @@ func userFault(t *sched.Thread, f *sched.Frame, esr, far uint64, inst bool) {
 	}
 	tr, perm := faultKind(esr)
 	if tr || perm {
-		switch app.Fault(uintptr(far), acc) {
+		switch usermem.App.Fault(uintptr(far), acc) {
 		case mm.FaultOK:
 			return
 		case mm.FaultOOM:

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"gometal/kernel/usermem"
 	"unsafe"
 
 	"gometal/drivers/cpu"
@@ -28,5 +29,5 @@ func mapVDSO() bool {
 	page := mm.PageBytes(pa)
 	code := unsafe.Slice((*byte)(cpu.Ptr(vdsoCode())), vdsoCodeMax)
 	buildVDSO(page[:], code, vdsoMult(timer.Freq()), wallAtBoot)
-	return app.MapFixedPage(vdsoVA, pa, mm.ProtRead|mm.ProtExec)
+	return usermem.App.MapFixedPage(vdsoVA, pa, mm.ProtRead|mm.ProtExec)
 }

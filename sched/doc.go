@@ -1,7 +1,8 @@
 // Package sched owns threads and where they run: the thread table (one
 // kernel thread per Go M), per-core run queues, placement, stealing and
-// migration between cores, blocking and waking (with timeouts, and on an
-// address for futex), time slices on each core's timer tick, wake-up
+// migration between cores, blocking and waking (with timeouts; on a wait
+// queue, whose waiters run their system call again, for file objects; on
+// an address for futex), time slices on each core's timer tick, wake-up
 // SGIs, the idle loop that sleeps in WFI, the kernel lock, and the
 // watchdog that turns a silent core into a report.
 //

@@ -10,17 +10,7 @@ import "testing"
 // nothing in particular (Current = a dummy slot) unless idle is listed.
 func resetCores(t *testing.T, n int, idle ...int) {
 	t.Helper()
-	Threads = [MaxThreads]Thread{}
-	highWater = 0
-	runQueues = [len(runQueues)]runQueue{}
-	CPUs = [len(CPUs)]CPU{}
-	kicked = nil
-	testSelf = 0
-	for i := 0; i < n; i++ {
-		CPUs[i].ID = i
-		CPUs[i].Online = true
-		CPUs[i].Current = int32(MaxThreads - 1 - i) // busy
-	}
+	Reset(n)
 	for _, i := range idle {
 		CPUs[i].Current = -1
 		CPUs[i].Idle = true

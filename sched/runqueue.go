@@ -57,6 +57,7 @@ func (q *runQueue) take(ok func(t *Thread) bool) int32 {
 // Ready makes a blocked or new thread runnable on the core the placement
 // policy (policy.go) picks, and wakes that core if it sleeps.
 func Ready(t *Thread) {
+	unqueue(t)
 	t.State = Runnable
 	t.Wait = WaitNone
 	t.Deadline = 0
@@ -101,6 +102,15 @@ func Block(t *Thread, w WaitKind, deadline uint64, timeoutResult uint64) {
 	t.Wait = w
 	t.Deadline = deadline
 	t.TimeoutResult = timeoutResult
+}
+
+// CancelBlock undoes the Block of the system call t is still running
+// (a signal was already pending): t goes on running, off any queue.
+func CancelBlock(t *Thread) {
+	unqueue(t)
+	t.State = Running
+	t.Wait = WaitNone
+	t.Deadline = 0
 }
 
 // HasRunnable reports whether a core has a thread waiting for it.

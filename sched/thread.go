@@ -17,26 +17,25 @@ const (
 	Dead                  // exited, slot about to be freed
 )
 
-// WaitKind says what a blocked thread waits for, so wakers can find it.
+// WaitKind says what a blocked thread waits for (stats and the stall
+// report read it; wakers find their waiters through a Queue or, for
+// futexes, an address).
 type WaitKind uint8
 
 const (
-	WaitNone WaitKind = iota
-	WaitFutex
-	WaitSleep
-	WaitEpoll
-	WaitRead
-	WaitSignal
-	WaitPipeRead
-	WaitPipeWrite
-	WaitEventfd // read of an empty eventfd, or a write that would overflow it
-	WaitTimerfd // read of a timerfd that has not expired
-	WaitAccept  // accept on a blocking socket with no connection queued
+	WaitNone   WaitKind = iota
+	WaitFutex           // on an address (WaitOn/WakeAddr)
+	WaitSleep           // for its deadline only
+	WaitFile            // on a file object's Queue (read, write, accept)
+	WaitEpoll           // on an epoll instance's Queue
+	WaitSignal          // for a signal (rt_sigsuspend, rt_sigtimedwait)
 	waitKinds
 )
 
-// Thread is one schedulable thread of the app: its user context and the
-// little the kernel keeps per thread.
+// Thread is one schedulable thread of the app: its user context and what
+// the scheduler needs to run, block and wake it. What Linux keeps per
+// thread (signal masks, the alternate stack, clear_child_tid) is the
+// kernel's, in a table indexed like this one (Index).
 type Thread struct {
 	Ctx   Frame // user context, valid while not Running
 	State State
@@ -48,47 +47,29 @@ type Thread struct {
 	Affinity uint64
 
 	// Blocking. Deadline is a counter value (0 = none); when it passes,
-	// the thread wakes with X0 = TimeoutResult.
+	// the thread wakes with X0 = TimeoutResult. A thread waits either on
+	// a Queue (queue, qnext, WaitEvents) or on an address (WaitAddr,
+	// waitSeq: futexes).
 	Wait          WaitKind
 	WaitAddr      uintptr
 	waitSeq       uint64 // WaitOn order, for FIFO wake-ups
-	WaitArg       [3]uintptr
+	queue         *Queue
+	qnext         int32 // 1 + index of the next thread on queue
+	WaitEvents    uint32
 	Deadline      uint64
 	TimeoutResult uint64
 
-	// Signals (the kernel package interprets them).
-	SigMask    uint64
-	SigPending uint64
-	SigInfo    [65]SigInfo
-	AltSP      uintptr
-	AltSize    uintptr
-	AltFlags   int32
-	ClearTID   uintptr
-	KeepCaps   bool // prctl PR_SET_KEEPCAPS
-
-	// SigWait is the set rt_sigtimedwait is waiting for (0: not waiting).
-	SigWait uint64
-	// SavedMask is the mask rt_sigsuspend replaced, restored when the
-	// handler it waited for returns (HasSavedMask says it is in use).
-	SavedMask    uint64
-	HasSavedMask bool
-
-	// The syscall in progress, for restarting it after a signal handler
-	// (SA_RESTART): its number, its first argument (X0 is overwritten by
-	// the result), and whether a signal cut it short, with the time its
-	// deadline still had then.
-	SysNr       uint64
-	OrigX0      uint64
-	Interrupted bool
-	IntrLeft    uint64
-}
-
-// SigInfo is what the kernel remembers about one pending signal: si_code
-// and the first 16 bytes of the siginfo union (offset 16): si_addr for a
-// fault; si_pid, si_uid and si_value for kill and sigqueue.
-type SigInfo struct {
-	Code   int32
-	Fields [2]uint64
+	// The system call in progress: its number and first argument (X0 is
+	// overwritten by the result), so that it can run again (Retry, or a
+	// restart after a signal handler). Retried says this run is such a
+	// re-run, with the deadline the first run set (RetryDeadline) and the
+	// bytes it had already moved (Progress: a blocking write that took
+	// part of its buffer before it blocked).
+	SysNr         uint64
+	OrigX0        uint64
+	Retried       bool
+	RetryDeadline uint64
+	Progress      uint64
 }
 
 // Threads is the thread table; a thread's index never changes.

@@ -54,6 +54,33 @@ func TestKernelNoHeapEscapes(t *testing.T) {
 	if checked == 0 {
 		t.Fatalf("no escape-analysis output for kernel files; is -m reaching them?\n%s", msg)
 	}
+	checkNoRuntimeTypeLookups(t, out)
+}
+
+// checkNoRuntimeTypeLookups fails on kernel code that calls the runtime's
+// interface conversions (an assertion or type switch from one interface
+// type to another): they look up an itab at run time and allocate it
+// (runtime.getitab, persistentalloc), which escape analysis does not
+// report. Assertions to concrete types compile to a comparison.
+func checkNoRuntimeTypeLookups(t *testing.T, elf string) {
+	cmd := exec.Command("go", "tool", "objdump", "-s", "^gometal/", elf)
+	cmd.Dir = repoRoot
+	dis, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("objdump: %v", err)
+	}
+	fn := ""
+	for _, line := range strings.Split(string(dis), "\n") {
+		if strings.HasPrefix(line, "TEXT ") {
+			fn = strings.Fields(line)[1]
+			continue
+		}
+		for _, callee := range []string{"runtime.typeAssert", "runtime.interfaceSwitch", "runtime.assertE2I", "runtime.getitab"} {
+			if strings.Contains(line, callee+"(SB)") {
+				t.Errorf("%s calls %s (an interface-to-interface conversion: the runtime is not running)", fn, callee)
+			}
+		}
+	}
 }
 
 func kernelSide(file string) bool {

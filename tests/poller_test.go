@@ -61,7 +61,7 @@ func TestEpollSemantics(t *testing.T) {
 	r.expect(t, 0, "epoll: level, edge, one-shot, MOD, DEL, HUP, closed fds, timeouts, maxevents, bad arguments, wake-up", "PASS")
 	// The stats say how waits ended: the timeouts above, and the
 	// eventfd write that woke a blocked wait.
-	m := regexp.MustCompile(`epoll: ready=\d+ polls=\d+ woken=(\d+) breaks=(\d+) timeouts=(\d+)`).FindStringSubmatch(r.out)
+	m := regexp.MustCompile(`epoll: ready=\d+ polls=\d+ blocked=\d+ woken=(\d+) breaks=(\d+) timeouts=(\d+)`).FindStringSubmatch(r.out)
 	if m == nil {
 		t.Fatalf("no epoll stats:\n%s", r.out)
 	}

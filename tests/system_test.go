@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -399,6 +400,67 @@ func TestBlockingAcceptWaitsForConnect(t *testing.T) {
 	if !regexp.MustCompile(`interrupted=[1-9]\d* restarted=[1-9]`).MatchString(r.out) {
 		t.Errorf("the stats show no interrupted and restarted call:\n%s", r.out)
 	}
+}
+
+// A blocking read of a pipe, of a socket and of the console all wait
+// through the one file-layer path (vfs.Wait): the stats count one wait of
+// each kind. The console line is typed only once the guest says it is
+// reading, so that its read must wait too. (tests/progs/accept passes as
+// /init on Linux too.)
+func TestBlockingReadsShareOneWaitPath(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(gometalBin, "run", "-env", "GOMETAL_STATS=1", "./tests/progs/accept", "--", "waits")
+	cmd.Dir = repoRoot
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(out.String(), "reading the console") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the guest never read the console:\n%s", out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // the read is waiting by now
+	io.WriteString(stdin, "typed line\n")
+	stdin.Close()
+	err = cmd.Wait()
+	r := result{out.String(), cmd.ProcessState.ExitCode()}
+	if err != nil && r.status == 0 {
+		t.Fatal(err)
+	}
+	r.expect(t, 0, `pipe read "pipe data" after waiting`, `socket read "socket data" after waiting`, `console read "typed line\n"`, "waits ok")
+	m := regexp.MustCompile(`stats: waits:.*`).FindString(r.out)
+	for _, kind := range []string{"pipe", "socket", "console"} {
+		if !regexp.MustCompile(` ` + kind + `=[1-9]`).MatchString(m) {
+			t.Errorf("the stats count no %s wait: %q", kind, m)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer that a command writes while a test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // The kernel answers hostile system calls like Linux and stays well:

@@ -3,7 +3,10 @@
 // Accept checks that accept on a blocking socket blocks until a client
 // connects, and that a signal to the blocked thread runs the handler and
 // then goes back to waiting (Go's handlers are SA_RESTART, so Linux
-// restarts accept rather than returning EINTR). As PID 1 on Linux it
+// restarts accept rather than returning EINTR). With the argument
+// "waits" it makes three blocking reads instead, each of which must wait
+// for its data: a pipe's, a socket's and the console's (it prints
+// "reading the console" and waits for a line). As PID 1 on Linux it
 // powers off at the end.
 package main
 
@@ -28,6 +31,17 @@ func main() {
 	if os.Getpid() == 1 {
 		upLoopback()
 	}
+	if len(os.Args) > 1 && os.Args[1] == "waits" {
+		blockingReads()
+	} else {
+		acceptThroughSignal()
+	}
+	if os.Getpid() == 1 {
+		unix.Reboot(unix.LINUX_REBOOT_CMD_POWER_OFF)
+	}
+}
+
+func acceptThroughSignal() {
 	ls, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0) // blocking
 	if err != nil {
 		fail("socket", err)
@@ -95,9 +109,71 @@ func main() {
 	}
 	fmt.Printf("accept blocked %v until connect, through a signal\n", r.d.Round(100*time.Millisecond))
 	fmt.Println("accept ok")
-	if os.Getpid() == 1 {
-		unix.Reboot(unix.LINUX_REBOOT_CMD_POWER_OFF)
+}
+
+// blockingReads reads a blocking pipe, a blocking socket and the console
+// before their data is there, so each read waits.
+func blockingReads() {
+	var p [2]int
+	if err := unix.Pipe2(p[:], 0); err != nil {
+		fail("pipe2", err)
 	}
+	waitedRead("pipe", p[0], func() { unix.Write(p[1], []byte("pipe data")) })
+
+	ls, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+	if err != nil {
+		fail("socket", err)
+	}
+	unix.Bind(ls, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}})
+	if err := unix.Listen(ls, 4); err != nil {
+		fail("listen", err)
+	}
+	sa, _ := unix.Getsockname(ls)
+	c, _ := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+	if err := unix.Connect(c, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}, Port: sa.(*unix.SockaddrInet4).Port}); err != nil {
+		fail("connect", err)
+	}
+	s, _, err := unix.Accept(ls)
+	if err != nil {
+		fail("accept", err)
+	}
+	waitedRead("socket", s, func() { unix.Write(c, []byte("socket data")) })
+
+	// The console is not in canonical mode (no ICANON): a read returns
+	// what has arrived, so read on to the end of the line.
+	fmt.Println("reading the console")
+	var line []byte
+	buf := make([]byte, 64)
+	for len(line) == 0 || line[len(line)-1] != '\n' {
+		n, err := unix.Read(0, buf)
+		if err != nil || n == 0 {
+			fail("console read", n, err)
+		}
+		line = append(line, buf[:n]...)
+	}
+	fmt.Printf("console read %q\n", line)
+	fmt.Println("waits ok")
+}
+
+// waitedRead reads fd while another thread writes to it 200 ms later, and
+// fails unless the read waited for the write.
+func waitedRead(what string, fd int, write func()) {
+	go func() {
+		runtime.LockOSThread()
+		time.Sleep(200 * time.Millisecond)
+		write()
+	}()
+	buf := make([]byte, 64)
+	t0 := time.Now()
+	n, err := unix.Read(fd, buf)
+	d := time.Since(t0)
+	if err != nil || n == 0 {
+		fail(what+" read", n, err)
+	}
+	if d < 100*time.Millisecond {
+		fail(what+" read returned before the write", d)
+	}
+	fmt.Printf("%s read %q after waiting\n", what, buf[:n])
 }
 
 // upLoopback sets lo up (SIOCSIFFLAGS), which a Linux init must do itself.

@@ -1,0 +1,94 @@
+package kernel
+
+import (
+	"unsafe"
+
+	"gometal/kernel/usermem"
+	"gometal/kernel/vfs"
+
+	"golang.org/x/sys/unix"
+)
+
+// consoleFile is the console as an open file (descriptors 0-2,
+// /dev/console, /dev/tty): reads take typed input from the receive ring
+// (console_in_arm64.go), writes go to every console port, and the few
+// terminal ioctls Go and its tests make are answered.
+type consoleFile struct {
+	vfs.Base
+	W vfs.Waitable
+}
+
+var console consoleFile
+
+func (c *consoleFile) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	if vfs.NoPos(off) {
+		return errno(unix.ESPIPE)
+	}
+	if n == 0 {
+		return 0
+	}
+	if rxLen() == 0 {
+		return errno(unix.EAGAIN)
+	}
+	return takeRx(buf, n)
+}
+
+func (c *consoleFile) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	if vfs.NoPos(off) {
+		return errno(unix.ESPIPE)
+	}
+	var chunk [256]byte
+	done := uint64(0)
+	for done < n {
+		m := min(n-done, uint64(len(chunk)))
+		if !usermem.CopyIn(chunk[:m], buf+uintptr(done)) {
+			if done > 0 {
+				return done
+			}
+			return errno(unix.EFAULT)
+		}
+		putBytes(chunk[:m])
+		done += m
+	}
+	return n
+}
+
+func (c *consoleFile) Readiness(f *vfs.File) uint32 {
+	r := uint32(unix.EPOLLOUT)
+	if rxLen() > 0 {
+		r |= unix.EPOLLIN
+	}
+	return r
+}
+
+func (c *consoleFile) Waitable() *vfs.Waitable { return &c.W }
+func (c *consoleFile) Kind() vfs.Kind          { return vfs.KindConsole }
+
+func (c *consoleFile) Stat(f *vfs.File) unix.Stat_t {
+	return unix.Stat_t{Mode: unix.S_IFCHR | 0o620, Rdev: devConsole, Nlink: 1, Blksize: 1024}
+}
+
+// Ioctl answers the terminal queries Go and its tests make.
+func (c *consoleFile) Ioctl(f *vfs.File, req uint64, arg uintptr) uint64 {
+	switch req {
+	case unix.TCGETS:
+		var tio unix.Termios
+		tio.Iflag = unix.ICRNL
+		tio.Oflag = unix.OPOST | unix.ONLCR
+		tio.Cflag = unix.CS8 | unix.CREAD | unix.B115200
+		tio.Lflag = unix.ISIG
+		if !usermem.CopyOut(arg, usermem.BytesOf(unsafe.Pointer(&tio), unsafe.Sizeof(tio))) {
+			return errno(unix.EFAULT)
+		}
+		return 0
+	case unix.TIOCGWINSZ:
+		ws := unix.Winsize{Row: 24, Col: 80}
+		if !usermem.CopyOut(arg, usermem.BytesOf(unsafe.Pointer(&ws), unsafe.Sizeof(ws))) {
+			return errno(unix.EFAULT)
+		}
+		return 0
+	case unix.TCSETS, unix.TCSETSW, unix.TCSETSF:
+		return 0
+	}
+	return errno(unix.ENOTTY)
+}

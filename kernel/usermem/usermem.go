@@ -1,0 +1,116 @@
+// Package usermem owns the kernel's access to app memory: copies in and
+// out through the app's page table, faulting pages in as the app's own
+// access would, so that a bad pointer from the app becomes EFAULT and
+// never a kernel fault. Host tests run it over an mm.Space in Go memory.
+package usermem
+
+import (
+	"unsafe"
+
+	"gometal/kernel/mm"
+
+	"golang.org/x/sys/unix"
+)
+
+// App is the one address space (one process for now).
+var App mm.Space
+
+// CopyOut writes src to app address dst.
+func CopyOut(dst uintptr, src []byte) bool {
+	for len(src) > 0 {
+		pa, ok := App.UserPage(dst, mm.AccessWrite)
+		if !ok {
+			return false
+		}
+		off := dst & mm.PageMask
+		n := copy(mm.PageBytes(pa)[off:], src)
+		src = src[n:]
+		dst += uintptr(n)
+	}
+	return true
+}
+
+// CopyIn reads len(dst) bytes from app address src.
+func CopyIn(dst []byte, src uintptr) bool {
+	for len(dst) > 0 {
+		pa, ok := App.UserPage(src, mm.AccessRead)
+		if !ok {
+			return false
+		}
+		off := src & mm.PageMask
+		n := copy(dst, mm.PageBytes(pa)[off:])
+		dst = dst[n:]
+		src += uintptr(n)
+	}
+	return true
+}
+
+// Span returns the app bytes [addr, addr+n) when they lie in one page,
+// for in-place access to small aligned structures.
+func Span(addr uintptr, n uintptr, acc mm.Access) ([]byte, bool) {
+	if n == 0 || addr&mm.PageMask+n > mm.PageSize {
+		return nil, false
+	}
+	pa, ok := App.UserPage(addr, acc)
+	if !ok {
+		return nil, false
+	}
+	off := addr & mm.PageMask
+	return mm.PageBytes(pa)[off : off+n], true
+}
+
+func ReadU32(addr uintptr) (uint32, bool) {
+	if addr&3 != 0 {
+		var b [4]byte
+		if !CopyIn(b[:], addr) {
+			return 0, false
+		}
+		return *(*uint32)(unsafe.Pointer(&b[0])), true
+	}
+	s, ok := Span(addr, 4, mm.AccessRead)
+	if !ok {
+		return 0, false
+	}
+	return *(*uint32)(unsafe.Pointer(&s[0])), true
+}
+
+func ReadU64(addr uintptr) (uint64, bool) {
+	var b [8]byte
+	if !CopyIn(b[:], addr) {
+		return 0, false
+	}
+	return *(*uint64)(unsafe.Pointer(&b[0])), true
+}
+
+func WriteU32(addr uintptr, v uint32) bool {
+	b := (*[4]byte)(unsafe.Pointer(&v))
+	return CopyOut(addr, b[:])
+}
+
+func WriteU64(addr uintptr, v uint64) bool {
+	b := (*[8]byte)(unsafe.Pointer(&v))
+	return CopyOut(addr, b[:])
+}
+
+// CopyInString reads a NUL-terminated string of at most len(buf)-1
+// bytes into buf and returns its length.
+func CopyInString(buf []byte, addr uintptr) (int, unix.Errno) {
+	for i := range buf {
+		pa, ok := App.UserPage(addr+uintptr(i), mm.AccessRead)
+		if !ok {
+			return 0, unix.EFAULT
+		}
+		c := mm.PageBytes(pa)[(addr+uintptr(i))&mm.PageMask]
+		if c == 0 {
+			return i, 0
+		}
+		buf[i] = c
+	}
+	return 0, unix.ENAMETOOLONG
+}
+
+// BytesOf views a value as bytes for copying to the app.
+func BytesOf(p unsafe.Pointer, n uintptr) []byte { return unsafe.Slice((*byte)(p), n) }
+
+// PtrOf is unsafe.Pointer for small kernel values copied to the app.
+func PtrOf[T any](p *T) unsafe.Pointer { return unsafe.Pointer(p) }

@@ -1,0 +1,296 @@
+package vfs
+
+import (
+	"unsafe"
+
+	"gometal/kernel/mm"
+	"gometal/kernel/usermem"
+
+	"golang.org/x/sys/unix"
+)
+
+// Pipes (pipe(7)): a ring buffer of up to pipeBufPages pages, allocated
+// as data first needs them. A read of an empty pipe, or a write to a full
+// one, answers EAGAIN, and Read/Write wait on the pipe's Waitable until
+// the other end notifies. Sockets carry each direction of a connection
+// in a pipe, and ask to be notified along with it (Owner).
+
+const (
+	MaxPipes     = 512
+	pipeBufPages = 16
+	// PipeBufSize is the capacity (Linux's default: 16 pages).
+	PipeBufSize = pipeBufPages * mm.PageSize
+)
+
+// Pipe is one pipe: the ring, the open ends, and the Impl of each end.
+type Pipe struct {
+	W                Waitable
+	used             bool
+	pages            [pipeBufPages]uintptr
+	head, n          int // read position and bytes buffered
+	readers, writers int // open ends
+	// Owners are notified with the pipe: the sockets whose receive
+	// (reader) and send (writer) side it is.
+	ReadOwner, WriteOwner *Waitable
+
+	reader, writer pipeEnd
+}
+
+// pipeEnd is the Impl of one end of a pipe.
+type pipeEnd struct {
+	Base
+	p     *Pipe
+	write bool
+}
+
+var pipes [MaxPipes]Pipe
+
+// NewPipe returns a new pipe with one reader and one writer, or nil.
+func NewPipe() *Pipe {
+	for i := range pipes {
+		p := &pipes[i]
+		if p.used {
+			continue
+		}
+		*p = Pipe{used: true, readers: 1, writers: 1}
+		p.reader = pipeEnd{p: p}
+		p.writer = pipeEnd{p: p, write: true}
+		return p
+	}
+	return nil
+}
+
+// PipeAt returns pipe i (sockets refer to their pipes by index).
+func PipeAt(i int32) *Pipe { return &pipes[i] }
+
+// Index returns p's slot number.
+func (p *Pipe) Index() int32 {
+	return int32((uintptr(unsafe.Pointer(p)) - uintptr(unsafe.Pointer(&pipes[0]))) / unsafe.Sizeof(pipes[0]))
+}
+
+// Reader and Writer are the Impls of the two ends.
+func (p *Pipe) Reader() Impl { return &p.reader }
+func (p *Pipe) Writer() Impl { return &p.writer }
+
+// Len is the number of bytes buffered; Room the bytes a write can add.
+func (p *Pipe) Len() int  { return p.n }
+func (p *Pipe) Room() int { return PipeBufSize - p.n }
+
+// Readers and Writers are the open ends.
+func (p *Pipe) Readers() int { return p.readers }
+func (p *Pipe) Writers() int { return p.writers }
+
+// Close drops one end (reader or writer); the pipe goes with its last
+// end, and the other side hears of it (EOF, or EPIPE).
+func (p *Pipe) Close(write bool) {
+	if write {
+		p.writers--
+	} else {
+		p.readers--
+	}
+	if p.readers == 0 && p.writers == 0 {
+		p.release()
+		return
+	}
+	if write {
+		p.notify(unix.EPOLLHUP | unix.EPOLLIN)
+	} else {
+		p.notify(unix.EPOLLERR | unix.EPOLLOUT)
+	}
+}
+
+// Open counts one more end (a socket's second reference).
+func (p *Pipe) Open(write bool) {
+	if write {
+		p.writers++
+	} else {
+		p.readers++
+	}
+}
+
+func (p *Pipe) release() {
+	for i := range p.pages {
+		if p.pages[i] != 0 {
+			mm.Pages.Put(p.pages[i])
+			p.pages[i] = 0
+		}
+	}
+	p.used = false
+}
+
+func (p *Pipe) notify(events uint32) {
+	Notify(&p.W, events)
+	if p.ReadOwner != nil {
+		Notify(p.ReadOwner, events)
+	}
+	if p.WriteOwner != nil {
+		Notify(p.WriteOwner, events)
+	}
+}
+
+// Put copies app bytes at src into the ring and returns how many it took
+// (fewer than n when the ring fills up or a page cannot be had), and
+// false if src faulted before any byte was taken.
+func (p *Pipe) Put(src uintptr, n uint64) (uint64, bool) {
+	done := uint64(0)
+	for done < n && p.Room() > 0 {
+		tail := (p.head + p.n) % PipeBufSize
+		page := p.pages[tail/mm.PageSize]
+		if page == 0 {
+			if page = mm.Pages.Get(); page == 0 {
+				// Out of memory: behave as a full pipe until the
+				// reader drains (its pages stay allocated).
+				break
+			}
+			p.pages[tail/mm.PageSize] = page
+		}
+		off := tail % mm.PageSize
+		chunk := mm.PageSize - off
+		if chunk > p.Room() {
+			chunk = p.Room()
+		}
+		if uint64(chunk) > n-done {
+			chunk = int(n - done)
+		}
+		if !usermem.CopyIn(mm.PageBytes(page)[off:off+chunk], src+uintptr(done)) {
+			if done == 0 {
+				return 0, false
+			}
+			break
+		}
+		p.n += chunk
+		done += uint64(chunk)
+	}
+	if done > 0 {
+		p.notify(unix.EPOLLIN)
+	}
+	return done, true
+}
+
+// Take copies up to n buffered bytes to the app at dst and returns how
+// many, and false if dst faulted before any byte was copied.
+func (p *Pipe) Take(dst uintptr, n uint64) (uint64, bool) {
+	done := uint64(0)
+	for done < n && p.n > 0 {
+		page := p.pages[p.head/mm.PageSize]
+		off := p.head % mm.PageSize
+		chunk := mm.PageSize - off
+		if chunk > p.n {
+			chunk = p.n
+		}
+		if uint64(chunk) > n-done {
+			chunk = int(n - done)
+		}
+		if !usermem.CopyOut(dst+uintptr(done), mm.PageBytes(page)[off:off+chunk]) {
+			if done == 0 {
+				return 0, false
+			}
+			break
+		}
+		p.head = (p.head + chunk) % PipeBufSize
+		p.n -= chunk
+		done += uint64(chunk)
+	}
+	if done > 0 {
+		p.notify(unix.EPOLLOUT)
+	}
+	return done, true
+}
+
+// ReadEvents are the EPOLL* bits of the read side: data, or EOF.
+func (p *Pipe) ReadEvents() uint32 {
+	var r uint32
+	if p.n > 0 {
+		r |= unix.EPOLLIN
+	}
+	if p.writers == 0 {
+		r |= unix.EPOLLHUP
+	}
+	return r
+}
+
+// WriteEvents are the EPOLL* bits of the write side: room, or no reader
+// left.
+func (p *Pipe) WriteEvents() uint32 {
+	var r uint32
+	if p.Room() > 0 {
+		r |= unix.EPOLLOUT
+	}
+	if p.readers == 0 {
+		r |= unix.EPOLLERR
+	}
+	return r
+}
+
+// ReadAt is a read of the read side: bytes, EOF (0) once no writer is
+// left, or EAGAIN.
+func (p *Pipe) ReadAt(buf uintptr, n uint64) uint64 {
+	if n == 0 {
+		return 0
+	}
+	if p.n == 0 {
+		if p.writers == 0 {
+			return 0
+		}
+		return errAgain
+	}
+	got, ok := p.Take(buf, n)
+	if !ok {
+		return Err(unix.EFAULT)
+	}
+	return got
+}
+
+// WriteAt is a write to the write side: bytes taken, EPIPE once no reader
+// is left (the caller sends SIGPIPE), or EAGAIN when full.
+func (p *Pipe) WriteAt(buf uintptr, n uint64) uint64 {
+	if p.readers == 0 {
+		return Err(unix.EPIPE)
+	}
+	if n == 0 {
+		return 0
+	}
+	put, ok := p.Put(buf, n)
+	if !ok {
+		return Err(unix.EFAULT)
+	}
+	if put == 0 {
+		return errAgain
+	}
+	return put
+}
+
+func (e *pipeEnd) Read(f *File, buf uintptr, n uint64, off int64) uint64 {
+	if NoPos(off) {
+		return Err(unix.ESPIPE)
+	}
+	if e.write {
+		return Err(unix.EBADF)
+	}
+	return e.p.ReadAt(buf, n)
+}
+
+func (e *pipeEnd) Write(f *File, buf uintptr, n uint64, off int64) uint64 {
+	if NoPos(off) {
+		return Err(unix.ESPIPE)
+	}
+	if !e.write {
+		return Err(unix.EBADF)
+	}
+	return e.p.WriteAt(buf, n)
+}
+
+func (e *pipeEnd) Readiness(f *File) uint32 {
+	if e.write {
+		return e.p.WriteEvents()
+	}
+	return e.p.ReadEvents()
+}
+
+func (e *pipeEnd) Waitable() *Waitable { return &e.p.W }
+func (e *pipeEnd) Kind() Kind          { return KindPipe }
+func (e *pipeEnd) Release(f *File)     { e.p.Close(e.write) }
+
+func (e *pipeEnd) Stat(f *File) unix.Stat_t {
+	return unix.Stat_t{Mode: unix.S_IFIFO | 0o600, Nlink: 1, Blksize: mm.PageSize}
+}

@@ -1,0 +1,67 @@
+package vfs
+
+import (
+	"gometal/sched"
+
+	"golang.org/x/sys/unix"
+)
+
+// Waitable is the part of an object that callers wait on and epoll
+// watches: the threads blocked on it, the epoll registrations watching
+// it, and a generation that every change bumps (EPOLLET reports an
+// object again only once it changed).
+type Waitable struct {
+	Q        sched.Queue
+	Gen      uint32
+	watchers int32 // 1 + interest index, linked through interest.wnext
+}
+
+// Notify says that w's object changed in a way that may end waits for
+// events (EPOLL* bits: what may now be possible). It is the one wake-up
+// path: syscalls that change an object and interrupt handlers (the
+// console's receive interrupt, a timerfd's alarm) call it alike. Blocked
+// callers waiting for one of events run their call again (sched.Retry);
+// every epoll instance watching the object whose registration now has
+// events gets its own Notify, which wakes its epoll_pwait callers.
+func Notify(w *Waitable, events uint32) {
+	w.Gen++
+	Stats.Notifies++
+	Stats.Woken += uint64(w.Q.Notify(events))
+	for i := w.watchers; i != 0; i = interests[i-1].wnext {
+		it := &interests[i-1]
+		f := &Files[it.file]
+		if f.Impl.Readiness(f)&(it.events|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+			ep := &epolls[it.ep]
+			Stats.EpollWoken += uint64(ep.W.Q.Notify(unix.EPOLLIN))
+		}
+	}
+}
+
+// Wait blocks thread t until f's object may have one of events (EPOLL*
+// bits; EPOLLERR and EPOLLHUP always count), after an operation on it
+// answered EAGAIN. It returns EAGAIN itself when f is non-blocking or the
+// object never blocks; otherwise it returns 0 with t blocked, and the
+// call runs again when the object notifies (Notify), which finds it ready
+// or waits again. A signal ends the wait with EINTR or a restart, like
+// every blocking call (the kernel's signal code, through sched.Wake).
+func Wait(t *sched.Thread, f *File, events uint32) uint64 {
+	w := f.Impl.Waitable()
+	if w == nil || f.Nonblocking() {
+		return errAgain
+	}
+	Stats.Waits[f.Impl.Kind()]++
+	sched.BlockOn(t, &w.Q, sched.WaitFile, events|unix.EPOLLERR|unix.EPOLLHUP, 0, 0)
+	return 0
+}
+
+// Stats counts waits and wake-ups: waits per kind of file (one path for
+// every kind, so a console, a pipe and a socket read all count here),
+// Notify calls, callers woken, epoll waiters woken, and of those the
+// ones an eventfd write woke (the runtime's netpollBreak).
+var Stats struct {
+	Waits      [NumKinds]uint64
+	Notifies   uint64
+	Woken      uint64
+	EpollWoken uint64
+	Breaks     uint64
+}
