@@ -36,6 +36,7 @@ var benchFigures = []benchFigure{
 	{"gc_pause_p50_us", "us", false, "GC stop-the-world pause, median, 200 MiB of 64-byte objects"},
 	{"gc_pause_max_us", "us", false, "GC stop-the-world pause, max, same workload"},
 	{"timer_wakeups_per_s", "/s", true, "wake-ups of 1000 goroutines sleeping 1 ms in a loop"},
+	{"pipe_mib_per_s", "MiB/s", true, "os.Pipe throughput, 64 MiB in 64 KiB writes to a reader goroutine"},
 	{"idle_cpu_pct", "%", false, "QEMU's host CPU (share of one core) while the guest sleeps 5 s"},
 }
 

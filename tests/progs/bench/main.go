@@ -37,13 +37,13 @@ const startLine = "bench: start"
 // scale holds the iteration counts: full, or tiny with -quick.
 type scale struct {
 	spawns, pingpongs, getpids, sleeps, preempts, cpuWork int
-	gcMiB                                                 int
+	gcMiB, pipeMiB                                        int
 	sleepersFor                                           time.Duration
 }
 
 var (
-	full  = scale{100_000, 50_000, 100_000, 200, 50, 2000, 200, 2 * time.Second}
-	quick = scale{1000, 1000, 1000, 10, 3, 50, 8, 200 * time.Millisecond}
+	full  = scale{100_000, 50_000, 100_000, 200, 50, 2000, 200, 64, 2 * time.Second}
+	quick = scale{1000, 1000, 1000, 10, 3, 50, 8, 1, 200 * time.Millisecond}
 )
 
 type figure struct {
@@ -61,6 +61,7 @@ var figures = []figure{
 	{"cpu_speedup_x", cpuSpeedup},
 	{"gc_pause_us", gcPauses}, // prints gc_pause_p50_us and gc_pause_max_us
 	{"timer_wakeups_per_s", timerWakeups},
+	{"pipe_mib_per_s", pipeThroughput},
 }
 
 // argsMark starts the program's own arguments when the harness boots it
@@ -281,4 +282,44 @@ func gcPauses(s scale) {
 func timerWakeups(s scale) {
 	counts, took := guest.Sleepers(1000, s.sleepersFor)
 	report("timer_wakeups_per_s", float64(guest.Sum(counts))/took.Seconds(), "/s")
+}
+
+// pipeThroughput moves pipeMiB through an os.Pipe in 64 KiB writes to a
+// reader goroutine: both ends are non-blocking descriptors in the
+// runtime's poller, so every full or empty pipe is an EAGAIN, an epoll
+// wait and a wake-up.
+func pipeThroughput(s scale) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		guest.Fail("pipe: " + err.Error())
+	}
+	const chunk = 64 << 10
+	total := s.pipeMiB << 20
+	done := make(chan error, 1)
+	go func() {
+		buf := make([]byte, chunk)
+		for n := 0; n < total; {
+			m, err := r.Read(buf)
+			if err != nil {
+				done <- err
+				return
+			}
+			n += m
+		}
+		done <- nil
+	}()
+	buf := make([]byte, chunk)
+	start := time.Now()
+	for sent := 0; sent < total; sent += chunk {
+		if _, err := w.Write(buf); err != nil {
+			guest.Fail("pipe write: " + err.Error())
+		}
+	}
+	if err := <-done; err != nil {
+		guest.Fail("pipe read: " + err.Error())
+	}
+	d := time.Since(start)
+	r.Close()
+	w.Close()
+	report("pipe_mib_per_s", float64(s.pipeMiB)/d.Seconds(), "MiB/s")
 }
