@@ -235,12 +235,13 @@ func signalName(sig int) string {
 // action is to terminate. It also settles a syscall a signal cut short:
 // restarted (SA_RESTART, or no handler ran after all) or left with EINTR.
 func deliverSignals(t *sched.Thread, f *sched.Frame) {
-	if lx(t).SigWait != 0 {
+	l := lx(t) // once: this runs on every return to EL0
+	if l.SigWait != 0 {
 		takeWaited(t, f)
 	}
 	for {
-		own := lx(t).SigPending &^ lx(t).SigMask
-		shared := procPending &^ lx(t).SigMask
+		own := l.SigPending &^ l.SigMask
+		shared := procPending &^ l.SigMask
 		if own|shared == 0 {
 			break
 		}
@@ -248,8 +249,8 @@ func deliverSignals(t *sched.Thread, f *sched.Frame) {
 		var info sigInfo
 		if own != 0 {
 			sig = nextSignal(own)
-			lx(t).SigPending &^= sigBit(sig)
-			info = lx(t).SigInfo[sig]
+			l.SigPending &^= sigBit(sig)
+			info = l.SigInfo[sig]
 		} else {
 			sig = nextSignal(shared)
 			procPending &^= sigBit(sig)
@@ -267,7 +268,7 @@ func deliverSignals(t *sched.Thread, f *sched.Frame) {
 			killApp(sig, addr, f.PC)
 			return
 		}
-		if lx(t).Interrupted {
+		if l.Interrupted {
 			settleInterrupted(t, f, a.flags)
 		}
 		if !buildSigframe(t, f, sig, &info, a) {
@@ -281,12 +282,12 @@ func deliverSignals(t *sched.Thread, f *sched.Frame) {
 	// No handler runs: a cut-short call that SA_RESTART would restart is
 	// restarted (Linux restarts -ERESTARTSYS calls when no handler runs),
 	// and rt_sigsuspend's mask is put back.
-	if lx(t).Interrupted {
+	if l.Interrupted {
 		settleInterrupted(t, f, saRestart)
 	}
-	if lx(t).HasSavedMask {
-		lx(t).SigMask = lx(t).SavedMask
-		lx(t).HasSavedMask = false
+	if l.HasSavedMask {
+		l.SigMask = l.SavedMask
+		l.HasSavedMask = false
 	}
 }
 

@@ -154,7 +154,8 @@ func syscall(c *sched.CPU, t *sched.Thread, f *sched.Frame) {
 	}
 	syscallCount++
 	t.SysNr, t.OrigX0 = nr, f.X[0]
-	lx(t).Interrupted = false
+	l := lx(t)
+	l.Interrupted = false
 	r := fn(t, f)
 	// A run that Retry started is over either way; the next one sets
 	// Retried again if it comes from a Retry.
@@ -166,7 +167,7 @@ func syscall(c *sched.CPU, t *sched.Thread, f *sched.Frame) {
 	case sched.Blocked:
 		// A signal that is already pending interrupts the wait at once,
 		// as on Linux; otherwise nothing would wake the thread for it.
-		if (lx(t).SigPending|procPending)&^lx(t).SigMask != 0 {
+		if (l.SigPending|procPending)&^l.SigMask != 0 {
 			r := interruptResult(t) // before CancelBlock clears the deadline
 			sched.CancelBlock(t)
 			f.X[0] = r
