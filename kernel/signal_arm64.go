@@ -271,6 +271,9 @@ func deliverSignals(t *sched.Thread, f *sched.Frame) {
 		if l.Interrupted {
 			settleInterrupted(t, f, a.flags)
 		}
+		if t.Retried {
+			settleRetry(t, f)
+		}
 		if !buildSigframe(t, f, sig, &info, a) {
 			// No room for the frame: Linux forces SIGSEGV.
 			killApp(sigSEGV, uintptr(f.SP), f.PC)
@@ -288,6 +291,21 @@ func deliverSignals(t *sched.Thread, f *sched.Frame) {
 	if l.HasSavedMask {
 		l.SigMask = l.SavedMask
 		l.HasSavedMask = false
+	}
+}
+
+// settleRetry runs before a handler's frame is built for a thread that a
+// Notify set to run its system call again (sched.Retry) and that has not
+// run it yet: the handler's own system calls must not see the retry
+// (t.Retried, t.Progress). A call that had already moved bytes completes
+// with that count (the SVC is skipped); any other runs afresh when the
+// handler returns, as if the signal had come before the wake-up.
+func settleRetry(t *sched.Thread, f *sched.Frame) {
+	t.Retried = false
+	if n := t.Progress; n > 0 {
+		t.Progress = 0
+		f.X[0] = n
+		f.PC += sched.SVCSize
 	}
 }
 
