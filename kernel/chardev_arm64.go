@@ -29,14 +29,7 @@ func openCharDev(nd fsNode, flags uint32) uint64 {
 	flags &^= openOnlyFlags
 	switch nd.rdev {
 	case devNull, devZero, devFull, devRandom, devURandom:
-		fd := freeFD(0)
-		if fd < 0 {
-			return errno(unix.EMFILE)
-		}
-		fi := vfs.Alloc(&memDevImpl, flags)
-		archiveNodes[fi] = nd
-		setFD(fd, fi, cloexec)
-		return uint64(fd)
+		return openNode(&memDevImpl, nd, flags, cloexec)
 	case devConsole, devTTY:
 		return openFD(&console, flags, cloexec)
 	}
@@ -44,9 +37,11 @@ func openCharDev(nd fsNode, flags uint32) uint64 {
 }
 
 // memDev is the Impl of the memory devices (mem(4), null(4), random(4));
-// which one a description is comes from its node's number.
+// which one a description is comes from its node's number. Like an
+// initramfs file it keeps its node in archiveNodes, and takes Stat and
+// Release from archiveFile.
 type memDev struct {
-	vfs.Base
+	archiveFile
 	W vfs.Waitable // never notified: always ready
 }
 
@@ -59,7 +54,7 @@ const maxDevRead = 1 << 20
 // Read: /dev/null is always at its end; /dev/zero and /dev/full read as
 // zeros; /dev/random and /dev/urandom give the getrandom stream.
 func (d *memDev) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
-	rdev := archiveNodes[f.Index()].rdev
+	rdev := d.node(f).rdev
 	if rdev == devNull || n == 0 {
 		return 0
 	}
@@ -68,7 +63,7 @@ func (d *memDev) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 
 // Write: writes vanish, except on /dev/full, which is always full.
 func (d *memDev) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
-	if archiveNodes[f.Index()].rdev == devFull {
+	if d.node(f).rdev == devFull {
 		return errno(unix.ENOSPC)
 	}
 	return n
@@ -84,10 +79,3 @@ func (d *memDev) Seek(f *vfs.File, off int64, whence int) uint64 {
 func (d *memDev) Readiness(f *vfs.File) uint32 { return unix.EPOLLIN | unix.EPOLLOUT }
 func (d *memDev) Waitable() *vfs.Waitable      { return &d.W }
 func (d *memDev) Kind() vfs.Kind               { return vfs.KindDevice }
-func (d *memDev) Release(f *vfs.File)          { archiveNodes[f.Index()] = fsNode{} }
-
-func (d *memDev) Stat(f *vfs.File) unix.Stat_t {
-	var st unix.Stat_t
-	fillStat(&st, &archiveNodes[f.Index()])
-	return st
-}

@@ -61,7 +61,8 @@ func openFD(impl vfs.Impl, flags uint32, cloexec bool) uint64 {
 	return uint64(fd)
 }
 
-// setFD makes free descriptor fd refer to new description fi.
+// setFD makes free descriptor fd refer to description fi (whose
+// reference the caller gives it).
 func setFD(fd int, fi int32, cloexec bool) {
 	fdTable[fd] = fdSlot{file: fi + 1, cloexec: cloexec}
 }
@@ -69,7 +70,7 @@ func setFD(fd int, fi int32, cloexec bool) {
 // shareFD makes free descriptor fd refer to description fi.
 func shareFD(fd int, fi int32, cloexec bool) {
 	vfs.IncRef(fi)
-	fdTable[fd] = fdSlot{file: fi + 1, cloexec: cloexec}
+	setFD(fd, fi, cloexec)
 }
 
 // initConsoleFDs opens the console once, read-write, as descriptors 0, 1
@@ -122,7 +123,7 @@ func sysDup3(t *sched.Thread, f *sched.Frame) uint64 {
 	if fdTable[nfd].file != 0 {
 		closeFD(int(nfd))
 	}
-	fdTable[nfd] = fdSlot{file: fi + 1, cloexec: f.X[2]&unix.O_CLOEXEC != 0}
+	setFD(int(nfd), fi, f.X[2]&unix.O_CLOEXEC != 0)
 	return nfd
 }
 

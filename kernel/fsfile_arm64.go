@@ -28,15 +28,20 @@ var (
 	archiveDirImpl  = archiveFile{dir: true}
 )
 
-// openArchive makes a description for initramfs node nd.
+// openArchive makes a description for initramfs file or directory nd.
 func openArchive(nd fsNode, flags uint32, cloexec bool) uint64 {
+	if nd.mode&unix.S_IFMT == unix.S_IFDIR {
+		return openNode(&archiveDirImpl, nd, flags, cloexec)
+	}
+	return openNode(&archiveFileImpl, nd, flags, cloexec)
+}
+
+// openNode makes a description for impl that keeps initramfs node nd
+// (archiveNodes), and gives it the lowest free descriptor.
+func openNode(impl vfs.Impl, nd fsNode, flags uint32, cloexec bool) uint64 {
 	fd := freeFD(0)
 	if fd < 0 {
 		return errno(unix.EMFILE)
-	}
-	impl := &archiveFileImpl
-	if nd.mode&unix.S_IFMT == unix.S_IFDIR {
-		impl = &archiveDirImpl
 	}
 	fi := vfs.Alloc(impl, flags)
 	archiveNodes[fi] = nd

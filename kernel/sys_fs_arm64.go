@@ -616,12 +616,11 @@ func sysFchdir(t *sched.Thread, f *sched.Frame) uint64 {
 	if !ok {
 		return errno(unix.EBADF)
 	}
-	var dirBuf [pathMax]byte
-	n, _ := dirPath(fl, &dirBuf)
+	n, _ := dirPath(fl, &cwd) // writes only a directory's path
 	if n < 0 {
 		return errno(unix.ENOTDIR)
 	}
-	cwdLen = copy(cwd[:], dirBuf[:n])
+	cwdLen = n
 	return 0
 }
 

@@ -459,9 +459,6 @@ func sysShutdown(t *sched.Thread, f *sched.Frame) uint64 {
 
 // Read and Write move data through the connection's pipes.
 func (k *socket) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
-	if vfs.NoPos(off) {
-		return errno(unix.ESPIPE)
-	}
 	if k.state != sockConnected {
 		return errno(unix.ENOTCONN)
 	}
@@ -472,9 +469,6 @@ func (k *socket) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 }
 
 func (k *socket) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
-	if vfs.NoPos(off) {
-		return errno(unix.ESPIPE)
-	}
 	if k.state != sockConnected {
 		return errno(unix.ENOTCONN)
 	}

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"gometal/kernel/vfs"
 	"gometal/sched"
 
 	"golang.org/x/sys/unix"
@@ -129,7 +130,7 @@ var sysTable = [...]sysFn{
 }
 
 // errno turns an error number into the X0 value Linux returns.
-func errno(e unix.Errno) uint64 { return uint64(-int64(e)) }
+func errno(e unix.Errno) uint64 { return vfs.Err(e) }
 
 var unknownSeen [512 / 64]uint64
 

@@ -29,7 +29,7 @@ const (
 // keyed by both, and it lasts until the description is released (the
 // last of its descriptors closed), not the descriptor.
 type interest struct {
-	ep      int32 // instance; -1: slot free
+	ep      int32 // index into epolls
 	fd      int32
 	file    int32 // index into Files
 	events  uint32
@@ -71,10 +71,6 @@ func (ep *Epoll) index() int32 {
 
 func (ep *Epoll) Waitable() *Waitable { return &ep.W }
 func (ep *Epoll) Kind() Kind          { return KindEpoll }
-
-// Readiness: an instance is readable when a registration has events,
-// which is how epoll_pwait's waiters are woken (Notify with EPOLLIN).
-func (ep *Epoll) Readiness(f *File) uint32 { return 0 }
 
 // Release drops every registration of the instance (f may be nil: an
 // instance that never got a description).

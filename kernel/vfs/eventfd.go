@@ -34,13 +34,14 @@ const eventfdMax = ^uint64(0) - 1
 // NewEventfd returns a description for a new eventfd with count initval,
 // or -1 when the table is full.
 func NewEventfd(initval uint64, semaphore bool, flags uint32) int32 {
-	i := Free()
+	i := free()
 	if i < 0 {
 		return -1
 	}
 	e := &eventfds[i]
 	*e = Eventfd{count: initval, semaphore: semaphore}
-	return Alloc(e, unix.O_RDWR|flags)
+	take(i, e, unix.O_RDWR|flags)
+	return i
 }
 
 func (e *Eventfd) Read(f *File, buf uintptr, n uint64, off int64) uint64 {
@@ -100,6 +101,3 @@ func (e *Eventfd) Readiness(f *File) uint32 {
 
 func (e *Eventfd) Waitable() *Waitable { return &e.W }
 func (e *Eventfd) Kind() Kind          { return KindEventfd }
-
-// Count is the counter (for tests and /proc-like reports).
-func (e *Eventfd) Count() uint64 { return e.count }

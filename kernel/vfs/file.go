@@ -27,19 +27,22 @@ var Files [MaxFiles]File
 // when the table is full. On success the description owns one reference
 // to impl's object, which it gives back with Release.
 func Alloc(impl Impl, flags uint32) int32 {
-	for i := range Files {
-		if Files[i].refs == 0 {
-			Files[i] = File{Impl: impl, Flags: flags, refs: 1}
-			return int32(i)
-		}
+	i := free()
+	if i >= 0 {
+		take(i, impl, flags)
 	}
-	return -1
+	return i
 }
 
-// Free returns the index of a free description slot without taking it, so
-// that an Impl can set up state kept at that index before Alloc; -1 when
+// take makes free slot i a description for impl with one reference.
+func take(i int32, impl Impl, flags uint32) {
+	Files[i] = File{Impl: impl, Flags: flags, refs: 1}
+}
+
+// free returns the index of a free description slot without taking it,
+// so that an object kept at that index can be set up first; -1 when
 // full.
-func Free() int32 {
+func free() int32 {
 	for i := range Files {
 		if Files[i].refs == 0 {
 			return int32(i)

@@ -17,7 +17,9 @@ import "golang.org/x/sys/unix"
 // caller (Read, Write, Wait) decides whether to block.
 type Impl interface {
 	// Read copies up to n bytes to the app at buf, from offset off, or
-	// from f.Pos (advancing it) when off < 0.
+	// from f.Pos (advancing it) when off < 0. An offset reaches only
+	// objects whose Seek does not answer ESPIPE: pread and pwrite check
+	// that first (ESPIPE for a pipe, a socket, the console).
 	Read(f *File, buf uintptr, n uint64, off int64) uint64
 	// Write copies up to n bytes from the app at buf, at offset off or
 	// f.Pos (advancing it; at the end with O_APPEND) when off < 0. It
@@ -83,7 +85,3 @@ func (Base) Kind() Kind                                             { return Kin
 func (Base) Stat(f *File) unix.Stat_t {
 	return unix.Stat_t{Mode: 0o600, Nlink: 1, Blksize: 4096}
 }
-
-// NoPos answers ESPIPE to a positional read or write (pread, pwrite) of an
-// object without a position: a pipe, a socket, the console.
-func NoPos(off int64) bool { return off >= 0 }

@@ -76,10 +76,6 @@ func (p *Pipe) Writer() Impl { return &p.writer }
 func (p *Pipe) Len() int  { return p.n }
 func (p *Pipe) Room() int { return PipeBufSize - p.n }
 
-// Readers and Writers are the open ends.
-func (p *Pipe) Readers() int { return p.readers }
-func (p *Pipe) Writers() int { return p.writers }
-
 // Close drops one end (reader or writer); the pipe goes with its last
 // end, and the other side hears of it (EOF, or EPIPE).
 func (p *Pipe) Close(write bool) {
@@ -96,15 +92,6 @@ func (p *Pipe) Close(write bool) {
 		p.notify(unix.EPOLLHUP | unix.EPOLLIN)
 	} else {
 		p.notify(unix.EPOLLERR | unix.EPOLLOUT)
-	}
-}
-
-// Open counts one more end (a socket's second reference).
-func (p *Pipe) Open(write bool) {
-	if write {
-		p.writers++
-	} else {
-		p.readers++
 	}
 }
 
@@ -261,9 +248,6 @@ func (p *Pipe) WriteAt(buf uintptr, n uint64) uint64 {
 }
 
 func (e *pipeEnd) Read(f *File, buf uintptr, n uint64, off int64) uint64 {
-	if NoPos(off) {
-		return Err(unix.ESPIPE)
-	}
 	if e.write {
 		return Err(unix.EBADF)
 	}
@@ -271,9 +255,6 @@ func (e *pipeEnd) Read(f *File, buf uintptr, n uint64, off int64) uint64 {
 }
 
 func (e *pipeEnd) Write(f *File, buf uintptr, n uint64, off int64) uint64 {
-	if NoPos(off) {
-		return Err(unix.ESPIPE)
-	}
 	if !e.write {
 		return Err(unix.EBADF)
 	}

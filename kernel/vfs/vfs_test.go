@@ -44,13 +44,7 @@ func setup(t *testing.T, npages int) uintptr {
 	interests = [MaxInterests]interest{}
 	eventfds = [MaxFiles]Eventfd{}
 	timerfds = [MaxTimerfds]Timerfd{}
-	Stats = struct {
-		Waits      [NumKinds]uint64
-		Notifies   uint64
-		Woken      uint64
-		EpollWoken uint64
-		Breaks     uint64
-	}{}
+	Stats = counters{}
 	return base
 }
 

@@ -58,7 +58,9 @@ func Wait(t *sched.Thread, f *File, events uint32) uint64 {
 // every kind, so a console, a pipe and a socket read all count here),
 // Notify calls, callers woken, epoll waiters woken, and of those the
 // ones an eventfd write woke (the runtime's netpollBreak).
-var Stats struct {
+var Stats counters
+
+type counters struct {
 	Waits      [NumKinds]uint64
 	Notifies   uint64
 	Woken      uint64
