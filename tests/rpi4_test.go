@@ -50,7 +50,7 @@ func TestRPi4ExitStatus(t *testing.T) {
 // checked (tests/progs/sleep no-rtc).
 func TestRPi4SleepAndTimers(t *testing.T) {
 	t.Parallel()
-	rpi4(t, "run", "./tests/progs/sleep", "--", "no-rtc").expect(t, 0, "order: 10 20 30", "sleep ok")
+	rpi4(t, "run", "./tests/progs/sleep", "--", "no-rtc").expect(t, 0, "order: 100 200 300", "sleep ok")
 }
 
 // All four cores come from the spin table: spinners run on distinct cores

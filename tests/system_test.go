@@ -145,7 +145,7 @@ func TestGCStressBeyondGuestMemory(t *testing.T) {
 
 func TestSleepAndClocks(t *testing.T) {
 	t.Parallel()
-	gometal(t, "run", "./tests/progs/sleep").expect(t, 0, "order: 10 20 30", "sleep ok")
+	gometal(t, "run", "./tests/progs/sleep").expect(t, 0, "order: 100 200 300", "sleep ok")
 }
 
 func TestNilDereferenceRecovers(t *testing.T) {
