@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,6 +88,31 @@ func TestStreamDetectsPanic(t *testing.T) {
 		t.Errorf("output altered: %q", out.String())
 	}
 }
+
+// A panic line split across reads gets its annotation after its newline,
+// not inside the next line (a CI run printed "fa<annotation>r=0x3b0").
+func TestStreamAnnotatesWholeLines(t *testing.T) {
+	in := &chunkReader{r: strings.NewReader("gometal: kernel panic: x\n  pc=0x1 lr=0x2\n  esr=0x3 far=0x4\n\n"), n: 7}
+	var out bytes.Buffer
+	streamAnnotated(in, &out, false, func(s string) []string {
+		if strings.Contains(s, "pc=0x1") {
+			return []string{"0x1 = main.f"}
+		}
+		return nil
+	})
+	want := "gometal: kernel panic: x\n  pc=0x1 lr=0x2\n      0x1 = main.f\n  esr=0x3 far=0x4\n\n"
+	if out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
+// chunkReader returns at most n bytes a read, so lines straddle reads.
+type chunkReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) { return c.r.Read(p[:min(len(p), c.n)]) }
 
 // CPUTime reads a real process: this one, after burning some CPU.
 func TestCPUTime(t *testing.T) {

@@ -207,32 +207,50 @@ func exitSignal(ee *exec.ExitError) (syscall.Signal, bool) {
 // stream copies guest output as it arrives and symbolizes panic reports.
 // It reports whether a kernel panic was seen.
 func stream(r io.Reader, w io.Writer, terminal bool, kernelELF string) bool {
+	var sym *Symbolizer
+	return streamAnnotated(r, w, terminal, func(s string) []string {
+		if sym == nil && kernelELF != "" {
+			sym, _ = NewSymbolizer(kernelELF)
+		}
+		if sym == nil {
+			return nil
+		}
+		return sym.Annotate(s)
+	})
+}
+
+// streamAnnotated copies r to w, and after each line of a panic report
+// writes the lines annotate returns for it. Output goes out line by line:
+// a chunk that ends mid-line is written at once (a prompt must show), and
+// an annotation is written only after the newline of the line it explains,
+// never into the middle of the next line.
+func streamAnnotated(r io.Reader, w io.Writer, terminal bool, annotate func(string) []string) bool {
 	br := bufio.NewReader(r)
 	var line []byte
-	var sym *Symbolizer
 	inPanic, sawPanic := false, false
 	var buf [4096]byte
+	put := func(b []byte) {
+		if terminal {
+			writeCRLF(w, b)
+		} else {
+			w.Write(b)
+		}
+	}
 	for {
 		n, err := br.Read(buf[:])
 		chunk := buf[:n]
-		if terminal {
-			writeCRLF(w, chunk)
-		} else {
-			w.Write(chunk)
-		}
-		// Scan completed lines for the panic report.
-		for _, b := range chunk {
+		start := 0
+		for i, b := range chunk {
 			if b != '\n' {
 				line = append(line, b)
 				continue
 			}
+			put(chunk[start : i+1])
+			start = i + 1
 			s := string(line)
 			line = line[:0]
 			if strings.Contains(s, "gometal: kernel panic") {
 				inPanic, sawPanic = true, true
-				if sym == nil && kernelELF != "" {
-					sym, _ = NewSymbolizer(kernelELF)
-				}
 				continue
 			}
 			if inPanic {
@@ -240,13 +258,12 @@ func stream(r io.Reader, w io.Writer, terminal bool, kernelELF string) bool {
 					inPanic = false
 					continue
 				}
-				if sym != nil {
-					for _, a := range sym.Annotate(s) {
-						fmt.Fprintf(w, "      %s%s", a, nl(terminal))
-					}
+				for _, a := range annotate(s) {
+					fmt.Fprintf(w, "      %s%s", a, nl(terminal))
 				}
 			}
 		}
+		put(chunk[start:])
 		if err != nil {
 			return sawPanic
 		}
