@@ -6,15 +6,23 @@ import (
 	"gometal/sched"
 )
 
-// The watchdog turns a hang into a report. Two things can stop a core
-// from answering: a spinlock it cannot get (cpu.Spinlock calls lockStuck
-// after lockStuckSeconds), and a core that stops taking its timer tick
-// (checked by every other core on its own tick). Either ends the run with
-// a kernel panic naming the lock or core, never a silent hang.
+// The watchdog turns a hang into a report. Three things stop work: a
+// spinlock a core cannot get (cpu.Spinlock calls lockStuck after
+// lockStuckSeconds); a core that stops taking its timer tick (checked by
+// every other core on its own tick); and a runnable thread no core runs
+// (a lost wake-up or a scheduler bug; the idle boot core keeps a tick for
+// this, sched.WatchdogNanos). Each ends the run with a kernel panic naming
+// the lock, core or thread, never a silent hang.
 
 // silentSeconds: a busy core that has not entered the kernel for this
 // long has stopped answering.
 const silentSeconds = 10
+
+// starvedSeconds: a thread runnable this long without running was lost.
+// The longest a thread waits for a core when the scheduler works is one
+// slice per thread queued before it: 64 slices (640 ms) with a full
+// thread table on four cores.
+const starvedSeconds = 10
 
 func watchdog(c *sched.CPU, now uint64) {
 	if o := sched.Silent(now, timer.NanosToTicks(silentSeconds*1e9), c.ID); o >= 0 {
@@ -26,6 +34,30 @@ func watchdog(c *sched.CPU, now uint64) {
 		puts(" s")
 		putCoreState(o)
 		kpanic("a core stopped answering")
+	}
+	if i := sched.Starved(now, timer.NanosToTicks(starvedSeconds*1e9)); i >= 0 {
+		claimPanic()
+		t := &sched.Threads[i]
+		puts("\ngometal: watchdog: thread ")
+		putDec(int64(i))
+		puts(" (tid ")
+		putDec(int64(t.TID))
+		puts(") has been runnable for ")
+		putDec(starvedSeconds)
+		puts(" s without running, queued on core ")
+		putDec(int64(sched.QueuedOn(i)))
+		puts("\n  cores:")
+		for k := range sched.CPUs {
+			if sched.CPUs[k].Online {
+				puts(" ")
+				putDec(int64(k))
+				if sched.CPUs[k].Idle {
+					puts(" idle")
+				}
+				putCoreState(k)
+			}
+		}
+		kpanic("a runnable thread is not being run")
 	}
 }
 

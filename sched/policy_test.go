@@ -49,8 +49,8 @@ func TestPlacementSpreadsOverIdleCores(t *testing.T) {
 
 func TestPlacementLeastLoadedWhenAllBusy(t *testing.T) {
 	resetCores(t, 3)
-	runQueues[0].push(New().index())
-	runQueues[2].push(New().index())
+	runQueues[0].push(New().index(), 0)
+	runQueues[2].push(New().index(), 0)
 	th := New()
 	th.CPU = 2
 	Ready(th)
@@ -85,9 +85,9 @@ func TestStealTakesOldestAllowed(t *testing.T) {
 	resetCores(t, 3, 1)
 	a, b, c := New(), New(), New()
 	a.Affinity = 1 << 0 // may not move to core 1
-	runQueues[2].push(a.index())
-	runQueues[2].push(b.index())
-	runQueues[2].push(c.index())
+	runQueues[2].push(a.index(), 0)
+	runQueues[2].push(b.index(), 0)
+	runQueues[2].push(c.index(), 0)
 	got := steal(&CPUs[1])
 	if got != b.index() {
 		t.Fatalf("stole %d, want %d (oldest allowed)", got, b.index())
@@ -107,13 +107,13 @@ func TestTakeTail(t *testing.T) {
 	resetCores(t, 1)
 	a, b := New(), New()
 	q := &runQueues[0]
-	q.push(a.index())
-	q.push(b.index())
+	q.push(a.index(), 0)
+	q.push(b.index(), 0)
 	if q.take(func(t *Thread) bool { return t == b }) != b.index() {
 		t.Fatal("take(tail)")
 	}
 	c := New()
-	q.push(c.index()) // tail must have moved back to a
+	q.push(c.index(), 0) // tail must have moved back to a
 	if q.pop() != a.index() || q.pop() != c.index() || q.n != 0 {
 		t.Error("tail not fixed after taking the last element")
 	}
@@ -144,6 +144,36 @@ func TestWatchdogSilentCore(t *testing.T) {
 	}
 	if got := Silent(1050, 500, 1); got != -1 {
 		t.Errorf("a core does not report itself: %d", got)
+	}
+}
+
+func TestWatchdogStarvedThread(t *testing.T) {
+	resetCores(t, 2)
+	CPUs[0].Heartbeat = 100
+	a := New()
+	Ready(a) // placed at counter 100
+	CPUs[0].Heartbeat = 900
+	b := New()
+	Ready(b)
+	if got := Starved(1000, 950); got != -1 {
+		t.Errorf("Starved within the limit = %d", got)
+	}
+	if got := Starved(1000, 500); got != a.index() {
+		t.Errorf("Starved = %d, want the thread queued at 100 (%d)", got, a.index())
+	}
+	// Both cores run a thread: a goes to the waker's core 0, b to the
+	// less loaded core 1.
+	if ca, cb := QueuedOn(a.index()), QueuedOn(b.index()); ca != 0 || cb != 1 {
+		t.Errorf("QueuedOn = %d, %d; want 0, 1", ca, cb)
+	}
+	// Once it runs (popped), it is no longer starved.
+	for c := range 2 {
+		for runQueues[c].n > 0 {
+			runQueues[c].pop()
+		}
+	}
+	if got := Starved(5000, 500); got != -1 {
+		t.Errorf("Starved with empty queues = %d", got)
 	}
 }
 

@@ -11,8 +11,10 @@ type runQueue struct {
 // runQueues holds each core's runnable threads (not the running one).
 var runQueues [cpu.MaxCPUs]runQueue
 
-func (q *runQueue) push(i int32) {
+// push appends thread i, made runnable at counter value now.
+func (q *runQueue) push(i int32, now uint64) {
 	Threads[i].next = -1
+	Threads[i].readyAt = now
 	if q.n == 0 {
 		q.head = i
 	} else {
@@ -69,8 +71,8 @@ func Ready(t *Thread) {
 // its timer for the end of the running thread's slice.
 func enqueue(t *Thread, core int) {
 	q := &runQueues[core]
-	q.push(Index(t))
 	me := self()
+	q.push(Index(t), me.Heartbeat)
 	if core != me.ID && (CPUs[core].Idle || q.n == 1) {
 		me.Stats.SGIsOut++
 		kick(core)

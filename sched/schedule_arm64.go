@@ -12,6 +12,10 @@ import (
 // often (the watchdog relies on it).
 const SliceNanos = 10_000_000
 
+// WatchdogNanos is how often the idle boot core wakes to run the
+// watchdog (kernel/watchdog_arm64.go); busy cores run it every tick.
+const WatchdogNanos = 1_000_000_000
+
 // IdleIRQ is the kernel's hook for a core that woke from WFI: it handles
 // the pending interrupts.
 var IdleIRQ func(c *CPU)
@@ -84,7 +88,7 @@ func Schedule(c *CPU, f *Frame) {
 			}
 			cur.Ctx = *f
 			cur.State = Runnable
-			runQueues[c.ID].push(c.Current)
+			runQueues[c.ID].push(c.Current, now)
 		case Blocked, Runnable:
 			cur.Ctx = *f
 		case Dead:
@@ -116,7 +120,16 @@ func Schedule(c *CPU, f *Frame) {
 // placed here while the lock is down comes with an SGI, which is pending
 // by the time WFI executes if not before, so no wake-up is lost.
 func idle(c *CPU) {
-	if d := NextDeadline(c); d != 0 {
+	d := NextDeadline(c)
+	if c.ID == 0 {
+		// The boot core keeps a watchdog tick while idle: if every core
+		// sleeps while a thread sits on a queue (a lost wake-up), no busy
+		// core's tick would notice.
+		if w := c.Heartbeat + timer.NanosToTicks(WatchdogNanos); d == 0 || w < d {
+			d = w
+		}
+	}
+	if d != 0 {
 		setTimer(c, d)
 	} else {
 		StopTimer(c)

@@ -42,6 +42,9 @@ type Thread struct {
 	TID   int32
 	CPU   int32 // core it runs or last ran on (-1: never ran); owns its deadline
 	next  int32 // run-queue link (index), -1 = end
+	// readyAt is the counter when the thread last went on a run queue
+	// (Starved reads it).
+	readyAt uint64
 	// Affinity is the set of cores the thread may run on (bit i = core
 	// i); 0 means every online core.
 	Affinity uint64
