@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"gometal/kernel/fs"
 	"gometal/kernel/vfs"
 
 	"golang.org/x/sys/unix"
@@ -24,10 +25,10 @@ const (
 
 // openCharDev opens device node nd; a number no driver here answers is
 // ENXIO, as on Linux.
-func openCharDev(nd fsNode, flags uint32) uint64 {
+func openCharDev(nd fs.Node, flags uint32) uint64 {
 	cloexec := flags&unix.O_CLOEXEC != 0
 	flags &^= openOnlyFlags
-	switch nd.rdev {
+	switch nd.Rdev {
 	case devNull, devZero, devFull, devRandom, devURandom:
 		return openNode(&memDevImpl, nd, flags, cloexec)
 	case devConsole, devTTY:
@@ -41,7 +42,7 @@ func openCharDev(nd fsNode, flags uint32) uint64 {
 // initramfs file it keeps its node in archiveNodes, and takes Stat and
 // Release from archiveFile.
 type memDev struct {
-	archiveFile
+	fs.ArchiveFile
 	W vfs.Waitable // never notified: always ready
 }
 
@@ -54,7 +55,7 @@ const maxDevRead = 1 << 20
 // Read: /dev/null is always at its end; /dev/zero and /dev/full read as
 // zeros; /dev/random and /dev/urandom give the getrandom stream.
 func (d *memDev) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
-	rdev := d.node(f).rdev
+	rdev := fs.NodeOf(f).Rdev
 	if rdev == devNull || n == 0 {
 		return 0
 	}
@@ -63,7 +64,7 @@ func (d *memDev) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 
 // Write: writes vanish, except on /dev/full, which is always full.
 func (d *memDev) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
-	if d.node(f).rdev == devFull {
+	if fs.NodeOf(f).Rdev == devFull {
 		return errno(unix.ENOSPC)
 	}
 	return n

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"gometal/kernel/fs"
 	"gometal/kernel/usermem"
 	"unsafe"
 
@@ -22,24 +23,24 @@ const exitCannotRun = 126
 // loadInit loads /init and returns its first thread, ready to enter.
 func loadInit() *sched.Thread {
 	initCwd()
-	initTmpfs()
+	fs.InitTmpfs(tmpfsLimit())
 	initConsoleFDs()
 	initConsoleIRQ()
 	if !usermem.App.Init(&mm.Pages) {
 		kpanic("out of memory creating the app's address space")
 	}
-	if _, _, err := cpio.Next(initrd, 0); err != cpio.OK && err != cpio.ErrEnd {
+	if _, _, err := cpio.Next(fs.Archive, 0); err != cpio.OK && err != cpio.ErrEnd {
 		puts("gometal: the initramfs is not a cpio newc archive: ")
 		puts(err.String())
 		puts("\n")
 		appExit(exitCannotRun)
 	}
-	nd, ok := lookupPath([]byte("/init"))
-	if !ok || nd.mode&cpio.S_IFMT != cpio.S_IFREG {
+	nd, ok := fs.Lookup([]byte("/init"))
+	if !ok || nd.Mode&cpio.S_IFMT != cpio.S_IFREG {
 		puts("gometal: the initramfs has no /init (a regular file)\n")
 		appExit(exitCannotRun)
 	}
-	img := nd.data
+	img := nd.Data
 	ef, err := elf.Parse(img)
 	if err != elf.OK {
 		puts("gometal: /init is not a loadable arm64 ELF executable: ")
@@ -183,8 +184,8 @@ func buildStack(ef *elf.File, phdrVA uint64) (uintptr, bool) {
 	if !usermem.App.VMAs.Add(top-mm.StackSize, top, mm.ProtRead|mm.ProtWrite, mm.VMAStack) {
 		return 0, false
 	}
-	argvData := readConfigFile(".gometal/argv")
-	envData := readConfigFile(".gometal/envp")
+	argvData := fs.ConfigFile(".gometal/argv")
+	envData := fs.ConfigFile(".gometal/envp")
 	if len(argvData) == 0 {
 		argvData = []byte("/init\x00")
 	}

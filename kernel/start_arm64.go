@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"gometal/kernel/fs"
 	"gometal/kernel/usermem"
 	"unsafe"
 
@@ -9,20 +10,19 @@ import (
 	"gometal/drivers/gic"
 	"gometal/drivers/pl031"
 	"gometal/drivers/timer"
+	"gometal/kernel/clock"
 	"gometal/kernel/mm"
 	"gometal/sched"
 )
 
 // Board facts found in the DTB at boot.
 var (
-	dtb        fdt.Tree
-	timerIRQ   uint32
-	bootTicks  uint64 // counter at kernel entry
-	wallAtBoot int64  // Unix nanoseconds when the counter read bootTicks
-	initrd     []byte
-	rngSeed    [32]byte
-	ramRanges  [8]mm.Range
-	nRAM       int
+	dtb       fdt.Tree
+	timerIRQ  uint32
+	bootTicks uint64 // counter at kernel entry
+	rngSeed   [32]byte
+	ramRanges [8]mm.Range
+	nRAM      int
 )
 
 // GIC interrupt-specifier types (DT binding arm,gic: first cell).
@@ -406,7 +406,7 @@ func initClock() {
 	}
 	if addr, _, ok := dtb.Phys(n, 0); ok {
 		secs := pl031.Seconds(cpu.KVA(uintptr(addr)))
-		wallAtBoot = int64(secs)*1e9 - timer.TicksToNanos(cpu.ReadCNTVCT()-0)
+		clock.WallAtBoot = int64(secs)*1e9 - timer.TicksToNanos(cpu.ReadCNTVCT())
 	}
 }
 
@@ -428,7 +428,7 @@ func findInitrd() bool {
 	if !ok {
 		return false
 	}
-	initrd = unsafe.Slice((*byte)(cpu.Ptr(cpu.KVA(s))), e-s)
+	fs.Archive = unsafe.Slice((*byte)(cpu.Ptr(cpu.KVA(s))), e-s)
 	return true
 }
 

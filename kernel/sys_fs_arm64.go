@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"gometal/kernel/fs"
 	"gometal/kernel/usermem"
 	"unsafe"
 
@@ -13,16 +14,14 @@ import (
 
 // File-system syscalls over the read-only initramfs and the console.
 
-const pathMax = 4096
-
 // cwd is the app's working directory (absolute, cleaned).
-var cwd [pathMax]byte
+var cwd [fs.PathMax]byte
 var cwdLen = 1
 
 func initCwd() {
 	cwd[0] = '/'
-	if c := readConfigFile(".gometal/cwd"); len(c) > 0 {
-		if n := cleanPath(cwd[:], []byte("/"), c); n > 0 {
+	if c := fs.ConfigFile(".gometal/cwd"); len(c) > 0 {
+		if n := fs.CleanPath(cwd[:], []byte("/"), c); n > 0 {
 			cwdLen = n
 		}
 	}
@@ -31,8 +30,8 @@ func initCwd() {
 // resolveAt turns (dirfd, path) into an absolute, cleaned path in dst
 // with the symlinks among its directories expanded. A trailing slash asks
 // for a directory, so a final symlink is followed too (POSIX 4.13).
-func resolveAt(dst *[pathMax]byte, dirfd int64, upath uintptr) (int, unix.Errno) {
-	var raw [pathMax]byte
+func resolveAt(dst *[fs.PathMax]byte, dirfd int64, upath uintptr) (int, unix.Errno) {
+	var raw [fs.PathMax]byte
 	n, e := usermem.CopyInString(raw[:], upath)
 	if e != 0 {
 		return 0, e
@@ -41,7 +40,7 @@ func resolveAt(dst *[pathMax]byte, dirfd int64, upath uintptr) (int, unix.Errno)
 		return 0, unix.ENOENT
 	}
 	var base []byte
-	var dirBuf [pathMax]byte
+	var dirBuf [fs.PathMax]byte
 	if raw[0] == '/' || dirfd == unix.AT_FDCWD {
 		base = cwd[:cwdLen]
 	} else {
@@ -49,149 +48,53 @@ func resolveAt(dst *[pathMax]byte, dirfd int64, upath uintptr) (int, unix.Errno)
 		if !ok {
 			return 0, unix.EBADF
 		}
-		dn, _ := dirPath(d, &dirBuf)
+		dn, _ := fs.DirPath(d, &dirBuf)
 		if dn < 0 {
 			return 0, unix.ENOTDIR
 		}
 		base = dirBuf[:dn]
 	}
-	m := cleanPath(dst[:], base, raw[:n])
+	m := fs.CleanPath(dst[:], base, raw[:n])
 	if m < 0 {
 		return 0, unix.ENAMETOOLONG
 	}
-	return expandPath(dst, m, raw[n-1] == '/')
-}
-
-// fsRef names a node in either layer: the tmpfs (tmp >= 0) or the
-// initramfs.
-type fsRef struct {
-	tmp int32
-	nd  fsNode
-}
-
-func (r *fsRef) mode() uint32 {
-	if r.tmp >= 0 {
-		return tmpNodes[r.tmp].mode
-	}
-	return r.nd.mode
-}
-
-func (r *fsRef) isDir() bool { return r.mode()&cpio.S_IFMT == cpio.S_IFDIR }
-
-// lookupAny finds a path in the tmpfs, then in the initramfs.
-func lookupAny(path []byte) (fsRef, bool) {
-	if i := tmpLookup(path); i >= 0 {
-		return fsRef{tmp: i}, true
-	}
-	nd, ok := lookupPath(path)
-	return fsRef{tmp: -1, nd: nd}, ok
-}
-
-// lookupFollow looks up an absolute path whose directories resolveAt
-// has already expanded, following a final symlink if follow is set; buf
-// receives the final path, which it returns.
-func lookupFollow(path []byte, follow bool, buf *[pathMax]byte) (fsRef, []byte, unix.Errno) {
-	n, e := expandPath(buf, copy(buf[:], path), follow)
-	cur := buf[:n]
-	if e != 0 {
-		return fsRef{tmp: -1}, cur, e
-	}
-	r, ok := lookupAny(cur)
-	if !ok {
-		return r, cur, unix.ENOENT
-	}
-	return r, cur, 0
-}
-
-// expandPath replaces symlinks among the directories of buf[:n] (and the
-// final component too if followFinal) by their targets, in place. It stops
-// quietly at a component that does not exist: the caller's lookup or
-// create decides what that means.
-func expandPath(buf *[pathMax]byte, n int, followFinal bool) (int, unix.Errno) {
-	for depth := 0; depth < maxSymlinks; depth++ {
-		cur := buf[:n]
-		expanded := false
-		for i := 1; i <= len(cur); i++ {
-			if i < len(cur) && cur[i] != '/' {
-				continue
-			}
-			if i == len(cur) && !followFinal {
-				break
-			}
-			r, ok := lookupAny(cur[:i])
-			if !ok {
-				return n, 0
-			}
-			if r.mode()&cpio.S_IFMT == cpio.S_IFLNK {
-				m, e := expandLink(buf, cur[:i], linkTarget(&r), cur[i:])
-				if e != 0 {
-					return n, e
-				}
-				n, expanded = m, true
-				break
-			}
-			if i < len(cur) && !r.isDir() {
-				return n, unix.ENOTDIR // a file where a directory must be
-			}
-		}
-		if !expanded {
-			return n, 0
-		}
-	}
-	return n, unix.ELOOP
-}
-
-// maxSymlinks bounds symlink expansions in one lookup (Linux: 40).
-const maxSymlinks = 40
-
-func linkTarget(r *fsRef) []byte {
-	if r.tmp >= 0 {
-		return tmpNodes[r.tmp].link[:tmpNodes[r.tmp].linkLen]
-	}
-	return r.nd.data
-}
-
-// expandLink writes into buf the path that replaces link (an absolute
-// path whose target is target) followed by rest.
-func expandLink(buf *[pathMax]byte, link, target, rest []byte) (int, unix.Errno) {
-	dir := parentOf(link) // read by cleanPath before buf is overwritten
-	var joined [pathMax]byte
-	jn := copy(joined[:], target)
-	if jn+len(rest) > len(joined) {
-		return 0, unix.ENAMETOOLONG
-	}
-	jn += copy(joined[jn:], rest)
-	var next [pathMax]byte
-	m := cleanPath(next[:], dir, joined[:jn])
-	if m < 0 {
-		return 0, unix.ENAMETOOLONG
-	}
-	return copy(buf[:], next[:m]), 0
+	return fs.ExpandPath(dst, m, raw[n-1] == '/')
 }
 
 // openOnlyFlags act at open and are not kept in the description's
 // status flags (open(2): "file creation flags"); F_GETFL does not show them.
 const openOnlyFlags = unix.O_CLOEXEC | unix.O_CREAT | unix.O_EXCL | unix.O_NOCTTY | unix.O_NOFOLLOW | unix.O_DIRECTORY | unix.O_TRUNC
 
+// openNode makes a description for impl that keeps initramfs node nd
+// (fs.Nodes) and gives it the lowest free descriptor.
+func openNode(impl vfs.Impl, nd fs.Node, flags uint32, cloexec bool) uint64 {
+	fd := freeFD(0)
+	if fd < 0 {
+		return errno(unix.EMFILE)
+	}
+	setFD(fd, fs.OpenNode(impl, nd, flags), cloexec)
+	return uint64(fd)
+}
+
 func sysOpenat(t *sched.Thread, f *sched.Frame) uint64 {
-	var path [pathMax]byte
+	var path [fs.PathMax]byte
 	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
 	if e != 0 {
 		return errno(e)
 	}
 	flags := uint32(f.X[2])
-	var final [pathMax]byte
-	r, fp, e := lookupFollow(path[:n], flags&unix.O_NOFOLLOW == 0, &final)
+	var final [fs.PathMax]byte
+	r, fp, e := fs.LookupFollow(path[:n], flags&unix.O_NOFOLLOW == 0, &final)
 	created := false
 	if e == unix.ENOENT && flags&unix.O_CREAT != 0 {
-		if !dirExists(parentOf(fp)) {
+		if !fs.DirExists(fs.ParentOf(fp)) {
 			return errno(unix.ENOENT)
 		}
-		i, e := tmpCreate(fp, unix.S_IFREG|uint32(f.X[3])&0o7777&^umask)
+		i, e := fs.TmpCreate(fp, unix.S_IFREG|uint32(f.X[3])&0o7777&^umask)
 		if e != 0 {
 			return errno(e)
 		}
-		r, created = fsRef{tmp: i}, true
+		r, created = fs.Ref{Tmp: i}, true
 	} else if e != 0 {
 		return errno(e)
 	}
@@ -199,33 +102,33 @@ func sysOpenat(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EEXIST)
 	}
 	write := flags&unix.O_ACCMODE != unix.O_RDONLY
-	if flags&unix.O_DIRECTORY != 0 && !r.isDir() {
+	if flags&unix.O_DIRECTORY != 0 && !r.IsDir() {
 		return errno(unix.ENOTDIR)
 	}
-	if r.mode()&cpio.S_IFMT == cpio.S_IFLNK {
+	if r.Mode()&cpio.S_IFMT == cpio.S_IFLNK {
 		return errno(unix.ELOOP)
 	}
-	if r.isDir() && write {
+	if r.IsDir() && write {
 		return errno(unix.EISDIR)
 	}
-	if r.tmp < 0 && r.mode()&cpio.S_IFMT == unix.S_IFCHR {
-		return openCharDev(r.nd, flags)
+	if r.Tmp < 0 && r.Mode()&cpio.S_IFMT == unix.S_IFCHR {
+		return openCharDev(r.Nd, flags)
 	}
-	if r.tmp < 0 && (write || flags&unix.O_TRUNC != 0) {
+	if r.Tmp < 0 && (write || flags&unix.O_TRUNC != 0) {
 		return errno(unix.EROFS) // the initramfs is read-only
 	}
 	cloexec := flags&unix.O_CLOEXEC != 0
-	if r.tmp < 0 {
-		return openArchive(r.nd, flags&^openOnlyFlags, cloexec)
+	if r.Tmp < 0 {
+		return openNode(fs.ArchiveImpl(&r.Nd), r.Nd, flags&^openOnlyFlags, cloexec)
 	}
-	nd := &tmpNodes[r.tmp]
+	nd := &fs.TmpNodes[r.Tmp]
 	fd := openFD(nd, flags&^openOnlyFlags, cloexec)
 	if vfs.IsErr(fd) {
 		return fd
 	}
-	nd.opens++
-	if flags&unix.O_TRUNC != 0 && write && !r.isDir() {
-		tmpTruncate(nd, 0)
+	nd.Opens++
+	if flags&unix.O_TRUNC != 0 && write && !r.IsDir() {
+		fs.TmpTruncate(nd, 0)
 	}
 	return fd
 }
@@ -373,23 +276,6 @@ func sysLseek(t *sched.Thread, f *sched.Frame) uint64 {
 	return fl.Impl.Seek(fl, int64(f.X[1]), int(f.X[2]))
 }
 
-func fillStat(st *unix.Stat_t, nd *fsNode) {
-	st.Dev = 1
-	st.Ino = uint64(nd.ino)
-	st.Mode = nd.mode
-	st.Rdev = uint64(nd.rdev)
-	st.Nlink = nd.nlink
-	if st.Nlink == 0 {
-		st.Nlink = 1
-	}
-	st.Size = int64(len(nd.data))
-	st.Blksize = 4096
-	st.Blocks = (st.Size + 511) / 512
-	st.Mtim.Sec = int64(nd.mtime)
-	st.Atim = st.Mtim
-	st.Ctim = st.Mtim
-}
-
 func putStat(addr uintptr, st *unix.Stat_t) uint64 {
 	if !usermem.CopyOut(addr, usermem.BytesOf(unsafe.Pointer(st), unsafe.Sizeof(*st))) {
 		return errno(unix.EFAULT)
@@ -420,43 +306,43 @@ func sysNewfstatat(t *sched.Thread, f *sched.Frame) uint64 {
 			return putStat(uintptr(f.X[2]), &st)
 		}
 	}
-	var path [pathMax]byte
+	var path [fs.PathMax]byte
 	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
 	if e != 0 {
 		return errno(e)
 	}
-	var final [pathMax]byte
-	r, _, e := lookupFollow(path[:n], flags&unix.AT_SYMLINK_NOFOLLOW == 0, &final)
+	var final [fs.PathMax]byte
+	r, _, e := fs.LookupFollow(path[:n], flags&unix.AT_SYMLINK_NOFOLLOW == 0, &final)
 	if e != 0 {
 		return errno(e)
 	}
-	if r.tmp >= 0 {
-		tmpStat(&st, &tmpNodes[r.tmp])
+	if r.Tmp >= 0 {
+		fs.TmpStat(&st, &fs.TmpNodes[r.Tmp])
 	} else {
-		fillStat(&st, &r.nd)
+		fs.FillStat(&st, &r.Nd)
 	}
 	return putStat(uintptr(f.X[2]), &st)
 }
 
 func sysFaccessat(t *sched.Thread, f *sched.Frame) uint64 {
-	var path [pathMax]byte
+	var path [fs.PathMax]byte
 	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
 	if e != 0 {
 		return errno(e)
 	}
-	var final [pathMax]byte
-	r, _, e := lookupFollow(path[:n], true, &final)
+	var final [fs.PathMax]byte
+	r, _, e := fs.LookupFollow(path[:n], true, &final)
 	if e != 0 {
 		return errno(e)
 	}
-	if f.X[2]&unix.W_OK != 0 && r.tmp < 0 {
+	if f.X[2]&unix.W_OK != 0 && r.Tmp < 0 {
 		return errno(unix.EROFS)
 	}
 	return 0
 }
 
 func sysReadlinkat(t *sched.Thread, f *sched.Frame) uint64 {
-	var path [pathMax]byte
+	var path [fs.PathMax]byte
 	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
 	if e != 0 {
 		return errno(e)
@@ -465,14 +351,14 @@ func sysReadlinkat(t *sched.Thread, f *sched.Frame) uint64 {
 	if string(path[:n]) == "/proc/self/exe" {
 		target = []byte("/init")
 	} else {
-		r, ok := lookupAny(path[:n])
+		r, ok := fs.LookupAny(path[:n])
 		if !ok {
 			return errno(unix.ENOENT)
 		}
-		if r.mode()&cpio.S_IFMT != cpio.S_IFLNK {
+		if r.Mode()&cpio.S_IFMT != cpio.S_IFLNK {
 			return errno(unix.EINVAL)
 		}
-		target = linkTarget(&r)
+		target = fs.LinkTarget(&r)
 	}
 	if uint64(len(target)) > f.X[3] {
 		target = target[:f.X[3]]
@@ -492,8 +378,8 @@ func sysGetdents64(t *sched.Thread, f *sched.Frame) uint64 {
 	if !ok {
 		return errno(unix.EBADF)
 	}
-	var dirBuf [pathMax]byte
-	dn, archive := dirPath(fl, &dirBuf)
+	var dirBuf [fs.PathMax]byte
+	dn, archive := fs.DirPath(fl, &dirBuf)
 	if dn < 0 {
 		return errno(unix.ENOTDIR)
 	}
@@ -523,15 +409,15 @@ func sysGetdents64(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	full := false
 	if archive {
-		dir := archiveNodes[fl.Index()].name
+		dir := fs.Nodes[fl.Index()].Name
 		for fl.Pos < tmpfsPos && !full {
-			e, next, err := cpio.Next(initrd, int(fl.Pos))
+			e, next, err := cpio.Next(fs.Archive, int(fl.Pos))
 			if err != cpio.OK {
 				fl.Pos = tmpfsPos
 				break
 			}
-			name := trimName(e.Name)
-			if isChild(dir, name) {
+			name := fs.TrimName(e.Name)
+			if fs.IsChild(dir, name) {
 				base := name[len(dir):]
 				if len(dir) > 0 {
 					base = base[1:]
@@ -546,16 +432,16 @@ func sysGetdents64(t *sched.Thread, f *sched.Frame) uint64 {
 	} else if fl.Pos < tmpfsPos {
 		fl.Pos = tmpfsPos
 	}
-	for !full && fl.Pos >= tmpfsPos && fl.Pos-tmpfsPos < maxTmpNodes {
+	for !full && fl.Pos >= tmpfsPos && fl.Pos-tmpfsPos < fs.MaxTmpNodes {
 		i := fl.Pos - tmpfsPos
-		n := &tmpNodes[i]
-		if n.used && !n.unlinked && isChildPath(dirBuf[:dn], n.name()) {
-			p := n.name()
-			base := p[len(parentOf(p)):]
+		n := &fs.TmpNodes[i]
+		if n.Used && !n.Unlinked && fs.IsChildPath(dirBuf[:dn], n.Name()) {
+			p := n.Name()
+			base := p[len(fs.ParentOf(p)):]
 			if len(base) > 0 && base[0] == '/' {
 				base = base[1:]
 			}
-			if !emit(n.ino, fl.Pos+1, dirType(n.mode), base) {
+			if !emit(n.Ino, fl.Pos+1, dirType(n.Mode), base) {
 				full = true
 				break
 			}
@@ -584,7 +470,7 @@ func sysGetcwd(t *sched.Thread, f *sched.Frame) uint64 {
 	if f.X[1] < uint64(cwdLen)+1 {
 		return errno(unix.ERANGE)
 	}
-	var buf [pathMax + 1]byte
+	var buf [fs.PathMax + 1]byte
 	n := copy(buf[:], cwd[:cwdLen])
 	buf[n] = 0
 	if !usermem.CopyOut(uintptr(f.X[0]), buf[:n+1]) {
@@ -594,17 +480,17 @@ func sysGetcwd(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 func sysChdir(t *sched.Thread, f *sched.Frame) uint64 {
-	var path [pathMax]byte
+	var path [fs.PathMax]byte
 	n, e := resolveAt(&path, unix.AT_FDCWD, uintptr(f.X[0]))
 	if e != 0 {
 		return errno(e)
 	}
-	var final [pathMax]byte
-	r, fp, e := lookupFollow(path[:n], true, &final)
+	var final [fs.PathMax]byte
+	r, fp, e := fs.LookupFollow(path[:n], true, &final)
 	if e != 0 {
 		return errno(e)
 	}
-	if !r.isDir() {
+	if !r.IsDir() {
 		return errno(unix.ENOTDIR)
 	}
 	cwdLen = copy(cwd[:], fp)
@@ -616,7 +502,7 @@ func sysFchdir(t *sched.Thread, f *sched.Frame) uint64 {
 	if !ok {
 		return errno(unix.EBADF)
 	}
-	n, _ := dirPath(fl, &cwd) // writes only a directory's path
+	n, _ := fs.DirPath(fl, &cwd) // writes only a directory's path
 	if n < 0 {
 		return errno(unix.ENOTDIR)
 	}

@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"gometal/kernel/clock"
+	"gometal/kernel/fs"
 	"gometal/kernel/usermem"
 	"unsafe"
 
@@ -16,18 +18,12 @@ import (
 // createAt makes a new tmpfs node at (dirfd, upath), which must not
 // exist yet and whose directory must.
 func createAt(dirfd int64, upath uintptr, mode uint32) (int32, unix.Errno) {
-	var path [pathMax]byte
+	var path [fs.PathMax]byte
 	n, e := resolveAt(&path, dirfd, upath)
 	if e != 0 {
 		return -1, e
 	}
-	if _, ok := lookupAny(path[:n]); ok {
-		return -1, unix.EEXIST
-	}
-	if !dirExists(parentOf(path[:n])) {
-		return -1, unix.ENOENT
-	}
-	return tmpCreate(path[:n], mode)
+	return fs.Create(path[:n], mode)
 }
 
 func sysMkdirat(t *sched.Thread, f *sched.Frame) uint64 {
@@ -36,7 +32,7 @@ func sysMkdirat(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 func sysUnlinkat(t *sched.Thread, f *sched.Frame) uint64 {
-	var path [pathMax]byte
+	var path [fs.PathMax]byte
 	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
 	if e != 0 {
 		return errno(e)
@@ -45,31 +41,11 @@ func sysUnlinkat(t *sched.Thread, f *sched.Frame) uint64 {
 	if flags&^uint64(unix.AT_REMOVEDIR) != 0 {
 		return errno(unix.EINVAL)
 	}
-	r, ok := lookupAny(path[:n])
-	if !ok {
-		return errno(unix.ENOENT)
-	}
-	if r.tmp < 0 {
-		return errno(unix.EROFS)
-	}
-	nd := &tmpNodes[r.tmp]
-	if flags&unix.AT_REMOVEDIR != 0 {
-		if !nd.isDir() {
-			return errno(unix.ENOTDIR)
-		}
-		if tmpHasChildren(path[:n]) {
-			return errno(unix.ENOTEMPTY)
-		}
-	} else if nd.isDir() {
-		return errno(unix.EISDIR)
-	}
-	nd.unlinked = true
-	tmpRelease(r.tmp)
-	return 0
+	return errno(fs.Unlink(path[:n], flags&unix.AT_REMOVEDIR != 0))
 }
 
 func renameCommon(f *sched.Frame, flags uint64) uint64 {
-	var from, to [pathMax]byte
+	var from, to [fs.PathMax]byte
 	n, e := resolveAt(&from, int64(f.X[0]), uintptr(f.X[1]))
 	if e != 0 {
 		return errno(e)
@@ -82,18 +58,18 @@ func renameCommon(f *sched.Frame, flags uint64) uint64 {
 		return errno(unix.EINVAL)
 	}
 	if flags&unix.RENAME_NOREPLACE != 0 {
-		if _, ok := lookupAny(to[:m]); ok {
+		if _, ok := fs.LookupAny(to[:m]); ok {
 			return errno(unix.EEXIST)
 		}
 	}
-	return errno(tmpRename(from[:n], to[:m]))
+	return errno(fs.TmpRename(from[:n], to[:m]))
 }
 
 func sysRenameat(t *sched.Thread, f *sched.Frame) uint64  { return renameCommon(f, 0) }
 func sysRenameat2(t *sched.Thread, f *sched.Frame) uint64 { return renameCommon(f, f.X[4]) }
 
 func sysSymlinkat(t *sched.Thread, f *sched.Frame) uint64 {
-	var target [pathMax]byte
+	var target [fs.PathMax]byte
 	tn, e := usermem.CopyInString(target[:], uintptr(f.X[0]))
 	if e != 0 {
 		return errno(e)
@@ -101,14 +77,14 @@ func sysSymlinkat(t *sched.Thread, f *sched.Frame) uint64 {
 	if tn == 0 {
 		return errno(unix.ENOENT)
 	}
-	if tn > tmpPathMax {
+	if tn > fs.TmpPathMax {
 		return errno(unix.ENAMETOOLONG)
 	}
 	i, e := createAt(int64(f.X[1]), uintptr(f.X[2]), unix.S_IFLNK|0o777)
 	if e != 0 {
 		return errno(e)
 	}
-	tmpNodes[i].linkLen = copy(tmpNodes[i].link[:], target[:tn])
+	fs.TmpNodes[i].LinkLen = copy(fs.TmpNodes[i].Link[:], target[:tn])
 	return 0
 }
 
@@ -118,18 +94,18 @@ func sysFtruncate(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EBADF)
 	}
 	size := int64(f.X[1])
-	if size < 0 || size > tmpMaxSize {
+	if size < 0 || size > fs.TmpMaxSize {
 		return errno(unix.EINVAL)
 	}
 	switch impl := fl.Impl.(type) {
-	case *tmpNode:
-		if impl.isDir() || !fl.Writable() {
+	case *fs.TmpNode:
+		if impl.IsDir() || !fl.Writable() {
 			return errno(unix.EINVAL)
 		}
-		tmpTruncate(impl, size)
+		fs.TmpTruncate(impl, size)
 		return 0
-	case *archiveFile:
-		if !impl.dir {
+	case *fs.ArchiveFile:
+		if !impl.IsDir() {
 			return errno(unix.EROFS)
 		}
 	}
@@ -138,27 +114,27 @@ func sysFtruncate(t *sched.Thread, f *sched.Frame) uint64 {
 
 // sysTruncate is truncate(2): ftruncate by path, following symlinks.
 func sysTruncate(t *sched.Thread, f *sched.Frame) uint64 {
-	var path, final [pathMax]byte
+	var path, final [fs.PathMax]byte
 	n, e := resolveAt(&path, unix.AT_FDCWD, uintptr(f.X[0]))
 	if e != 0 {
 		return errno(e)
 	}
 	size := int64(f.X[1])
-	if size < 0 || size > tmpMaxSize {
+	if size < 0 || size > fs.TmpMaxSize {
 		return errno(unix.EINVAL)
 	}
-	r, _, e := lookupFollow(path[:n], true, &final)
+	r, _, e := fs.LookupFollow(path[:n], true, &final)
 	switch {
 	case e != 0:
 		return errno(e)
-	case r.isDir():
+	case r.IsDir():
 		return errno(unix.EISDIR)
-	case r.mode()&cpio.S_IFMT != cpio.S_IFREG:
+	case r.Mode()&cpio.S_IFMT != cpio.S_IFREG:
 		return errno(unix.EINVAL)
-	case r.tmp < 0:
+	case r.Tmp < 0:
 		return errno(unix.EROFS) // the initramfs is read-only
 	}
-	tmpTruncate(&tmpNodes[r.tmp], size)
+	fs.TmpTruncate(&fs.TmpNodes[r.Tmp], size)
 	return 0
 }
 
@@ -169,28 +145,28 @@ func sysFchmod(t *sched.Thread, f *sched.Frame) uint64 {
 	if !ok {
 		return errno(unix.EBADF)
 	}
-	if nd, ok := fl.Impl.(*tmpNode); ok {
-		nd.mode = nd.mode&unix.S_IFMT | uint32(f.X[1])&0o7777
+	if nd, ok := fl.Impl.(*fs.TmpNode); ok {
+		nd.Mode = nd.Mode&unix.S_IFMT | uint32(f.X[1])&0o7777
 		return 0
 	}
 	return errno(unix.EROFS)
 }
 
 func pathTmpNode(f *sched.Frame) (int32, uint64) {
-	var path [pathMax]byte
+	var path [fs.PathMax]byte
 	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
 	if e != 0 {
 		return -1, errno(e)
 	}
-	var final [pathMax]byte
-	r, _, e := lookupFollow(path[:n], true, &final)
+	var final [fs.PathMax]byte
+	r, _, e := fs.LookupFollow(path[:n], true, &final)
 	if e != 0 {
 		return -1, errno(e)
 	}
-	if r.tmp < 0 {
+	if r.Tmp < 0 {
 		return -1, errno(unix.EROFS)
 	}
-	return r.tmp, 0
+	return r.Tmp, 0
 }
 
 func sysFchmodat(t *sched.Thread, f *sched.Frame) uint64 {
@@ -198,8 +174,8 @@ func sysFchmodat(t *sched.Thread, f *sched.Frame) uint64 {
 	if e != 0 {
 		return e
 	}
-	nd := &tmpNodes[i]
-	nd.mode = nd.mode&unix.S_IFMT | uint32(f.X[2])&0o7777
+	nd := &fs.TmpNodes[i]
+	nd.Mode = nd.Mode&unix.S_IFMT | uint32(f.X[2])&0o7777
 	return 0
 }
 
@@ -214,11 +190,11 @@ func sysUtimensat(t *sched.Thread, f *sched.Frame) uint64 {
 		if !ok {
 			return errno(unix.EBADF)
 		}
-		nd, ok := fl.Impl.(*tmpNode)
+		nd, ok := fl.Impl.(*fs.TmpNode)
 		if !ok {
 			return errno(unix.EROFS)
 		}
-		i = nd.index()
+		i = nd.Index()
 	} else {
 		var e uint64
 		if i, e = pathTmpNode(f); e != 0 {
@@ -226,10 +202,10 @@ func sysUtimensat(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 	}
 	if set[0] {
-		tmpNodes[i].atime = times[0]
+		fs.TmpNodes[i].Atime = times[0]
 	}
 	if set[1] {
-		tmpNodes[i].mtime = times[1]
+		fs.TmpNodes[i].Mtime = times[1]
 	}
 	return 0
 }
@@ -244,7 +220,7 @@ const (
 // the modification time, in nanoseconds, and whether each is to be set.
 // NULL means both now; each may be UTIME_NOW or UTIME_OMIT.
 func readUtimes(addr uintptr) (times [2]int64, set [2]bool, e unix.Errno) {
-	now := wallNanos()
+	now := clock.Realtime()
 	if addr == 0 {
 		return [2]int64{now, now}, [2]bool{true, true}, 0
 	}

@@ -5,24 +5,14 @@ import (
 	"unsafe"
 
 	"gometal/drivers/timer"
+	"gometal/kernel/clock"
 	"gometal/sched"
 
 	"golang.org/x/sys/unix"
 )
 
-// Clocks: CLOCK_MONOTONIC (and its variants) is the generic timer's
-// virtual counter; CLOCK_REALTIME adds the PL031 reading taken at boot.
-
-func nowNanos(clock uint64) (int64, bool) {
-	switch clock {
-	case unix.CLOCK_MONOTONIC, unix.CLOCK_MONOTONIC_RAW, unix.CLOCK_MONOTONIC_COARSE,
-		unix.CLOCK_BOOTTIME, unix.CLOCK_PROCESS_CPUTIME_ID, unix.CLOCK_THREAD_CPUTIME_ID:
-		return timer.Nanos(), true
-	case unix.CLOCK_REALTIME, unix.CLOCK_REALTIME_COARSE, unix.CLOCK_TAI:
-		return wallAtBoot + timer.Nanos(), true
-	}
-	return 0, false
-}
+// Clocks are kernel/clock's; nowNanos reads one for a syscall.
+func nowNanos(id uint64) (int64, bool) { return clock.Now(id) }
 
 func writeTimespec(addr uintptr, ns int64) bool {
 	ts := unix.NsecToTimespec(ns)

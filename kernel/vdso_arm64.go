@@ -6,6 +6,7 @@ import (
 
 	"gometal/drivers/cpu"
 	"gometal/drivers/timer"
+	"gometal/kernel/clock"
 	"gometal/kernel/mm"
 )
 
@@ -28,6 +29,6 @@ func mapVDSO() bool {
 	}
 	page := mm.PageBytes(pa)
 	code := unsafe.Slice((*byte)(cpu.Ptr(vdsoCode())), vdsoCodeMax)
-	buildVDSO(page[:], code, vdsoMult(timer.Freq()), wallAtBoot)
+	buildVDSO(page[:], code, vdsoMult(timer.Freq()), clock.WallAtBoot)
 	return usermem.App.MapFixedPage(vdsoVA, pa, mm.ProtRead|mm.ProtExec)
 }

@@ -5,7 +5,6 @@ package vfs
 import (
 	"bytes"
 	"testing"
-	"unsafe"
 
 	"gometal/kernel/mm"
 	"gometal/kernel/usermem"
@@ -23,20 +22,7 @@ import (
 // mapped read-write).
 func setup(t *testing.T, npages int) uintptr {
 	t.Helper()
-	mm.PhysOffset = 0
-	mem := make([]byte, (1024+1)*mm.PageSize)
-	start := mm.PageUp(uintptr(unsafe.Pointer(&mem[0])))
-	mm.Pages = mm.Alloc{}
-	mm.Pages.AddRange(start, start+1024*mm.PageSize)
-	t.Cleanup(func() { _ = mem[0] })
-	usermem.App = mm.Space{}
-	if !usermem.App.Init(&mm.Pages) {
-		t.Fatal("space init")
-	}
-	base, e := usermem.App.Mmap(0, uintptr(npages)*mm.PageSize, mm.ProtRead|mm.ProtWrite, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
-	if e != 0 {
-		t.Fatalf("mmap: %v", e)
-	}
+	base := usermem.HostReset(1024, npages)
 	sched.Reset(1)
 	Files = [MaxFiles]File{}
 	pipes = [MaxPipes]Pipe{}

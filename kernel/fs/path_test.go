@@ -1,4 +1,4 @@
-package kernel
+package fs
 
 import "testing"
 
@@ -13,13 +13,13 @@ func TestCleanPath(t *testing.T) {
 	}
 	for _, c := range cases {
 		var buf [64]byte
-		n := cleanPath(buf[:], []byte(c.base), []byte(c.p))
+		n := CleanPath(buf[:], []byte(c.base), []byte(c.p))
 		if n < 0 || string(buf[:n]) != c.want {
 			t.Errorf("cleanPath(%q, %q) = %q, want %q", c.base, c.p, buf[:max(n, 0)], c.want)
 		}
 	}
 	var small [4]byte
-	if cleanPath(small[:], []byte("/"), []byte("toolong")) != -1 {
+	if CleanPath(small[:], []byte("/"), []byte("toolong")) != -1 {
 		t.Error("overflow not reported")
 	}
 }

@@ -1,25 +1,29 @@
-package kernel
+package fs
 
 import "gometal/kernel/cpio"
 
 // The initramfs is the app's file system: read-only, served straight out
 // of the cpio archive the bootloader left in memory (no copies).
 
-// fsNode is one file or directory of the initramfs.
-type fsNode struct {
-	name  []byte // path without the leading "/" ("" for the root)
-	mode  uint32
-	ino   uint32
-	mtime uint32
-	nlink uint32
-	rdev  uint32 // device nodes: major<<8 | minor, as stat's st_rdev
-	data  []byte
-	off   int // archive offset of the entry (0 for the synthetic root)
+// Archive is the initramfs as the bootloader left it (the kernel's start
+// sets it from the DTB's linux,initrd-start and -end).
+var Archive []byte
+
+// Node is one file or directory of the initramfs.
+type Node struct {
+	Name  []byte // path without the leading "/" ("" for the root)
+	Mode  uint32
+	Ino   uint32
+	Mtime uint32
+	Nlink uint32
+	Rdev  uint32 // device nodes: major<<8 | minor, as stat's st_rdev
+	Data  []byte
+	Off   int // archive offset of the entry (0 for the synthetic root)
 }
 
-// trimName strips "./" and "/" prefixes so archive names compare with
+// TrimName strips "./" and "/" prefixes so archive names compare with
 // cleaned paths.
-func trimName(n []byte) []byte {
+func TrimName(n []byte) []byte {
 	for {
 		switch {
 		case len(n) >= 2 && n[0] == '.' && n[1] == '/':
@@ -34,25 +38,25 @@ func trimName(n []byte) []byte {
 	}
 }
 
-func nodeOf(e *cpio.Entry, off int) fsNode {
-	return fsNode{name: trimName(e.Name), mode: e.Mode, ino: e.Ino, mtime: e.Mtime, nlink: e.Nlink,
-		rdev: e.RDevMajor<<8 | e.RDevMinor&0xff, data: e.Data, off: off}
+func nodeOf(e *cpio.Entry, off int) Node {
+	return Node{Name: TrimName(e.Name), Mode: e.Mode, Ino: e.Ino, Mtime: e.Mtime, Nlink: e.Nlink,
+		Rdev: e.RDevMajor<<8 | e.RDevMinor&0xff, Data: e.Data, Off: off}
 }
 
-// lookupPath finds an absolute, cleaned path. The root always exists.
-func lookupPath(path []byte) (fsNode, bool) {
-	p := trimName(path)
+// Lookup finds an absolute, cleaned path. The root always exists.
+func Lookup(path []byte) (Node, bool) {
+	p := TrimName(path)
 	if len(p) == 0 {
-		return fsNode{mode: cpio.S_IFDIR | 0o755, ino: 1, nlink: 2}, true
+		return Node{Mode: cpio.S_IFDIR | 0o755, Ino: 1, Nlink: 2}, true
 	}
-	var found fsNode
+	var found Node
 	ok := false
 	for off := 0; ; {
-		e, next, err := cpio.Next(initrd, off)
+		e, next, err := cpio.Next(Archive, off)
 		if err != cpio.OK {
 			break
 		}
-		if string(trimName(e.Name)) == string(p) {
+		if string(TrimName(e.Name)) == string(p) {
 			// Later entries win, as the Linux unpacker overwrites.
 			found, ok = nodeOf(&e, off), true
 		}
@@ -62,14 +66,14 @@ func lookupPath(path []byte) (fsNode, bool) {
 		if name := childPrefix(p); name != nil {
 			// A directory implied by its contents but without its own
 			// record. Its name points into the archive, not into p.
-			return fsNode{name: name, mode: cpio.S_IFDIR | 0o755, ino: 2, nlink: 2}, true
+			return Node{Name: name, Mode: cpio.S_IFDIR | 0o755, Ino: 2, Nlink: 2}, true
 		}
 	}
 	return found, ok
 }
 
-// isChild reports whether name is directly inside dir (both trimmed).
-func isChild(dir, name []byte) bool {
+// IsChild reports whether name is directly inside dir (both trimmed).
+func IsChild(dir, name []byte) bool {
 	if len(name) == 0 {
 		return false
 	}
@@ -91,11 +95,11 @@ func isChild(dir, name []byte) bool {
 // entry inside it, or nil if the directory has no entries.
 func childPrefix(dir []byte) []byte {
 	for off := 0; ; {
-		e, next, err := cpio.Next(initrd, off)
+		e, next, err := cpio.Next(Archive, off)
 		if err != cpio.OK {
 			return nil
 		}
-		n := trimName(e.Name)
+		n := TrimName(e.Name)
 		if len(n) > len(dir) && string(n[:len(dir)]) == string(dir) && n[len(dir)] == '/' {
 			return n[:len(dir)]
 		}
@@ -104,13 +108,13 @@ func childPrefix(dir []byte) []byte {
 }
 
 // readFileAt reads a whole small file (the /.gometal settings).
-func readConfigFile(path string) []byte {
+func ConfigFile(path string) []byte {
 	for off := 0; ; {
-		e, next, err := cpio.Next(initrd, off)
+		e, next, err := cpio.Next(Archive, off)
 		if err != cpio.OK {
 			return nil
 		}
-		if string(trimName(e.Name)) == path {
+		if string(TrimName(e.Name)) == path {
 			return e.Data
 		}
 		off = next

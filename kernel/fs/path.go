@@ -1,10 +1,10 @@
-package kernel
+package fs
 
-// cleanPath writes the absolute, cleaned form of p (relative paths are
+// CleanPath writes the absolute, cleaned form of p (relative paths are
 // taken from base, which must be absolute) into dst and returns its
 // length, or -1 if it does not fit. "." and ".." and repeated slashes are
 // resolved lexically, as the initramfs has no symlinked directories.
-func cleanPath(dst []byte, base, p []byte) int {
+func CleanPath(dst []byte, base, p []byte) int {
 	n := 0
 	push := func(comp []byte) bool {
 		switch string(comp) {

@@ -1,0 +1,31 @@
+// Package clock owns the kernel's clocks as Linux names them: the
+// monotonic clock is the generic timer's virtual counter since reset, the
+// real-time clock adds the wall time the RTC gave at boot. Builds on the
+// host (with the host's monotonic clock) for the tests of the layers
+// above.
+package clock
+
+import "golang.org/x/sys/unix"
+
+// WallAtBoot is the Unix time, in nanoseconds, at which the monotonic
+// clock read zero. The kernel's start sets it from the PL031 RTC; without
+// an RTC it stays 0 and the real-time clock starts at 1970, as Linux's
+// does on a board without one.
+var WallAtBoot int64
+
+// Realtime is CLOCK_REALTIME in nanoseconds.
+func Realtime() int64 { return WallAtBoot + Monotonic() }
+
+// Now reads clock id (clock_gettime(2)'s clockid), or reports false for
+// a clock gometal does not have. The CPU-time clocks read the monotonic
+// clock: a thread's own CPU time is not accounted.
+func Now(id uint64) (int64, bool) {
+	switch id {
+	case unix.CLOCK_MONOTONIC, unix.CLOCK_MONOTONIC_RAW, unix.CLOCK_MONOTONIC_COARSE,
+		unix.CLOCK_BOOTTIME, unix.CLOCK_PROCESS_CPUTIME_ID, unix.CLOCK_THREAD_CPUTIME_ID:
+		return Monotonic(), true
+	case unix.CLOCK_REALTIME, unix.CLOCK_REALTIME_COARSE, unix.CLOCK_TAI:
+		return Realtime(), true
+	}
+	return 0, false
+}

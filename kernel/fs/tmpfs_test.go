@@ -1,0 +1,232 @@
+//go:build !arm64
+
+package fs
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"gometal/kernel/mm"
+	"gometal/kernel/usermem"
+	"gometal/kernel/vfs"
+
+	"golang.org/x/sys/unix"
+)
+
+// The tmpfs on the host: Go memory plays physical memory (file pages and
+// the app's), a real mm.Space plays the app's address space, and the
+// initramfs is empty (the root directory only).
+
+const testPages = 256
+
+// setup empties the tmpfs with a limit of limitPages pages and returns an
+// app buffer of bufPages pages.
+func setup(t *testing.T, limitPages, bufPages int) uintptr {
+	t.Helper()
+	base := usermem.HostReset(testPages, bufPages)
+	Archive = nil
+	vfs.Files = [vfs.MaxFiles]vfs.File{}
+	InitTmpfs(uint64(limitPages) * mm.PageSize)
+	return base
+}
+
+func create(t *testing.T, path string, mode uint32) *TmpNode {
+	t.Helper()
+	i, e := Create([]byte(path), mode)
+	if e != 0 {
+		t.Fatalf("create %s: %v", path, e)
+	}
+	return &TmpNodes[i]
+}
+
+// open makes a description of n, as openat does.
+func open(t *testing.T, n *TmpNode) *vfs.File {
+	t.Helper()
+	fi := vfs.Alloc(n, unix.O_RDWR)
+	if fi < 0 {
+		t.Fatal("no free description")
+	}
+	n.Opens++
+	return &vfs.Files[fi]
+}
+
+func write(t *testing.T, f *vfs.File, buf uintptr, data string) {
+	t.Helper()
+	if !usermem.CopyOut(buf, []byte(data)) {
+		t.Fatal("copy out")
+	}
+	if r := f.Impl.Write(f, buf, uint64(len(data)), -1); r != uint64(len(data)) {
+		t.Fatalf("write %q = %#x", data, r)
+	}
+}
+
+func readAt(t *testing.T, f *vfs.File, buf uintptr, off int64, n int) string {
+	t.Helper()
+	r := f.Impl.Read(f, buf, uint64(n), off)
+	if vfs.IsErr(r) {
+		t.Fatalf("read at %d: %#x", off, r)
+	}
+	b := make([]byte, r)
+	usermem.CopyIn(b, buf)
+	return string(b)
+}
+
+func lookup(path string) (*TmpNode, bool) {
+	r, ok := LookupAny([]byte(path))
+	if !ok || r.Tmp < 0 {
+		return nil, false
+	}
+	return &TmpNodes[r.Tmp], true
+}
+
+// rename(2) moves a directory with everything below it; the checks
+// Linux makes come first, and a rename that fails changes nothing.
+func TestTmpfsRename(t *testing.T) {
+	buf := setup(t, 64, 1)
+	create(t, "/tmp/a", unix.S_IFDIR|0o755)
+	f := open(t, create(t, "/tmp/a/f", unix.S_IFREG|0o644))
+	write(t, f, buf, "hello")
+	create(t, "/tmp/full", unix.S_IFDIR|0o755)
+	create(t, "/tmp/full/x", unix.S_IFREG|0o644)
+	create(t, "/tmp/file", unix.S_IFREG|0o644)
+
+	for _, c := range []struct {
+		from, to string
+		want     unix.Errno
+	}{
+		{"/tmp/a", "/tmp/a/sub", unix.EINVAL},   // into itself
+		{"/tmp/a", "/tmp/full", unix.ENOTEMPTY}, // over a non-empty directory
+		{"/tmp/file", "/tmp/full", unix.EISDIR}, // a file over a directory
+		{"/tmp/a", "/tmp/file", unix.ENOTDIR},   // a directory over a file
+		{"/tmp/none", "/tmp/x", unix.ENOENT},    // no source
+		{"/tmp/a", "/tmp/nodir/a", unix.ENOENT}, // no target directory
+		{"/", "/tmp/root", unix.EROFS},          // the initramfs is read-only
+		{"/tmp/a", "/tmp/" + strings.Repeat("n", TmpPathMax), unix.ENAMETOOLONG},
+	} {
+		if e := TmpRename([]byte(c.from), []byte(c.to)); e != c.want {
+			t.Errorf("rename %s -> %.20s: %v, want %v", c.from, c.to, e, c.want)
+		}
+	}
+	if _, ok := lookup("/tmp/a/f"); !ok {
+		t.Fatal("a failed rename moved /tmp/a/f")
+	}
+
+	if e := TmpRename([]byte("/tmp/a"), []byte("/tmp/b")); e != 0 {
+		t.Fatalf("rename /tmp/a /tmp/b: %v", e)
+	}
+	if _, ok := lookup("/tmp/a"); ok {
+		t.Error("/tmp/a still there")
+	}
+	if _, ok := lookup("/tmp/a/f"); ok {
+		t.Error("/tmp/a/f still there")
+	}
+	n, ok := lookup("/tmp/b/f")
+	if !ok {
+		t.Fatal("/tmp/b/f missing")
+	}
+	if n != f.Impl.(*TmpNode) {
+		t.Error("the open description does not follow its file")
+	}
+	if got := readAt(t, f, buf, 0, 16); got != "hello" {
+		t.Errorf("read after rename = %q", got)
+	}
+
+	// Over an existing file: the target is replaced, its old node goes.
+	create(t, "/tmp/c", unix.S_IFREG|0o644)
+	if e := TmpRename([]byte("/tmp/b/f"), []byte("/tmp/c")); e != 0 {
+		t.Fatalf("rename over a file: %v", e)
+	}
+	if n, _ := lookup("/tmp/c"); n != f.Impl.(*TmpNode) {
+		t.Error("/tmp/c is not the renamed file")
+	}
+}
+
+// A file unlinked while open stays readable and writable through its
+// description, nameless; its pages go back with the last close.
+func TestTmpfsUnlinkWhileOpen(t *testing.T) {
+	buf := setup(t, 64, 2)
+	n := create(t, "/tmp/f", unix.S_IFREG|0o644)
+	f := open(t, n)
+	data := strings.Repeat("x", 5000) // two pages
+	write(t, f, buf, data)
+	used := tmpPages
+	if used == 0 {
+		t.Fatal("writing took no pages")
+	}
+
+	if e := Unlink([]byte("/tmp/f"), false); e != 0 {
+		t.Fatalf("unlink: %v", e)
+	}
+	if _, ok := lookup("/tmp/f"); ok {
+		t.Error("unlinked name still found")
+	}
+	// A new file may take the name; the open one is not it.
+	m := create(t, "/tmp/f", unix.S_IFREG|0o644)
+	if m == n {
+		t.Fatal("the new file reuses the open node")
+	}
+	if got := readAt(t, f, buf, 4998, 10); got != "xx" {
+		t.Errorf("read of the unlinked file = %q", got)
+	}
+	write(t, f, buf, "tail")
+	if st := n.Stat(f); st.Size != 5004 {
+		t.Errorf("size = %d, want 5004", st.Size)
+	}
+	if tmpPages < used {
+		t.Errorf("pages freed while open: %d < %d", tmpPages, used)
+	}
+
+	vfs.DecRef(f.Index()) // the last close
+	if n.Used {
+		t.Error("the node outlived its last description")
+	}
+	if tmpPages != 0 {
+		t.Errorf("%d pages still held after the last close", tmpPages)
+	}
+}
+
+// Unlink answers as unlinkat(2) does.
+func TestTmpfsUnlinkErrors(t *testing.T) {
+	setup(t, 8, 1)
+	create(t, "/tmp/d", unix.S_IFDIR|0o755)
+	create(t, "/tmp/d/f", unix.S_IFREG|0o644)
+	for _, c := range []struct {
+		path  string
+		rmdir bool
+		want  unix.Errno
+	}{
+		{"/tmp/d", false, unix.EISDIR},
+		{"/tmp/d", true, unix.ENOTEMPTY},
+		{"/tmp/d/f", true, unix.ENOTDIR},
+		{"/tmp/none", false, unix.ENOENT},
+		{"/", true, unix.EROFS},
+		{"/tmp/d/f", false, 0},
+		{"/tmp/d", true, 0},
+	} {
+		if e := Unlink([]byte(c.path), c.rmdir); e != c.want {
+			t.Errorf("unlink %s (rmdir %v) = %v, want %v", c.path, c.rmdir, e, c.want)
+		}
+	}
+}
+
+// Past the size limit a write is short, then ENOSPC; truncating gives
+// the pages back.
+func TestTmpfsLimit(t *testing.T) {
+	buf := setup(t, 4, 8)
+	f := open(t, create(t, "/tmp/big", unix.S_IFREG|0o644))
+	big := bytes.Repeat([]byte{'y'}, 8*mm.PageSize)
+	usermem.CopyOut(buf, big)
+	r := f.Impl.Write(f, buf, uint64(len(big)), -1)
+	// Two index pages (root and leaf) and two data pages fit in four.
+	if r != 2*mm.PageSize {
+		t.Fatalf("write past the limit = %#x, want %#x", r, 2*mm.PageSize)
+	}
+	if r := f.Impl.Write(f, buf, 1, -1); r != vfs.Err(unix.ENOSPC) {
+		t.Errorf("write when full = %#x, want ENOSPC", r)
+	}
+	TmpTruncate(f.Impl.(*TmpNode), 0)
+	if tmpPages != 0 {
+		t.Errorf("truncate to 0 left %d pages", tmpPages)
+	}
+}
