@@ -26,7 +26,7 @@ func setup(t *testing.T, limitPages, bufPages int) uintptr {
 	t.Helper()
 	base := usermem.HostReset(testPages, bufPages)
 	Archive = nil
-	vfs.Files = [vfs.MaxFiles]vfs.File{}
+	vfs.Reset()
 	InitTmpfs(uint64(limitPages) * mm.PageSize)
 	return base
 }

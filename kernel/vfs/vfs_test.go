@@ -24,13 +24,7 @@ func setup(t *testing.T, npages int) uintptr {
 	t.Helper()
 	base := usermem.HostReset(1024, npages)
 	sched.Reset(1)
-	Files = [MaxFiles]File{}
-	pipes = [MaxPipes]Pipe{}
-	epolls = [MaxEpolls]Epoll{}
-	interests = [MaxInterests]interest{}
-	eventfds = [MaxFiles]Eventfd{}
-	timerfds = [MaxTimerfds]Timerfd{}
-	Stats = counters{}
+	Reset()
 	return base
 }
 

@@ -1,0 +1,74 @@
+package socket
+
+import (
+	"unsafe"
+
+	"gometal/kernel/vfs"
+
+	"golang.org/x/sys/unix"
+)
+
+// A Socket as an open file (vfs.Impl).
+
+// Read and Write move data through the connection's pipes.
+func (k *Socket) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	if k.State != Connected {
+		return vfs.Err(unix.ENOTCONN)
+	}
+	if k.shutRd || k.rx < 0 {
+		return 0
+	}
+	return vfs.PipeAt(k.rx).ReadAt(buf, n)
+}
+
+func (k *Socket) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	if k.State != Connected {
+		return vfs.Err(unix.ENOTCONN)
+	}
+	if k.shutWr || k.tx < 0 {
+		return vfs.Err(unix.EPIPE)
+	}
+	return vfs.PipeAt(k.tx).WriteAt(buf, n)
+}
+
+func (k *Socket) Waitable() *vfs.Waitable { return &k.W }
+func (k *Socket) Kind() vfs.Kind          { return vfs.KindSocket }
+func (k *Socket) Release(f *vfs.File)     { k.unref() }
+
+func (k *Socket) index() int32 {
+	return int32((uintptr(unsafe.Pointer(k)) - uintptr(unsafe.Pointer(&sockets[0]))) / unsafe.Sizeof(sockets[0]))
+}
+
+func (k *Socket) Stat(f *vfs.File) unix.Stat_t {
+	return unix.Stat_t{Mode: unix.S_IFSOCK | 0o777, Nlink: 1, Blksize: 4096}
+}
+
+// Readiness reports a socket's EPOLL* bits.
+func (k *Socket) Readiness(f *vfs.File) uint32 {
+	switch k.State {
+	case Listening:
+		if k.nbacklog > 0 {
+			return unix.EPOLLIN
+		}
+		return 0
+	case Connected:
+		var r uint32
+		if k.rx >= 0 {
+			// A socket reports the peer's close as readable + RDHUP.
+			if e := vfs.PipeAt(k.rx).ReadEvents(); e != 0 {
+				r |= unix.EPOLLIN
+				if e&unix.EPOLLHUP != 0 {
+					r |= unix.EPOLLRDHUP
+				}
+			}
+		}
+		if k.tx >= 0 {
+			r |= vfs.PipeAt(k.tx).WriteEvents()
+		}
+		if k.rx < 0 && k.tx < 0 {
+			r |= unix.EPOLLHUP
+		}
+		return r
+	}
+	return unix.EPOLLOUT // unconnected: Linux reports writable/hup
+}

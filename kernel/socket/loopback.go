@@ -1,0 +1,168 @@
+package socket
+
+import (
+	"gometal/kernel/vfs"
+
+	"golang.org/x/sys/unix"
+)
+
+// The loopback: addresses, ports and connections within the machine.
+
+func loopback(ip [4]byte) bool { return ip[0] == 127 || ip == [4]byte{} }
+
+func portInUse(port uint16) bool {
+	for i := range sockets {
+		s := &sockets[i]
+		if (s.State == Bound || s.State == Listening) && s.Port == port {
+			return true
+		}
+	}
+	return false
+}
+
+func ephemeralPort() uint16 {
+	for i := 0; i < 65536-ephemeralBase; i++ {
+		p := nextPort
+		nextPort++
+		if nextPort == 0 {
+			nextPort = ephemeralBase
+		}
+		if !portInUse(p) {
+			return p
+		}
+	}
+	return 0
+}
+
+// Bind gives k a loopback address; port 0 picks an ephemeral one.
+func (k *Socket) Bind(port uint16, ip [4]byte) unix.Errno {
+	if k.State != Created {
+		return unix.EINVAL
+	}
+	if !loopback(ip) {
+		return unix.EADDRNOTAVAIL
+	}
+	if port == 0 {
+		if port = ephemeralPort(); port == 0 {
+			return unix.EADDRINUSE
+		}
+	} else if portInUse(port) {
+		return unix.EADDRINUSE
+	}
+	k.Port, k.Addr, k.State = port, ip, Bound
+	return 0
+}
+
+// Listen makes k accept connections (an unbound socket gets an ephemeral
+// port, as on Linux).
+func (k *Socket) Listen() unix.Errno {
+	switch k.State {
+	case Created:
+		k.Port, k.Addr = ephemeralPort(), [4]byte{}
+	case Bound, Listening:
+	default:
+		return unix.EINVAL
+	}
+	k.State = Listening
+	return 0
+}
+
+// Connect connects k to the listener on port: the server end is queued
+// on the listener for Accept, and the connection works at once.
+func (k *Socket) Connect(port uint16, ip [4]byte) unix.Errno {
+	switch k.State {
+	case Connected:
+		return unix.EISCONN
+	case Listening:
+		return unix.EINVAL
+	}
+	if !loopback(ip) {
+		return unix.ENETUNREACH
+	}
+	var l *Socket
+	for i := range sockets {
+		s := &sockets[i]
+		if s.State == Listening && s.Port == port {
+			l = s
+			break
+		}
+	}
+	if l == nil {
+		return unix.ECONNREFUSED
+	}
+	if l.nbacklog == backlogMax {
+		return unix.EAGAIN
+	}
+	s := New(unix.AF_INET)
+	if s == nil {
+		return unix.ENFILE
+	}
+	up, down := vfs.NewPipe(), vfs.NewPipe()
+	if up == nil || down == nil {
+		for _, p := range [2]*vfs.Pipe{up, down} {
+			if p != nil {
+				p.Close(false)
+				p.Close(true)
+			}
+		}
+		s.State = Free
+		return unix.ENOMEM
+	}
+	if k.State == Created {
+		k.Port = ephemeralPort()
+	}
+	k.Addr = [4]byte{127, 0, 0, 1}
+	k.PeerPort, k.PeerAddr = port, [4]byte{127, 0, 0, 1}
+	k.tx, k.rx = up.Index(), down.Index()
+	k.State = Connected
+	s.State = Connected
+	s.Port, s.Addr = port, [4]byte{127, 0, 0, 1}
+	s.PeerPort, s.PeerAddr = k.Port, k.Addr
+	s.rx, s.tx = up.Index(), down.Index()
+	// Each side hears of its own pipe ends: data to read on rx, room to
+	// write on tx, and the peer's close of either.
+	up.WriteOwner, up.ReadOwner = &k.W, &s.W
+	down.WriteOwner, down.ReadOwner = &s.W, &k.W
+	l.backlog[l.nbacklog] = s.index()
+	l.nbacklog++
+	vfs.Notify(&l.W, unix.EPOLLIN) // accept and epoll waiters
+	return 0
+}
+
+// Pending returns the first connection queued on listener k, or nil.
+func (k *Socket) Pending() *Socket {
+	if k.nbacklog == 0 {
+		return nil
+	}
+	return &sockets[k.backlog[0]]
+}
+
+// Dequeue takes the first queued connection off k's queue, once Accept
+// has given it a description.
+func (k *Socket) Dequeue() {
+	copy(k.backlog[:], k.backlog[1:k.nbacklog])
+	k.nbacklog--
+}
+
+// Shutdown ends reception, transmission or both (how: SHUT_*); after
+// SHUT_WR the peer reads EOF.
+func (k *Socket) Shutdown(how uint64) unix.Errno {
+	if k.State != Connected {
+		return unix.ENOTCONN
+	}
+	if how > unix.SHUT_RDWR {
+		return unix.EINVAL
+	}
+	if how == unix.SHUT_RD || how == unix.SHUT_RDWR {
+		k.shutRd = true
+	}
+	if (how == unix.SHUT_WR || how == unix.SHUT_RDWR) && !k.shutWr && k.tx >= 0 {
+		k.shutWr = true
+		p := vfs.PipeAt(k.tx)
+		p.WriteOwner = nil
+		k.tx = -1
+		p.Close(true) // the peer reads EOF
+	}
+	vfs.Notify(&k.W, unix.EPOLLIN|unix.EPOLLOUT|unix.EPOLLRDHUP)
+	return 0
+}

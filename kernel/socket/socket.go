@@ -1,0 +1,129 @@
+// Package socket owns sockets as file objects: today loopback TCP
+// streams, each connection two vfs pipes (one per direction), with
+// listen's queue of server ends; bind, connect, accept and shutdown as
+// operations on a Socket. Descriptors, user-memory sockaddrs and the
+// syscall ABI are the Linux layer's (kernel/sys_socket_arm64.go). Builds
+// on the host: go test ./kernel/socket.
+package socket
+
+import (
+	"gometal/kernel/vfs"
+
+	"golang.org/x/sys/unix"
+)
+
+// Loopback stream sockets. There is no network device yet, but programs
+// (and the standard library's tests, through net/http/httptest) talk TCP
+// to themselves over 127.0.0.1. AF_INET only: the Linux layer answers
+// AF_INET6 with EAFNOSUPPORT, so Go's net package uses IPv4.
+
+const (
+	// MaxSockets bounds the socket table.
+	MaxSockets = 128
+	// backlogMax is the longest listen queue (listen(2)'s backlog is
+	// taken as this whatever the app asks).
+	backlogMax = 32
+	// ephemeralBase is the first port of the ephemeral range, as Linux's
+	// net.ipv4.ip_local_port_range starts.
+	ephemeralBase = 32768
+)
+
+// State is where a socket is in its life.
+type State uint8
+
+const (
+	Free State = iota
+	Created
+	Bound
+	Listening
+	Connected
+)
+
+// Socket is one socket and its Impl: reads and writes go through the
+// connection's pipes, which notify the socket (vfs.Pipe's owners) along
+// with themselves; a listener is notified by Connect.
+type Socket struct {
+	vfs.Base
+	W        vfs.Waitable
+	State    State
+	Family   uint16
+	Port     uint16
+	Addr     [4]byte
+	PeerPort uint16
+	PeerAddr [4]byte
+	rx, tx   int32 // pipes, -1 when not connected
+	backlog  [backlogMax]int32
+	nbacklog int
+	refs     int // descriptions open on it
+	shutRd   bool
+	shutWr   bool
+}
+
+var sockets [MaxSockets]Socket
+
+var nextPort uint16 = ephemeralBase
+
+// Reset empties the socket table (the kernel's is empty at boot; host
+// tests start each test here).
+func Reset() {
+	sockets = [MaxSockets]Socket{}
+	nextPort = ephemeralBase
+}
+
+// New makes a socket of family, or returns nil when the table is full.
+// The caller gives it a description (Opened) or frees it (Drop).
+func New(family uint16) *Socket {
+	for i := range sockets {
+		if sockets[i].State == Free {
+			sockets[i] = Socket{State: Created, Family: family, rx: -1, tx: -1}
+			return &sockets[i]
+		}
+	}
+	return nil
+}
+
+// Opened counts a description made on k.
+func (k *Socket) Opened() { k.refs++ }
+
+// Drop frees a socket New made that never got a description.
+func (k *Socket) Drop() {
+	if k.refs == 0 {
+		k.State = Free
+	}
+}
+
+// unref drops a description's reference; the last one closes it.
+func (k *Socket) unref() {
+	k.refs--
+	if k.refs > 0 {
+		return
+	}
+	if k.State == Listening {
+		// Refuse the queued connections: their clients see EOF.
+		for i := 0; i < k.nbacklog; i++ {
+			c := &sockets[k.backlog[i]]
+			c.refs = 1
+			c.unref()
+		}
+		k.nbacklog = 0
+		// A blocked accept runs again and finds its descriptor gone.
+		vfs.Notify(&k.W, unix.EPOLLIN|unix.EPOLLHUP)
+	}
+	k.closeEnds()
+	k.State = Free
+}
+
+func (k *Socket) closeEnds() {
+	if k.rx >= 0 {
+		p := vfs.PipeAt(k.rx)
+		p.ReadOwner = nil
+		p.Close(false)
+		k.rx = -1
+	}
+	if k.tx >= 0 {
+		p := vfs.PipeAt(k.tx)
+		p.WriteOwner = nil
+		p.Close(true)
+		k.tx = -1
+	}
+}
