@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"gometal/kernel/fs"
+	"gometal/kernel/tty"
 	"gometal/kernel/vfs"
 
 	"golang.org/x/sys/unix"
@@ -20,7 +21,7 @@ const (
 	devRandom  = 1<<8 | 8
 	devURandom = 1<<8 | 9
 	devTTY     = 5<<8 | 0
-	devConsole = 5<<8 | 1
+	devConsole = tty.Rdev
 )
 
 // openCharDev opens device node nd; a number no driver here answers is
@@ -32,7 +33,7 @@ func openCharDev(nd fs.Node, flags uint32) uint64 {
 	case devNull, devZero, devFull, devRandom, devURandom:
 		return openNode(&memDevImpl, nd, flags, cloexec)
 	case devConsole, devTTY:
-		return openFD(&console, flags, cloexec)
+		return openFD(&tty.Console, flags, cloexec)
 	}
 	return errno(unix.ENXIO)
 }

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"gometal/kernel/tty"
 	"gometal/kernel/vfs"
 	"gometal/sched"
 
@@ -76,7 +77,7 @@ func shareFD(fd int, fi int32, cloexec bool) {
 // initConsoleFDs opens the console once, read-write, as descriptors 0, 1
 // and 2, as Linux's init gets it (one open of /dev/console, dup'd twice).
 func initConsoleFDs() {
-	fd := int(openFD(&console, unix.O_RDWR, false))
+	fd := int(openFD(&tty.Console, unix.O_RDWR, false))
 	shareFD(fd+1, fileOf(fd), false)
 	shareFD(fd+2, fileOf(fd), false)
 }

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"gometal/kernel/fs"
+	"gometal/kernel/tty"
 	"gometal/kernel/usermem"
 	"unsafe"
 
@@ -226,7 +227,7 @@ func readBootargs() {
 		case "gometal.stats=1":
 			statsAtExit = true
 		case "gometal.echo=1":
-			consoleEcho = true
+			tty.Echo = true
 		case "gometal.crashtest=1":
 			crashTest = true
 		case "gometal.crashtest=deadlock":

@@ -1,4 +1,4 @@
-package kernel
+package tty
 
 import (
 	"unsafe"
@@ -9,23 +9,27 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// consoleFile is the console as an open file (descriptors 0-2,
-// /dev/console, /dev/tty): reads take typed input from the receive ring
-// (console_in_arm64.go), writes go to every console port, and the few
-// terminal ioctls Go and its tests make are answered.
+// Rdev is the console's device number, 5:1 (Documentation/admin-guide/
+// devices.txt), as its stat shows it.
+const Rdev = 5<<8 | 1
+
+// consoleFile is the console as an open file: reads take typed input
+// from the receive ring, writes go to every console port (Output), and
+// the few terminal ioctls Go and its tests make are answered.
 type consoleFile struct {
 	vfs.Base
 	W vfs.Waitable
 }
 
-var console consoleFile
+// Console is the one console; every description of it shares it.
+var Console consoleFile
 
 func (c *consoleFile) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 	if n == 0 {
 		return 0
 	}
 	if rxLen() == 0 {
-		return errno(unix.EAGAIN)
+		return vfs.Err(unix.EAGAIN)
 	}
 	return takeRx(buf, n)
 }
@@ -39,9 +43,11 @@ func (c *consoleFile) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint6
 			if done > 0 {
 				return done
 			}
-			return errno(unix.EFAULT)
+			return vfs.Err(unix.EFAULT)
 		}
-		putBytes(chunk[:m])
+		for _, c := range chunk[:m] {
+			Output(c)
+		}
 		done += m
 	}
 	return n
@@ -59,7 +65,7 @@ func (c *consoleFile) Waitable() *vfs.Waitable { return &c.W }
 func (c *consoleFile) Kind() vfs.Kind          { return vfs.KindConsole }
 
 func (c *consoleFile) Stat(f *vfs.File) unix.Stat_t {
-	return unix.Stat_t{Mode: unix.S_IFCHR | 0o620, Rdev: devConsole, Nlink: 1, Blksize: 1024}
+	return unix.Stat_t{Mode: unix.S_IFCHR | 0o620, Rdev: Rdev, Nlink: 1, Blksize: 1024}
 }
 
 // Ioctl answers the terminal queries Go and its tests make.
@@ -72,17 +78,17 @@ func (c *consoleFile) Ioctl(f *vfs.File, req uint64, arg uintptr) uint64 {
 		tio.Cflag = unix.CS8 | unix.CREAD | unix.B115200
 		tio.Lflag = unix.ISIG
 		if !usermem.CopyOut(arg, usermem.BytesOf(unsafe.Pointer(&tio), unsafe.Sizeof(tio))) {
-			return errno(unix.EFAULT)
+			return vfs.Err(unix.EFAULT)
 		}
 		return 0
 	case unix.TIOCGWINSZ:
 		ws := unix.Winsize{Row: 24, Col: 80}
 		if !usermem.CopyOut(arg, usermem.BytesOf(unsafe.Pointer(&ws), unsafe.Sizeof(ws))) {
-			return errno(unix.EFAULT)
+			return vfs.Err(unix.EFAULT)
 		}
 		return 0
 	case unix.TCSETS, unix.TCSETSW, unix.TCSETSF:
 		return 0
 	}
-	return errno(unix.ENOTTY)
+	return vfs.Err(unix.ENOTTY)
 }

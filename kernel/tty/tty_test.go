@@ -1,0 +1,115 @@
+//go:build !arm64
+
+package tty
+
+import (
+	"testing"
+
+	"gometal/kernel/usermem"
+	"gometal/kernel/vfs"
+	"gometal/sched"
+
+	"golang.org/x/sys/unix"
+)
+
+// The terminal on the host: Output and Signal record what the kernel's
+// UART and signal code would get.
+
+type term struct {
+	out  []byte
+	sigs []int
+	buf  uintptr
+	f    *vfs.File
+}
+
+func setup(t *testing.T, echo bool) *term {
+	t.Helper()
+	tm := &term{buf: usermem.HostReset(16, 1)}
+	sched.Reset(1)
+	vfs.Reset()
+	Reset()
+	Echo = echo
+	Output = func(c byte) { tm.out = append(tm.out, c) }
+	Signal = func(sig int) { tm.sigs = append(tm.sigs, sig) }
+	tm.f = &vfs.Files[vfs.Alloc(&Console, unix.O_RDWR)]
+	t.Cleanup(func() { Echo = false })
+	return tm
+}
+
+func (tm *term) read(t *testing.T) (string, uint64) {
+	t.Helper()
+	r := Console.Read(tm.f, tm.buf, 100, -1)
+	if vfs.IsErr(r) {
+		return "", r
+	}
+	b := make([]byte, r)
+	usermem.CopyIn(b, tm.buf)
+	return string(b), r
+}
+
+// Piped input reaches the app as sent, but for a terminal's CR.
+func TestInputIsBufferedUntilRead(t *testing.T) {
+	tm := setup(t, false)
+	if _, r := tm.read(t); r != vfs.Err(unix.EAGAIN) {
+		t.Errorf("read with no input = %#x, want EAGAIN", r)
+	}
+	if Console.Readiness(tm.f)&unix.EPOLLIN != 0 {
+		t.Error("readable with no input")
+	}
+	Input([]byte("ab\r\x03c"))
+	if Console.Readiness(tm.f)&unix.EPOLLIN == 0 {
+		t.Error("not readable with input")
+	}
+	if got, _ := tm.read(t); got != "ab\n\x03c" {
+		t.Errorf("read %q, want %q", got, "ab\n\x03c")
+	}
+	if len(tm.out) != 0 || len(tm.sigs) != 0 {
+		t.Errorf("piped input echoed %q or signalled %v", tm.out, tm.sigs)
+	}
+}
+
+// A reader blocked on the console runs again when input arrives.
+func TestInputWakesBlockedReader(t *testing.T) {
+	tm := setup(t, false)
+	th := sched.New()
+	sched.BlockOn(th, &Console.W.Q, sched.WaitFile, unix.EPOLLIN, 0, 0)
+	Input([]byte("x"))
+	if th.State != sched.Runnable {
+		t.Errorf("reader state %v after input, want runnable", th.State)
+	}
+	if got, _ := tm.read(t); got != "x" {
+		t.Errorf("read %q", got)
+	}
+}
+
+// On a terminal: input is echoed, and Ctrl-C and Ctrl-\ become SIGINT
+// and SIGQUIT, echoed as ^C and ^\, dropping what was typed before.
+func TestTerminalEchoesAndSignals(t *testing.T) {
+	tm := setup(t, true)
+	Input([]byte("lost\x03kept\r"))
+	if string(tm.out) != "lost^C\nkept\n" {
+		t.Errorf("echo %q", tm.out)
+	}
+	if len(tm.sigs) != 1 || tm.sigs[0] != int(unix.SIGINT) {
+		t.Errorf("signals %v, want [SIGINT]", tm.sigs)
+	}
+	if got, _ := tm.read(t); got != "kept\n" {
+		t.Errorf("read %q, want the line typed after ^C", got)
+	}
+	Input([]byte{0x1c})
+	if len(tm.sigs) != 2 || tm.sigs[1] != int(unix.SIGQUIT) {
+		t.Errorf("signals %v, want SIGQUIT second", tm.sigs)
+	}
+}
+
+// Writes go out through Output, byte for byte.
+func TestWriteGoesToOutput(t *testing.T) {
+	tm := setup(t, false)
+	usermem.CopyOut(tm.buf, []byte("hello\n"))
+	if r := Console.Write(tm.f, tm.buf, 6, -1); r != 6 {
+		t.Fatalf("write = %#x", r)
+	}
+	if string(tm.out) != "hello\n" {
+		t.Errorf("output %q", tm.out)
+	}
+}
