@@ -12,6 +12,7 @@ package main
 import (
 	"gometal/drivers/cpu"
 	"gometal/kernel"
+	"gometal/kernel/linux"
 )
 
 func main() {}
@@ -50,6 +51,7 @@ func kmain(dtbPA, entryEL uintptr) {
 	bootInfo.BootTTBR0 = cpu.KPA(bootTablesAddr())
 	bootInfo.SecondaryEntry = secondaryEntryAddr()
 	bootInfo.Secondary = &secondaryBoot
+	linux.Install()
 	kernel.Start(&bootInfo)
 }
 

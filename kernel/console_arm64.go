@@ -71,13 +71,13 @@ func putc(c byte) {
 	}
 }
 
-func putBytes(b []byte) {
+func PutBytes(b []byte) {
 	for _, c := range b {
 		putc(c)
 	}
 }
 
-func puts(s string) {
+func Puts(s string) {
 	for i := 0; i < len(s); i++ {
 		putc(s[i])
 	}
@@ -85,8 +85,8 @@ func puts(s string) {
 
 const hexDigits = "0123456789abcdef"
 
-func putHex(v uint64) {
-	puts("0x")
+func PutHex(v uint64) {
+	Puts("0x")
 	started := false
 	for shift := 60; shift >= 0; shift -= 4 {
 		d := (v >> uint(shift)) & 0xF
@@ -97,7 +97,7 @@ func putHex(v uint64) {
 	}
 }
 
-func putDec(v int64) {
+func PutDec(v int64) {
 	if v < 0 {
 		putc('-')
 		v = -v
@@ -112,24 +112,24 @@ func putDec(v int64) {
 			break
 		}
 	}
-	putBytes(buf[i:])
+	PutBytes(buf[i:])
 }
 
-// info starts a kernel log line (suppressed by quiet); the caller ends it
-// with infoEnd. Used as: if info("...") { putDec(x); infoEnd() }.
-func info(s string) bool {
+// Info starts a kernel log line (suppressed by quiet); the caller ends it
+// with infoEnd. Used as: if Info("...") { putDec(x); infoEnd() }.
+func Info(s string) bool {
 	if quiet {
 		return false
 	}
-	puts("gometal: ")
-	puts(s)
+	Puts("gometal: ")
+	Puts(s)
 	return true
 }
 
-func infoEnd() { putc('\n') }
+func InfoEnd() { putc('\n') }
 
 func logLine(s string) {
-	if info(s) {
-		infoEnd()
+	if Info(s) {
+		InfoEnd()
 	}
 }

@@ -46,18 +46,14 @@ func consoleRx(p serialPort) {
 	}
 }
 
-// ttySignal is tty.Signal: Ctrl-C or Ctrl-\ typed on the console.
-func ttySignal(sig int) { postProcessSignal(sig, sigInfo{Code: siKERNEL}, nil) }
-
-// initConsoleIRQ connects the terminal to the console ports and turns on
+// InitConsoleIRQ connects the terminal to the console ports and turns on
 // the receive interrupt of every port that has one.
-func initConsoleIRQ() {
+func InitConsoleIRQ() {
 	tty.Output = putc
-	tty.Signal = ttySignal
 	for i := 0; i < nPorts; i++ {
 		if portIRQs[i] != 0 {
 			ports[i].EnableRxIRQ()
-			gic.Enable(thisCPU().ID, portIRQs[i])
+			gic.Enable(ThisCPU().ID, portIRQs[i])
 		}
 	}
 }

@@ -1,15 +1,11 @@
-// Package kernel owns the Linux personality the app sees: trap entry and
-// exit, the syscall table (split by area into sys_*.go files: mm, signal,
-// futex, epoll, fs, time, proc, socket), the descriptor table, what Linux
-// keeps per thread (thread.go), the ELF loader and initial stack, signal
-// frames; and, until they move into packages of their own, the objects
-// that implement vfs.Impl beside the state they need: the /dev memory
-// devices. The file layer itself (descriptions, waiting, pipes, epoll) is
-// package vfs; the initramfs and tmpfs are package fs; sockets are
-// package socket; the console as a terminal is package tty (the UARTs
-// under it stay here).
+// Package kernel is the core: Start (the DTB, memory, interrupts, clocks,
+// the secondary cores), trap entry and exit and interrupt handling, SMP,
+// the console's UARTs, kernel panic reports, machine power and the
+// watchdog. It knows exceptions, cores and memory, not Linux: a system
+// call, a fault from the app and the first thread are the personality's
+// above it (package linux), which it calls through OS.
 //
-// It runs with the Go runtime never started (ARCHITECTURE.md): no heap, no
-// package initializers, no goroutines. Everything is a fixed array or a
-// page from mm.
+// It runs with the Go runtime never started (docs/ARCHITECTURE.md): no
+// heap, no package initializers, no goroutines. Everything is a fixed
+// array or a page from mm.
 package kernel

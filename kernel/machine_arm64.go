@@ -34,14 +34,14 @@ func initPowerManagement() {
 	}
 }
 
-// machineExit ends the run with status. It never returns.
-func machineExit(status int) {
+// Exit ends the run with status. It never returns.
+func Exit(status int) {
 	if semihosting {
 		semihost.Exit(status)
 	}
-	puts("gometal: all cores halted (status ")
-	putDec(int64(status))
-	puts(")\n")
+	Puts("gometal: all cores halted (status ")
+	PutDec(int64(status))
+	Puts(")\n")
 	haltMachine()
 }
 
@@ -51,7 +51,7 @@ func machineExit(status int) {
 // up so that the others can reach their interrupt handler.
 func haltMachine() {
 	machineStopping.Store(true)
-	me := thisCPU()
+	me := ThisCPU()
 	for i := range sched.CPUs {
 		if c := &sched.CPUs[i]; c.Online && c != me {
 			gic.SendSGI(gic.SGIWake, c.ID)
@@ -72,22 +72,22 @@ func stopIfStopping() {
 	}
 }
 
-// machinePowerOff is reboot(2)'s POWER_OFF and HALT: the run ends with
+// PowerOff is reboot(2)'s POWER_OFF and HALT: the run ends with
 // status 0 (semihosting), the firmware powers off (PSCI SYSTEM_OFF), or
 // the cores halt.
-func machinePowerOff() {
+func PowerOff() {
 	if !semihosting {
 		if c := psciConduit(); c != psci.None {
 			psci.SystemOff(c)
 		}
 	}
-	machineExit(0)
+	Exit(0)
 }
 
-// machineRestart is reboot(2)'s RESTART: the BCM2711's watchdog resets
+// Restart is reboot(2)'s RESTART: the BCM2711's watchdog resets
 // the board (on QEMU with -no-reboot, QEMU exits), else PSCI
 // SYSTEM_RESET. It reports false if the board offers neither.
-func machineRestart() bool {
+func Restart() bool {
 	switch {
 	case pmWatchdog != 0:
 		logLine("restarting through the PM watchdog")

@@ -11,22 +11,6 @@ import (
 // panic; qemu/ recognises the report and symbolizes its addresses.
 const ExitKernelPanic = 125
 
-// Exception classes (ESR_ELx.EC, ARM ARM D13.2.39).
-const (
-	ecUnknown   = 0x00
-	ecSVC64     = 0x15
-	ecSysReg    = 0x18
-	ecIABTLow   = 0x20
-	ecIABTCur   = 0x21
-	ecPCAlign   = 0x22
-	ecDABTLow   = 0x24
-	ecDABTCur   = 0x25
-	ecSPAlign   = 0x26
-	ecFPExc     = 0x2C
-	ecBRK       = 0x3C
-	ecFPTrapped = 0x07
-)
-
 var vectorNames = [16]string{
 	"sync from EL1 with SP0", "IRQ from EL1 with SP0", "FIQ from EL1 with SP0", "SError from EL1 with SP0",
 	"synchronous exception in the kernel", "IRQ in the kernel", "FIQ in the kernel", "SError in the kernel",
@@ -42,14 +26,14 @@ func kernelFault(f *sched.Frame) {
 		reason = vectorNames[f.Kind]
 	}
 	esr := cpu.ReadESR()
-	if (esr>>26)&0x3F == ecDABTCur && cpu.ReadFAR() < 0x10000 {
+	if cpu.EC(esr) == cpu.ECDABTCur && cpu.ReadFAR() < 0x10000 {
 		reason = "nil dereference in the kernel (or a Go runtime call such as a failed bounds check or morestack)"
 	}
 	panicReport(reason, f, esr, cpu.ReadFAR())
 }
 
-// kpanic stops the kernel with a message from kernel code.
-func kpanic(msg string) {
+// Panic stops the kernel with a message from kernel code.
+func Panic(msg string) {
 	var f sched.Frame
 	f.PC = callerPC()
 	f.X[29] = callerFP()
@@ -76,25 +60,25 @@ func claimPanic() {
 func panicReport(msg string, f *sched.Frame, esr, far uint64) {
 	claimPanic()
 	c := (*sched.CPU)(cpu.Ptr(getCPU()))
-	puts("\ngometal: kernel panic: ")
-	puts(msg)
-	puts("\n  core=")
+	Puts("\ngometal: kernel panic: ")
+	Puts(msg)
+	Puts("\n  core=")
 	if c != nil {
-		putDec(int64(c.ID))
-		puts(" thread=")
-		putDec(int64(c.Current))
+		PutDec(int64(c.ID))
+		Puts(" thread=")
+		PutDec(int64(c.Current))
 	}
-	puts("\n  pc=")
-	putHex(f.PC)
-	puts(" lr=")
-	putHex(f.X[30])
-	puts(" sp=")
-	putHex(f.SP)
-	puts("\n  esr=")
-	putHex(esr)
-	puts(" far=")
-	putHex(far)
-	puts("\n  backtrace:")
+	Puts("\n  pc=")
+	PutHex(f.PC)
+	Puts(" lr=")
+	PutHex(f.X[30])
+	Puts(" sp=")
+	PutHex(f.SP)
+	Puts("\n  esr=")
+	PutHex(esr)
+	Puts(" far=")
+	PutHex(far)
+	Puts("\n  backtrace:")
 	// Walk the frame-pointer chain (Go on arm64 keeps one: the caller's
 	// FP is at [FP], the return address at [FP+8]).
 	fp := uintptr(f.X[29])
@@ -103,16 +87,16 @@ func panicReport(msg string, f *sched.Frame, esr, far uint64) {
 		if ret == 0 {
 			break
 		}
-		puts(" ")
-		putHex(ret)
+		Puts(" ")
+		PutHex(ret)
 		next := *(*uintptr)(cpu.Ptr(fp))
 		if next <= fp {
 			break
 		}
 		fp = next
 	}
-	puts("\n\n")
-	machineExit(ExitKernelPanic)
+	Puts("\n\n")
+	Exit(ExitKernelPanic)
 }
 
 func callerPC() uint64

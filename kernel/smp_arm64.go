@@ -46,10 +46,10 @@ func startSecondaries(b *BootInfo) int {
 			continue
 		}
 		if id >= cpu.MaxCPUs {
-			if info("cores: more than ") {
-				putDec(cpu.MaxCPUs)
-				puts(" in the device tree; the rest stay off")
-				infoEnd()
+			if Info("cores: more than ") {
+				PutDec(cpu.MaxCPUs)
+				Puts(" in the device tree; the rest stay off")
+				InfoEnd()
 			}
 			break
 		}
@@ -127,13 +127,13 @@ func waitAlive(c *sched.CPU) bool {
 }
 
 func coreFailed(c *sched.CPU, why string) {
-	puts("gometal: core ")
-	putDec(int64(c.ID))
-	puts(" (mpidr ")
-	putHex(c.MPIDR)
-	puts(") not started: ")
-	puts(why)
-	puts("\n")
+	Puts("gometal: core ")
+	PutDec(int64(c.ID))
+	Puts(" (mpidr ")
+	PutHex(c.MPIDR)
+	Puts(") not started: ")
+	Puts(why)
+	Puts("\n")
 }
 
 // initCPULocal sets up what every core has its own copy of: the vector

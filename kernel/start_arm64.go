@@ -21,7 +21,7 @@ var (
 	dtb       fdt.Tree
 	timerIRQ  uint32
 	bootTicks uint64 // counter at kernel entry
-	rngSeed   [32]byte
+	RNGSeed   [32]byte
 	ramRanges [8]mm.Range
 	nRAM      int
 )
@@ -65,29 +65,28 @@ func Start(b *BootInfo) {
 	cpu.WriteVBAR(uint64(vectorsAddr()))
 	cpu.TTBR0Walks(false)
 	sched.IdleIRQ = idleIRQ
-	sched.AlarmFired = timerfdFired
 	cpu.Stuck = lockStuck
 	// The boot core holds the kernel lock until it enters the app, so
 	// secondaries that come up meanwhile wait for a finished kernel.
 	sched.KernelLock.Lock(0)
 
 	if !parseDTB(dtbPA) {
-		puts("gometal: no valid device tree in x0 (")
-		putHex(uint64(dtbPA))
-		puts(")\n")
-		kpanic("no device tree")
+		Puts("gometal: no valid device tree in x0 (")
+		PutHex(uint64(dtbPA))
+		Puts(")\n")
+		Panic("no device tree")
 	}
 	// Boot arguments first: whether semihosting may end the run must be
 	// known before anything can fail.
 	readBootargs()
 	initConsole()
-	if info("booting on ") {
+	if Info("booting on ") {
 		if m, ok := dtb.StringProp(dtb.Root(), "model"); ok {
-			putBytes(m)
+			PutBytes(m)
 		}
-		puts(", entered at EL")
-		putDec(int64(entryEL))
-		infoEnd()
+		Puts(", entered at EL")
+		PutDec(int64(entryEL))
+		InfoEnd()
 	}
 	initMemory(dtbPA)
 	initPowerManagement()
@@ -105,25 +104,25 @@ func Start(b *BootInfo) {
 	c.Alive.Store(true)
 	c.Online = true
 	online := startSecondaries(b)
-	if info("cores: ") {
-		putDec(int64(online))
-		puts(" of ")
-		putDec(int64(countCPUs()))
-		puts(" online")
-		infoEnd()
+	if Info("cores: ") {
+		PutDec(int64(online))
+		Puts(" of ")
+		PutDec(int64(countCPUs()))
+		Puts(" online")
+		InfoEnd()
 	}
 	if !findInitrd() {
-		kpanic("no initramfs: boot with an initrd (QEMU -initrd) holding /init")
+		Panic("no initramfs: boot with an initrd (QEMU -initrd) holding /init")
 	}
-	t := loadInit()
-	if info("kernel ready in ") {
-		putDec(timer.TicksToNanos(cpu.ReadCNTVCT()-bootTicks) / 1000)
-		puts(" us; starting /init (")
-		putDec(int64(mm.Pages.Used() * mm.PageSize >> 10))
-		puts(" KiB in use of ")
-		putDec(int64(mm.Pages.Total() * mm.PageSize >> 20))
-		puts(" MiB)")
-		infoEnd()
+	t := OS.Init()
+	if Info("kernel ready in ") {
+		PutDec(timer.TicksToNanos(cpu.ReadCNTVCT()-bootTicks) / 1000)
+		Puts(" us; starting /init (")
+		PutDec(int64(mm.Pages.Used() * mm.PageSize >> 10))
+		Puts(" KiB in use of ")
+		PutDec(int64(mm.Pages.Total() * mm.PageSize >> 20))
+		Puts(" MiB)")
+		InfoEnd()
 	}
 	firstInstr = true
 	c.Current = sched.Index(t)
@@ -225,7 +224,7 @@ func readBootargs() {
 		case "gometal.semihosting=1":
 			semihosting = true
 		case "gometal.stats=1":
-			statsAtExit = true
+			StatsAtExit = true
 		case "gometal.echo=1":
 			tty.Echo = true
 		case "gometal.crashtest=1":
@@ -236,11 +235,11 @@ func readBootargs() {
 		i = j
 	}
 	if s, ok := dtb.Prop(ch, "rng-seed"); ok {
-		copy(rngSeed[:], s)
+		copy(RNGSeed[:], s)
 	}
 	if s, ok := dtb.Prop(ch, "kaslr-seed"); ok {
 		for i := range s {
-			rngSeed[i%len(rngSeed)] ^= s[i]
+			RNGSeed[i%len(RNGSeed)] ^= s[i]
 		}
 	}
 }
@@ -253,7 +252,7 @@ func bytesCut(w []byte, prefix string) ([]byte, bool) {
 	return w[len(prefix):], true
 }
 
-var statsAtExit bool
+var StatsAtExit bool
 
 // crashTest (bootarg gometal.crashtest=1) makes the kernel fault on
 // purpose once booted, so the panic report and its symbolization can be
@@ -284,7 +283,7 @@ func initMemory(dtbPA uintptr) {
 		}
 	}
 	if nRAM == 0 {
-		kpanic("the device tree describes no memory")
+		Panic("the device tree describes no memory")
 	}
 	var reserved [24]mm.Range
 	nres := 0
@@ -333,14 +332,14 @@ func initMemory(dtbPA uintptr) {
 	}
 	root := mm.BuildKernelMap(&mm.Pages, ramRanges[:nRAM])
 	if root == 0 {
-		kpanic("out of memory building the kernel page tables")
+		Panic("out of memory building the kernel page tables")
 	}
 	cpu.WriteTTBR1(uint64(root))
 	cpu.TLBIAll()
-	if info("memory: ") {
-		putDec(int64(mm.Pages.Total() * mm.PageSize >> 20))
-		puts(" MiB usable")
-		infoEnd()
+	if Info("memory: ") {
+		PutDec(int64(mm.Pages.Total() * mm.PageSize >> 20))
+		Puts(" MiB usable")
+		InfoEnd()
 	}
 }
 
@@ -373,7 +372,7 @@ func initInterrupts() {
 		d, _, ok1 := dtb.Phys(n, 0)
 		r, _, ok2 := dtb.Phys(n, 1)
 		if !ok1 || !ok2 {
-			kpanic("GICv3 node without distributor and redistributor registers")
+			Panic("GICv3 node without distributor and redistributor registers")
 		}
 		gic.InitV3(cpu.KVA(uintptr(d)), cpu.KVA(uintptr(r)))
 	} else {
@@ -382,12 +381,12 @@ func initInterrupts() {
 			n = dtb.FindCompatible(-1, "arm,gic-400")
 		}
 		if n < 0 {
-			kpanic("no supported interrupt controller (GICv2 or GICv3) in the device tree")
+			Panic("no supported interrupt controller (GICv2 or GICv3) in the device tree")
 		}
 		d, _, ok1 := dtb.Phys(n, 0)
 		ci, _, ok2 := dtb.Phys(n, 1)
 		if !ok1 || !ok2 {
-			kpanic("GIC node without distributor and CPU interface registers")
+			Panic("GIC node without distributor and CPU interface registers")
 		}
 		gic.InitV2(cpu.KVA(uintptr(d)), cpu.KVA(uintptr(ci)))
 	}

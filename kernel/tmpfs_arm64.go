@@ -12,17 +12,17 @@ var tmpSizeArg []byte
 // tmpfsDefaultPercent of memory is the limit without a boot argument.
 const tmpfsDefaultPercent = 50
 
-// tmpfsLimit returns the tmpfs's size limit in bytes.
-func tmpfsLimit() uint64 {
+// TmpfsLimit returns the tmpfs's size limit in bytes.
+func TmpfsLimit() uint64 {
 	total := uint64(mm.Pages.Total() * mm.PageSize)
 	size := total / 100 * tmpfsDefaultPercent
 	if len(tmpSizeArg) > 0 {
 		if n, ok := parseSize(tmpSizeArg, total); ok {
 			size = n
-		} else if info("ignoring gometal.tmpfs_size=") {
-			putBytes(tmpSizeArg)
-			puts(": want a size like 64M or 25%")
-			infoEnd()
+		} else if Info("ignoring gometal.tmpfs_size=") {
+			PutBytes(tmpSizeArg)
+			Puts(": want a size like 64M or 25%")
+			InfoEnd()
 		}
 	}
 	return size

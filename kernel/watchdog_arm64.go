@@ -27,37 +27,37 @@ const starvedSeconds = 10
 func watchdog(c *sched.CPU, now uint64) {
 	if o := sched.Silent(now, timer.NanosToTicks(silentSeconds*1e9), c.ID); o >= 0 {
 		claimPanic()
-		puts("\ngometal: watchdog: core ")
-		putDec(int64(o))
-		puts(" has not entered the kernel for ")
-		putDec(silentSeconds)
-		puts(" s")
+		Puts("\ngometal: watchdog: core ")
+		PutDec(int64(o))
+		Puts(" has not entered the kernel for ")
+		PutDec(silentSeconds)
+		Puts(" s")
 		putCoreState(o)
-		kpanic("a core stopped answering")
+		Panic("a core stopped answering")
 	}
 	if i := sched.Starved(now, timer.NanosToTicks(starvedSeconds*1e9)); i >= 0 {
 		claimPanic()
 		t := &sched.Threads[i]
-		puts("\ngometal: watchdog: thread ")
-		putDec(int64(i))
-		puts(" (tid ")
-		putDec(int64(t.TID))
-		puts(") has been runnable for ")
-		putDec(starvedSeconds)
-		puts(" s without running, queued on core ")
-		putDec(int64(sched.QueuedOn(i)))
-		puts("\n  cores:")
+		Puts("\ngometal: watchdog: thread ")
+		PutDec(int64(i))
+		Puts(" (tid ")
+		PutDec(int64(t.TID))
+		Puts(") has been runnable for ")
+		PutDec(starvedSeconds)
+		Puts(" s without running, queued on core ")
+		PutDec(int64(sched.QueuedOn(i)))
+		Puts("\n  cores:")
 		for k := range sched.CPUs {
 			if sched.CPUs[k].Online {
-				puts(" ")
-				putDec(int64(k))
+				Puts(" ")
+				PutDec(int64(k))
 				if sched.CPUs[k].Idle {
-					puts(" idle")
+					Puts(" idle")
 				}
 				putCoreState(k)
 			}
 		}
-		kpanic("a runnable thread is not being run")
+		Panic("a runnable thread is not being run")
 	}
 }
 
@@ -65,16 +65,16 @@ func watchdog(c *sched.CPU, now uint64) {
 func lockStuck(l *cpu.Spinlock, waiter int) {
 	claimPanic()
 	owner := l.Owner()
-	puts("\ngometal: deadlock: core ")
-	putDec(int64(waiter))
-	puts(" waited ")
-	putDec(lockStuckSeconds)
-	puts(" s for the ")
-	puts(l.Name)
-	puts(" lock, held by core ")
-	putDec(int64(owner))
+	Puts("\ngometal: deadlock: core ")
+	PutDec(int64(waiter))
+	Puts(" waited ")
+	PutDec(lockStuckSeconds)
+	Puts(" s for the ")
+	Puts(l.Name)
+	Puts(" lock, held by core ")
+	PutDec(int64(owner))
 	putCoreState(owner)
-	kpanic("spinlock held too long")
+	Panic("spinlock held too long")
 }
 
 // putCoreState prints what core i was doing: its thread and the syscall
@@ -83,9 +83,9 @@ func putCoreState(i int) {
 	if i < 0 || i >= len(sched.CPUs) {
 		return
 	}
-	puts(" (thread ")
-	putDec(int64(sched.CPUs[i].Current))
-	puts(", last syscall ")
-	putDec(int64(sched.CPUs[i].LastSyscall))
-	puts(")")
+	Puts(" (thread ")
+	PutDec(int64(sched.CPUs[i].Current))
+	Puts(", last syscall ")
+	PutDec(int64(sched.CPUs[i].LastSyscall))
+	Puts(")")
 }

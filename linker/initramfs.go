@@ -188,7 +188,7 @@ func etcRecords() []cpio.Record {
 }
 
 // devRecords are the device nodes a Linux program expects in /dev (the
-// kernel opens them by number: kernel/chardev_arm64.go), and /tmp.
+// kernel opens them by number: kernel/linux/chardev_arm64.go), and /tmp.
 func devRecords() []cpio.Record {
 	return []cpio.Record{
 		cpio.Directory("dev", 0o755),

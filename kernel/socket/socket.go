@@ -2,7 +2,7 @@
 // streams, each connection two vfs pipes (one per direction), with
 // listen's queue of server ends; bind, connect, accept and shutdown as
 // operations on a Socket. Descriptors, user-memory sockaddrs and the
-// syscall ABI are the Linux layer's (kernel/sys_socket_arm64.go). Builds
+// syscall ABI are the Linux layer's (kernel/linux/sys_socket_arm64.go). Builds
 // on the host: go test ./kernel/socket.
 package socket
 

@@ -1,0 +1,83 @@
+package linux
+
+import (
+	"gometal/kernel/fs"
+	"gometal/kernel/tty"
+	"gometal/kernel/vfs"
+
+	"golang.org/x/sys/unix"
+)
+
+// Character devices are the initramfs's device nodes, opened by their
+// number as Linux opens them: the CLI's initramfs has /dev/console and
+// the memory devices (linker/initramfs.go), the way a Linux initramfs
+// brings its own /dev.
+
+// Device numbers, major<<8 | minor (Documentation/admin-guide/devices.txt).
+const (
+	devNull    = 1<<8 | 3
+	devZero    = 1<<8 | 5
+	devFull    = 1<<8 | 7
+	devRandom  = 1<<8 | 8
+	devURandom = 1<<8 | 9
+	devTTY     = 5<<8 | 0
+	devConsole = tty.Rdev
+)
+
+// openCharDev opens device node nd; a number no driver here answers is
+// ENXIO, as on Linux.
+func openCharDev(nd fs.Node, flags uint32) uint64 {
+	cloexec := flags&unix.O_CLOEXEC != 0
+	flags &^= openOnlyFlags
+	switch nd.Rdev {
+	case devNull, devZero, devFull, devRandom, devURandom:
+		return openNode(&memDevImpl, nd, flags, cloexec)
+	case devConsole, devTTY:
+		return openFD(&tty.Console, flags, cloexec)
+	}
+	return errno(unix.ENXIO)
+}
+
+// memDev is the Impl of the memory devices (mem(4), null(4), random(4));
+// which one a description is comes from its node's number. Like an
+// initramfs file it keeps its node in archiveNodes, and takes Stat and
+// Release from archiveFile.
+type memDev struct {
+	fs.ArchiveFile
+	W vfs.Waitable // never notified: always ready
+}
+
+var memDevImpl memDev
+
+// maxDevRead bounds one read of a memory device: the kernel lock is held
+// while it fills the buffer, and a short read is what read(2) allows.
+const maxDevRead = 1 << 20
+
+// Read: /dev/null is always at its end; /dev/zero and /dev/full read as
+// zeros; /dev/random and /dev/urandom give the getrandom stream.
+func (d *memDev) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	rdev := fs.NodeOf(f).Rdev
+	if rdev == devNull || n == 0 {
+		return 0
+	}
+	return fillUser(buf, min(n, maxDevRead), rdev == devRandom || rdev == devURandom)
+}
+
+// Write: writes vanish, except on /dev/full, which is always full.
+func (d *memDev) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	if fs.NodeOf(f).Rdev == devFull {
+		return errno(unix.ENOSPC)
+	}
+	return n
+}
+
+// Seek: the memory devices accept any position and stay where they are
+// (Linux's null_lseek and friends return 0).
+func (d *memDev) Seek(f *vfs.File, off int64, whence int) uint64 {
+	f.Pos = 0
+	return 0
+}
+
+func (d *memDev) Readiness(f *vfs.File) uint32 { return unix.EPOLLIN | unix.EPOLLOUT }
+func (d *memDev) Waitable() *vfs.Waitable      { return &d.W }
+func (d *memDev) Kind() vfs.Kind               { return vfs.KindDevice }

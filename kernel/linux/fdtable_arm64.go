@@ -1,0 +1,167 @@
+package linux
+
+import (
+	"gometal/kernel/tty"
+	"gometal/kernel/vfs"
+	"gometal/sched"
+
+	"golang.org/x/sys/unix"
+)
+
+// The descriptor table (one process, so one table): each descriptor
+// refers to an open-file description (vfs.File), with a close-on-exec
+// flag of its own. dup, dup3 and F_DUPFD make descriptors that share a
+// description, so they share its offset, status flags and object, and an
+// epoll registration lasts until the last descriptor of its description
+// is closed (vfs.DecRef), as on Linux (open(2), epoll(7)).
+
+// maxFDs is RLIMIT_NOFILE (getrlimit reports it).
+const maxFDs = vfs.MaxFiles
+
+// fdSlot is one descriptor.
+type fdSlot struct {
+	file    int32 // 1 + index into vfs.Files; 0: the descriptor is free
+	cloexec bool
+}
+
+var fdTable [maxFDs]fdSlot
+
+// getFD returns the description descriptor fd refers to.
+func getFD(fd uint64) (*vfs.File, bool) {
+	if fd >= maxFDs || fdTable[fd].file == 0 {
+		return nil, false
+	}
+	return &vfs.Files[fdTable[fd].file-1], true
+}
+
+// fileOf returns the description index of open descriptor fd.
+func fileOf(fd int) int32 { return fdTable[fd].file - 1 }
+
+// freeFD returns the lowest free descriptor >= min, or -1.
+func freeFD(min int) int {
+	for i := min; i < maxFDs; i++ {
+		if fdTable[i].file == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// openFD makes a new description for impl and gives it the lowest free
+// descriptor: the usual end of a call that creates a file. With no
+// descriptor free it answers EMFILE, and the caller still holds (and must
+// drop) its reference to impl's object. A description can always be had
+// when a descriptor can: each lives only while a descriptor refers to
+// it.
+func openFD(impl vfs.Impl, flags uint32, cloexec bool) uint64 {
+	fd := freeFD(0)
+	if fd < 0 {
+		return errno(unix.EMFILE)
+	}
+	setFD(fd, vfs.Alloc(impl, flags), cloexec)
+	return uint64(fd)
+}
+
+// setFD makes free descriptor fd refer to description fi (whose
+// reference the caller gives it).
+func setFD(fd int, fi int32, cloexec bool) {
+	fdTable[fd] = fdSlot{file: fi + 1, cloexec: cloexec}
+}
+
+// shareFD makes free descriptor fd refer to description fi.
+func shareFD(fd int, fi int32, cloexec bool) {
+	vfs.IncRef(fi)
+	setFD(fd, fi, cloexec)
+}
+
+// initConsoleFDs opens the console once, read-write, as descriptors 0, 1
+// and 2, as Linux's init gets it (one open of /dev/console, dup'd twice).
+func initConsoleFDs() {
+	fd := int(openFD(&tty.Console, unix.O_RDWR, false))
+	shareFD(fd+1, fileOf(fd), false)
+	shareFD(fd+2, fileOf(fd), false)
+}
+
+// closeFD frees descriptor fd, and its description with the last
+// descriptor that refers to it.
+func closeFD(fd int) {
+	fi := fileOf(fd)
+	fdTable[fd] = fdSlot{}
+	vfs.DecRef(fi)
+}
+
+func sysClose(t *sched.Thread, f *sched.Frame) uint64 {
+	if _, ok := getFD(f.X[0]); !ok {
+		return errno(unix.EBADF)
+	}
+	closeFD(int(f.X[0]))
+	return 0
+}
+
+func sysDup(t *sched.Thread, f *sched.Frame) uint64 {
+	if _, ok := getFD(f.X[0]); !ok {
+		return errno(unix.EBADF)
+	}
+	n := freeFD(0)
+	if n < 0 {
+		return errno(unix.EMFILE)
+	}
+	shareFD(n, fileOf(int(f.X[0])), false)
+	return uint64(n)
+}
+
+func sysDup3(t *sched.Thread, f *sched.Frame) uint64 {
+	_, ok := getFD(f.X[0])
+	nfd := f.X[1]
+	if !ok {
+		return errno(unix.EBADF)
+	}
+	if nfd >= maxFDs || f.X[0] == nfd || f.X[2]&^unix.O_CLOEXEC != 0 {
+		return errno(unix.EINVAL)
+	}
+	fi := fileOf(int(f.X[0]))
+	vfs.IncRef(fi) // held across the close below, which may be of a dup of it
+	if fdTable[nfd].file != 0 {
+		closeFD(int(nfd))
+	}
+	setFD(int(nfd), fi, f.X[2]&unix.O_CLOEXEC != 0)
+	return nfd
+}
+
+func sysFcntl(t *sched.Thread, f *sched.Frame) uint64 {
+	fl, ok := getFD(f.X[0])
+	if !ok {
+		return errno(unix.EBADF)
+	}
+	fd := int(f.X[0])
+	switch f.X[1] {
+	case unix.F_GETFD:
+		if fdTable[fd].cloexec {
+			return unix.FD_CLOEXEC
+		}
+		return 0
+	case unix.F_SETFD:
+		fdTable[fd].cloexec = f.X[2]&unix.FD_CLOEXEC != 0
+		return 0
+	case unix.F_GETFL:
+		return uint64(fl.Flags)
+	case unix.F_SETFL:
+		// On the description: every dup sees the change (fcntl(2)).
+		const changeable = unix.O_NONBLOCK | unix.O_APPEND
+		fl.Flags = fl.Flags&^changeable | uint32(f.X[2])&changeable
+		return 0
+	case unix.F_DUPFD, unix.F_DUPFD_CLOEXEC:
+		if f.X[2] >= maxFDs {
+			return errno(unix.EINVAL)
+		}
+		n := freeFD(int(f.X[2]))
+		if n < 0 {
+			return errno(unix.EMFILE)
+		}
+		shareFD(n, fileOf(fd), f.X[1] == unix.F_DUPFD_CLOEXEC)
+		return uint64(n)
+	case unix.F_GETLK, unix.F_SETLK, unix.F_SETLKW:
+		return 0
+	}
+	return errno(unix.EINVAL)
+}

@@ -1,0 +1,346 @@
+package linux
+
+import (
+	"gometal/kernel"
+	"gometal/kernel/fs"
+	"gometal/kernel/usermem"
+	"unsafe"
+
+	"gometal/drivers/cpu"
+	"gometal/kernel/cpio"
+	"gometal/kernel/elf"
+	"gometal/kernel/mm"
+	"gometal/sched"
+)
+
+// The loader: /init's PT_LOAD segments into the app's address space and
+// the Linux initial stack (argc, argv, envp, auxv; System V AArch64 ABI
+// §"Process initialization", as fs/binfmt_elf.c lays it out).
+
+// exitCannotRun is the status when /init cannot be started at all (as a
+// shell reports a command it cannot execute).
+const exitCannotRun = 126
+
+// loadInit loads /init and returns its first thread, ready to enter.
+func loadInit() *sched.Thread {
+	initCwd()
+	fs.InitTmpfs(kernel.TmpfsLimit())
+	initConsoleFDs()
+	kernel.InitConsoleIRQ()
+	if !usermem.App.Init(&mm.Pages) {
+		kernel.Panic("out of memory creating the app's address space")
+	}
+	if _, _, err := cpio.Next(fs.Archive, 0); err != cpio.OK && err != cpio.ErrEnd {
+		kernel.Puts("gometal: the initramfs is not a cpio newc archive: ")
+		kernel.Puts(err.String())
+		kernel.Puts("\n")
+		appExit(exitCannotRun)
+	}
+	nd, ok := fs.Lookup([]byte("/init"))
+	if !ok || nd.Mode&cpio.S_IFMT != cpio.S_IFREG {
+		kernel.Puts("gometal: the initramfs has no /init (a regular file)\n")
+		appExit(exitCannotRun)
+	}
+	img := nd.Data
+	ef, err := elf.Parse(img)
+	if err != elf.OK {
+		kernel.Puts("gometal: /init is not a loadable arm64 ELF executable: ")
+		kernel.Puts(err.String())
+		kernel.Puts("\n")
+		appExit(exitCannotRun)
+	}
+	if ef.HasInterp(img) {
+		kernel.Puts("gometal: /init is dynamically linked; build it with CGO_ENABLED=0\n")
+		appExit(exitCannotRun)
+	}
+	var phdrVA uint64
+	var end uintptr
+	for i := 0; i < int(ef.Phnum); i++ {
+		p, err := ef.Prog(img, i)
+		if err != elf.OK {
+			kernel.Puts("gometal: /init has a bad program header: ")
+			kernel.Puts(err.String())
+			kernel.Puts("\n")
+			appExit(exitCannotRun)
+		}
+		if p.Type != elf.PT_LOAD {
+			continue
+		}
+		if p.Off <= ef.Phoff && ef.Phoff < p.Off+p.Filesz {
+			phdrVA = p.Vaddr + ef.Phoff - p.Off
+		}
+		if !loadSegment(img, &p) {
+			kernel.Puts("gometal: /init: a segment does not fit in memory or the address space\n")
+			appExit(exitCannotRun)
+		}
+		if e := uintptr(mm.PageUp(uintptr(p.Vaddr + p.Memsz))); e > end {
+			end = e
+		}
+	}
+	brkBase = end
+	if !mapSigTrampoline() {
+		kernel.Panic("out of memory mapping the signal trampoline")
+	}
+	if !mapVDSO() {
+		kernel.Panic("out of memory mapping the vDSO")
+	}
+	cpu.ICacheInvalidate() // app text, trampoline and vDSO written through the direct map
+	t := newThread()
+	if t == nil {
+		kernel.Panic("no thread slot for /init")
+	}
+	sp, ok := buildStack(&ef, phdrVA)
+	if !ok {
+		kernel.Puts("gometal: argv/envp do not fit on the initial stack\n")
+		appExit(exitCannotRun)
+	}
+	t.Ctx.PC = ef.Entry
+	t.Ctx.SP = uint64(sp)
+	t.Ctx.PSTATE = 0 // EL0t, interrupts unmasked
+	cpu.WriteTTBR0(uint64(usermem.App.PT.Root))
+	cpu.TTBR0Walks(true)
+	return t
+}
+
+func protOfFlags(fl uint32) mm.Prot {
+	var p mm.Prot
+	if fl&elf.PF_R != 0 {
+		p |= mm.ProtRead
+	}
+	if fl&elf.PF_W != 0 {
+		p |= mm.ProtWrite
+	}
+	if fl&elf.PF_X != 0 {
+		p |= mm.ProtExec
+	}
+	return p
+}
+
+// loadSegment maps a PT_LOAD segment: the pages holding file bytes are
+// filled now; the rest of the segment (bss) is left to demand paging,
+// which supplies zeroed pages on first touch.
+func loadSegment(img []byte, p *elf.Prog) bool {
+	start := mm.PageDown(uintptr(p.Vaddr))
+	end := mm.PageUp(uintptr(p.Vaddr + p.Memsz))
+	if end <= start || end > mm.UserTop || start < mm.PageSize {
+		return false
+	}
+	prot := protOfFlags(p.Flags)
+	if !usermem.App.VMAs.Add(start, end, prot, 0) {
+		return false
+	}
+	fileEnd := mm.PageUp(uintptr(p.Vaddr + p.Filesz))
+	for va := start; va < fileEnd; va += mm.PageSize {
+		pa, _, ok := usermem.App.PT.Lookup(va)
+		if !ok {
+			if pa = mm.Pages.Get(); pa == 0 || !usermem.App.PT.Map(&mm.Pages, va, pa, prot) {
+				return false
+			}
+		}
+		// Copy the part of the file image that lands in this page.
+		segLo, segHi := uintptr(p.Vaddr), uintptr(p.Vaddr+p.Filesz)
+		lo, hi := va, va+mm.PageSize
+		if lo < segLo {
+			lo = segLo
+		}
+		if hi > segHi {
+			hi = segHi
+		}
+		if lo < hi {
+			src := img[uintptr(p.Off)+(lo-segLo) : uintptr(p.Off)+(hi-segLo)]
+			copy(mm.PageBytes(pa)[lo-va:], src)
+		}
+	}
+	return true
+}
+
+// Auxiliary vector keys (include/uapi/linux/auxvec.h).
+const (
+	atNull        = 0
+	atPhdr        = 3
+	atPhent       = 4
+	atPhnum       = 5
+	atPagesz      = 6
+	atBase        = 7
+	atEntry       = 9
+	atUID         = 11
+	atEUID        = 12
+	atGID         = 13
+	atEGID        = 14
+	atPlatform    = 15
+	atHwcap       = 16
+	atClktck      = 17
+	atSecure      = 23
+	atRandom      = 25
+	atHwcap2      = 26
+	atExecfn      = 31
+	atSysinfoEhdr = 33 // the vDSO's ELF header
+)
+
+const maxArgs = 1024
+
+// buildStack lays out the initial stack and returns SP.
+func buildStack(ef *elf.File, phdrVA uint64) (uintptr, bool) {
+	top := uintptr(mm.StackTop)
+	if !usermem.App.VMAs.Add(top-mm.StackSize, top, mm.ProtRead|mm.ProtWrite, mm.VMAStack) {
+		return 0, false
+	}
+	argvData := fs.ConfigFile(".gometal/argv")
+	envData := fs.ConfigFile(".gometal/envp")
+	if len(argvData) == 0 {
+		argvData = []byte("/init\x00")
+	}
+	sp := top
+	// Strings first, at the top: argv, envp, platform, execfn.
+	push := func(b []byte) (uintptr, bool) {
+		sp -= uintptr(len(b))
+		return sp, usermem.CopyOut(sp, b)
+	}
+	strsEnd := sp
+	argStart, ok1 := push(argvData)
+	envStart, ok2 := push(envData)
+	platform, ok3 := push([]byte("aarch64\x00"))
+	sp &^= 15
+	var rnd [16]byte
+	fillRandom(rnd[:])
+	random, ok4 := push(rnd[:])
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return 0, false
+	}
+	_ = strsEnd
+	// Pointer arrays: count the strings first.
+	argc := countStrings(argvData)
+	envc := countStrings(envData)
+	if argc+envc > maxArgs*8 {
+		return 0, false
+	}
+	hwcap, hwcap2 := hwcaps()
+	auxv := [...]uint64{
+		atPhdr, phdrVA,
+		atPhent, uint64(ef.Phentsize),
+		atPhnum, uint64(ef.Phnum),
+		atPagesz, mm.PageSize,
+		atBase, 0,
+		atEntry, ef.Entry,
+		atUID, 0, atEUID, 0, atGID, 0, atEGID, 0,
+		atPlatform, uint64(platform),
+		atHwcap, hwcap,
+		atHwcap2, hwcap2,
+		atClktck, 100,
+		atSecure, 0,
+		atRandom, uint64(random),
+		atExecfn, uint64(argStart),
+		atSysinfoEhdr, vdsoVA,
+		atNull, 0,
+	}
+	words := 1 + argc + 1 + envc + 1 + len(auxv)
+	sp -= uintptr(words) * 8
+	sp &^= 15
+	w := sp
+	if !usermem.WriteU64(w, uint64(argc)) {
+		return 0, false
+	}
+	w += 8
+	w, ok1 = writePointers(w, argStart, argvData)
+	w, ok2 = writePointers(w, envStart, envData)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	if !usermem.CopyOut(w, usermem.BytesOf(unsafe.Pointer(&auxv), unsafe.Sizeof(auxv))) {
+		return 0, false
+	}
+	return sp, true
+}
+
+func countStrings(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// writePointers writes one pointer per NUL-terminated string in data
+// (which lives at base in the app), then a NULL.
+func writePointers(w uintptr, base uintptr, data []byte) (uintptr, bool) {
+	start := 0
+	for i, c := range data {
+		if c == 0 {
+			if !usermem.WriteU64(w, uint64(base)+uint64(start)) {
+				return w, false
+			}
+			w += 8
+			start = i + 1
+		}
+	}
+	return w + 8, usermem.WriteU64(w, 0)
+}
+
+// AT_HWCAP bits (arch/arm64/include/uapi/asm/hwcap.h); x/sys/unix does
+// not carry them.
+const (
+	hwcapFP       = 1 << 0
+	hwcapASIMD    = 1 << 1
+	hwcapEVTSTRM  = 1 << 2
+	hwcapAES      = 1 << 3
+	hwcapPMULL    = 1 << 4
+	hwcapSHA1     = 1 << 5
+	hwcapSHA2     = 1 << 6
+	hwcapCRC32    = 1 << 7
+	hwcapATOMICS  = 1 << 8
+	hwcapASIMDRDM = 1 << 12
+	hwcapSHA3     = 1 << 17
+	hwcapASIMDDP  = 1 << 20
+	hwcapSHA512   = 1 << 21
+)
+
+// hwcaps derives AT_HWCAP/AT_HWCAP2 from the ID registers the way Linux
+// does (arch/arm64/kernel/cpufeature.c), for the features Go checks.
+func hwcaps() (uint64, uint64) {
+	isar0 := cpu.ReadIDAA64ISAR0()
+	pfr0 := cpu.ReadIDAA64PFR0()
+	var h uint64
+	field := func(r uint64, shift uint) uint64 { return (r >> shift) & 0xF }
+	if field(pfr0, 16) != 0xF {
+		h |= hwcapFP
+	}
+	if field(pfr0, 20) != 0xF {
+		h |= hwcapASIMD
+	}
+	h |= hwcapEVTSTRM
+	if a := field(isar0, 4); a >= 1 {
+		h |= hwcapAES
+		if a >= 2 {
+			h |= hwcapPMULL
+		}
+	}
+	if field(isar0, 8) >= 1 {
+		h |= hwcapSHA1
+	}
+	if s := field(isar0, 12); s >= 1 {
+		h |= hwcapSHA2
+		if s >= 2 {
+			h |= hwcapSHA512
+		}
+	}
+	if field(isar0, 16) >= 1 {
+		h |= hwcapCRC32
+	}
+	if field(isar0, 20) >= 2 {
+		h |= hwcapATOMICS
+	}
+	if field(isar0, 28) >= 1 {
+		h |= hwcapASIMDRDM
+	}
+	if field(isar0, 32) >= 1 {
+		h |= hwcapSHA3
+	}
+	if field(isar0, 44) >= 1 {
+		h |= hwcapASIMDDP
+	}
+	// HWCAP_CPUID is deliberately absent: it promises that EL0 reads of
+	// ID registers are emulated, which gometal does not do.
+	return h, 0
+}

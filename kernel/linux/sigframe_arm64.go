@@ -1,0 +1,146 @@
+package linux
+
+import (
+	"gometal/kernel/usermem"
+	"unsafe"
+
+	"gometal/kernel/mm"
+	"gometal/sched"
+)
+
+// The signal frame, with the Linux arm64 ABI (arch/arm64/kernel/signal.c):
+// a pending, unblocked signal with a handler gets an rt_sigframe
+// { siginfo (128 bytes); ucontext } on the thread's stack or its
+// sigaltstack, and the thread resumes in the handler with X0 = signo,
+// X1 = &info, X2 = &uc, X29 = frame record, X30 = the restorer. Go
+// registers handlers without SA_RESTORER, so the restorer is the kernel's
+// own trampoline page (mov x8, #139; svc #0). rt_sigreturn reads the
+// context back from the app's copy, which Go edits to inject asyncPreempt.
+
+func onAltStack(t *sched.Thread, sp uint64) bool {
+	return lx(t).AltSize != 0 && uintptr(sp) > lx(t).AltSP && uintptr(sp) <= lx(t).AltSP+lx(t).AltSize
+}
+
+// sigframe is the rt_sigframe the kernel builds, then copies to the app.
+var sigframe [sigframeSize]byte
+
+func buildSigframe(t *sched.Thread, f *sched.Frame, sig int, info *sigInfo, a *sigaction) bool {
+	sp := f.SP
+	if a.flags&saOnStack != 0 && lx(t).AltSize != 0 && lx(t).AltFlags&ssDisable == 0 && !onAltStack(t, sp) {
+		sp = uint64(lx(t).AltSP + lx(t).AltSize)
+	}
+	sp = (sp - frameRecordSize) &^ 15
+	record := sp
+	sp = (sp - sigframeSize) &^ 15
+
+	b := sigframe[:]
+	clear(b)
+	putSiginfo(b, sig, info)
+	uc := b[siginfoSize:]
+	// uc_stack describes the alternate stack.
+	put64(uc, ucStackOff, uint64(lx(t).AltSP))
+	flags := uint32(0)
+	if lx(t).AltSize == 0 {
+		flags = ssDisable
+	} else if onAltStack(t, f.SP) {
+		flags = ssOnStack
+	}
+	put32(uc, ucStackOff+8, flags)
+	put64(uc, ucStackOff+16, uint64(lx(t).AltSize))
+	// uc_sigmask is the mask sigreturn puts back: the one rt_sigsuspend
+	// replaced, if the thread waits there, else the current one.
+	oldMask := lx(t).SigMask
+	if lx(t).HasSavedMask {
+		oldMask = lx(t).SavedMask
+		lx(t).HasSavedMask = false
+	}
+	put64(uc, ucSigmaskOff, oldMask)
+	mc := uc[ucMcontextOff:]
+	if sigSynchronous&sigBit(sig) != 0 {
+		put64(mc, 0, info.Fields[0]) // fault_address
+	}
+	for i := 0; i < 31; i++ {
+		put64(mc, scRegsOff+8*i, f.X[i])
+	}
+	put64(mc, scSPOff, f.SP)
+	put64(mc, scPCOff, f.PC)
+	put64(mc, scPstateOff, f.PSTATE)
+	fp := mc[scReservedOff:]
+	put32(fp, 0, fpsimdMagic)
+	put32(fp, 4, fpsimdSize)
+	put32(fp, 8, uint32(f.FPSR))
+	put32(fp, 12, uint32(f.FPCR))
+	for i := 0; i < 64; i++ {
+		put64(fp, 16+8*i, f.V[i])
+	}
+	// The terminating null context header follows (already zero).
+
+	if !usermem.CopyOut(uintptr(sp), b) {
+		return false
+	}
+	rec := [2]uint64{f.X[29], f.X[30]}
+	if !usermem.CopyOut(uintptr(record), usermem.BytesOf(unsafe.Pointer(&rec), 16)) {
+		return false
+	}
+	restorer := uint64(sigTrampVA)
+	if a.flags&saRestorer != 0 && a.restorer != 0 {
+		restorer = a.restorer
+	}
+	f.X[0] = uint64(sig)
+	f.X[1] = sp
+	f.X[2] = sp + siginfoSize
+	f.X[29] = record
+	f.X[30] = restorer
+	f.SP = sp
+	f.PC = a.handler
+	lx(t).SigMask |= a.mask
+	if a.flags&saNoDefer == 0 {
+		lx(t).SigMask |= sigBit(sig)
+	}
+	lx(t).SigMask &^= sigUnblockable
+	if a.flags&saResetHand != 0 {
+		a.handler = sigDFL
+	}
+	return true
+}
+
+func sysRtSigreturn(t *sched.Thread, f *sched.Frame) uint64 {
+	sp := f.SP
+	b := sigframe[:]
+	if sp&15 != 0 || !usermem.CopyIn(b, uintptr(sp)) {
+		killApp(sigSEGV, uintptr(sp), f.PC)
+		return 0
+	}
+	uc := b[siginfoSize:]
+	mc := uc[ucMcontextOff:]
+	for i := 0; i < 31; i++ {
+		f.X[i] = get64(mc, scRegsOff+8*i)
+	}
+	f.SP = get64(mc, scSPOff)
+	f.PC = get64(mc, scPCOff)
+	// Only the condition flags come from the app: it must not be able to
+	// return to EL1 or unmask anything by editing pstate.
+	f.PSTATE = get64(mc, scPstateOff) & pstateUserMask
+	fp := mc[scReservedOff:]
+	if get32(fp, 0) == fpsimdMagic {
+		f.FPSR = uint64(get32(fp, 8))
+		f.FPCR = uint64(get32(fp, 12))
+		for i := 0; i < 64; i++ {
+			f.V[i] = get64(fp, 16+8*i)
+		}
+	}
+	lx(t).SigMask = get64(uc, ucSigmaskOff) &^ sigUnblockable
+	return f.X[0]
+}
+
+// mapSigTrampoline installs the restorer page.
+func mapSigTrampoline() bool {
+	pa := mm.Pages.Get()
+	if pa == 0 {
+		return false
+	}
+	p := mm.PageBytes(pa)
+	put32(p[:], 0, sigTrampOpMovX8)
+	put32(p[:], 4, sigTrampOpSvc)
+	return usermem.App.MapFixedPage(sigTrampVA, pa, mm.ProtRead|mm.ProtExec)
+}

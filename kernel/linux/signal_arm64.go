@@ -1,0 +1,394 @@
+package linux
+
+import (
+	"gometal/drivers/timer"
+	"gometal/kernel"
+	"gometal/kernel/usermem"
+	"gometal/sched"
+
+	"golang.org/x/sys/unix"
+)
+
+// Signals the Linux way, on bare metal (kernel/signal.c and
+// arch/arm64/kernel/signal.c are the reference).
+//
+// Posting makes a signal pending on one thread: the one named by tgkill,
+// or for kill any thread that does not block it. When every thread blocks
+// it, it waits in the process's own pending set until one unblocks it. A
+// target running on another core is sent an SGI, which makes that core
+// enter the kernel and deliver on its way back to EL0; this is how the Go
+// runtime's preemption request (tgkill SIGURG) becomes an interrupt. A
+// target blocked in a syscall is woken with EINTR, and the call is
+// restarted after the handler when SA_RESTART says so (sigpolicy.go).
+//
+// Delivery runs on every return to EL0 (finishTrap): the first deliverable
+// signal with a handler gets an rt_sigframe (sigframe_arm64.go); an
+// ignored one is dropped; one whose default action terminates ends the app
+// with a report.
+
+type sigaction struct {
+	handler  uint64
+	flags    uint64
+	restorer uint64
+	mask     uint64
+}
+
+// sigActions is the process's handler table (CLONE_SIGHAND: one for all
+// threads).
+var sigActions [nsig]sigaction
+
+// procPending holds process-directed signals that every thread blocked
+// when they were sent; the first thread to unblock one takes it.
+var (
+	procPending uint64
+	procInfo    [nsig]sigInfo
+)
+
+// Counters for the stats switch (printStats).
+var (
+	sigDelivered   [nsig]uint64 // handler frames built, per signal
+	sigKicks       uint64       // SGIs sent so another core delivers a signal (SIGURG: preemption)
+	sigInterrupted uint64       // blocking syscalls cut short by a signal
+	sigRestarted   uint64       // of those, restarted after the handler (SA_RESTART)
+)
+
+// userInfo is the siginfo of a signal sent by the app (or by the kernel
+// on its behalf, like SIGPIPE): si_pid is the app, si_uid 0.
+func userInfo(code int32) sigInfo {
+	return sigInfo{Code: code, Fields: [2]uint64{uint64(uint32(appPID))}}
+}
+
+// postSignal makes sig pending on t and sees that it is delivered soon.
+func postSignal(t *sched.Thread, sig int, info sigInfo) {
+	if sig <= 0 || sig >= nsig {
+		return
+	}
+	bit := sigBit(sig)
+	if lx(t).SigWait&bit != 0 && t.State == sched.Blocked && t.Wait == sched.WaitSignal {
+		// rt_sigtimedwait takes it on its way out (takeWaited).
+		lx(t).SigPending |= bit
+		lx(t).SigInfo[sig] = info
+		sched.Wake(t, 0)
+		return
+	}
+	if lx(t).SigMask&bit == 0 && ignored(sig, sigActions[sig].handler) {
+		return
+	}
+	lx(t).SigPending |= bit
+	lx(t).SigInfo[sig] = info
+	if lx(t).SigMask&bit == 0 {
+		signalWake(t)
+	}
+}
+
+// signalWake gets a deliverable signal to t: an SGI to the core it runs
+// on, or the end of the wait it is blocked in.
+func signalWake(t *sched.Thread) {
+	switch t.State {
+	case sched.Blocked:
+		if t.Wait != sched.WaitNone {
+			sched.Wake(t, interruptResult(t))
+		}
+	case sched.Running:
+		if int(t.CPU) != kernel.ThisCPU().ID {
+			sigKicks++
+			sched.Kick(int(t.CPU))
+		}
+	}
+}
+
+// interruptResult ends t's blocked system call for a signal: with the
+// bytes it had already moved (a blocking write that took part of its
+// buffer returns that count, as Linux's pipe_write does), or else with
+// EINTR, recorded so that the way back to EL0 restarts the call or leaves
+// the EINTR (settleInterrupted).
+func interruptResult(t *sched.Thread) uint64 {
+	if n := t.Progress; n > 0 {
+		t.Progress = 0
+		return n
+	}
+	markInterrupted(t)
+	return errno(unix.EINTR)
+}
+
+// markInterrupted records that t's syscall ends early for a signal, with
+// the time its deadline still had (nanosleep reports it).
+func markInterrupted(t *sched.Thread) {
+	lx(t).Interrupted = true
+	lx(t).IntrLeft = 0
+	if now := timer.Now(); t.Deadline > now {
+		lx(t).IntrLeft = t.Deadline - now
+	}
+	sigInterrupted++
+}
+
+// postProcessSignal sends sig to the process (kill, the console's Ctrl-C):
+// to a thread waiting for it in rt_sigtimedwait, else to prefer if it does
+// not block it, else to any thread that does not; if all block it, it
+// stays pending for the process.
+func postProcessSignal(sig int, info sigInfo, prefer *sched.Thread) {
+	bit := sigBit(sig)
+	var target *sched.Thread
+	if prefer != nil && lx(prefer).SigMask&bit == 0 {
+		target = prefer
+	}
+	for i := range sched.Active() {
+		o := &sched.Threads[i]
+		if o.State == sched.Free || o.State == sched.Dead {
+			continue
+		}
+		if o.State == sched.Blocked && o.Wait == sched.WaitSignal && lx(o).SigWait&bit != 0 {
+			target = o
+			break
+		}
+		if target == nil && lx(o).SigMask&bit == 0 {
+			target = o
+		}
+	}
+	if target != nil {
+		postSignal(target, sig, info)
+		return
+	}
+	procPending |= bit
+	procInfo[sig] = info
+}
+
+// postFault posts a synchronous signal for a fault at pc. A fault signal
+// that is blocked or ignored cannot be delivered, and Linux then kills the
+// process; so does gometal.
+func postFault(t *sched.Thread, f *sched.Frame, sig int, code int32, addr uint64) {
+	a := &sigActions[sig]
+	if lx(t).SigMask&sigBit(sig) != 0 || a.handler == sigIGN {
+		killApp(sig, uintptr(addr), f.PC)
+		return
+	}
+	postSignal(t, sig, sigInfo{Code: code, Fields: [2]uint64{addr}})
+}
+
+// killApp ends the app for a signal with no handler, like Linux would,
+// with a report a person can act on, and exit status 128+sig (what a
+// shell reports: 130 for SIGINT).
+func killApp(sig int, addr uintptr, pc uint64) {
+	kernel.Puts("gometal: app killed by ")
+	kernel.Puts(signalName(sig))
+	kernel.Puts(" (signal ")
+	kernel.PutDec(int64(sig))
+	kernel.Puts(") addr=")
+	kernel.PutHex(uint64(addr))
+	kernel.Puts(" pc=")
+	kernel.PutHex(pc)
+	kernel.Puts("\n")
+	appExit(128 + sig)
+}
+
+func signalName(sig int) string {
+	switch sig {
+	case sigHUP:
+		return "SIGHUP"
+	case sigINT:
+		return "SIGINT"
+	case sigQUIT:
+		return "SIGQUIT"
+	case sigILL:
+		return "SIGILL"
+	case sigTRAP:
+		return "SIGTRAP"
+	case sigABRT:
+		return "SIGABRT"
+	case sigBUS:
+		return "SIGBUS"
+	case sigFPE:
+		return "SIGFPE"
+	case sigKILL:
+		return "SIGKILL"
+	case sigUSR1:
+		return "SIGUSR1"
+	case sigSEGV:
+		return "SIGSEGV"
+	case sigUSR2:
+		return "SIGUSR2"
+	case sigPIPE:
+		return "SIGPIPE"
+	case sigALRM:
+		return "SIGALRM"
+	case sigTERM:
+		return "SIGTERM"
+	case sigURG:
+		return "SIGURG"
+	case sigSTOP:
+		return "SIGSTOP"
+	case sigTSTP:
+		return "SIGTSTP"
+	case sigPROF:
+		return "SIGPROF"
+	case sigSYS:
+		return "SIGSYS"
+	}
+	if sig >= sigRTMIN {
+		return "a real-time signal"
+	}
+	return "a signal"
+}
+
+// deliverSignals runs on every return to EL0: it finishes an
+// rt_sigtimedwait, builds the frame for the first deliverable signal with
+// a handler, drops ignored ones, and ends the app for ones whose default
+// action is to terminate. It also settles a syscall a signal cut short:
+// restarted (SA_RESTART, or no handler ran after all) or left with EINTR.
+func deliverSignals(t *sched.Thread, f *sched.Frame) {
+	l := lx(t) // once: this runs on every return to EL0
+	if l.SigWait != 0 {
+		takeWaited(t, f)
+	}
+	for {
+		own := l.SigPending &^ l.SigMask
+		shared := procPending &^ l.SigMask
+		if own|shared == 0 {
+			break
+		}
+		var sig int
+		var info sigInfo
+		if own != 0 {
+			sig = nextSignal(own)
+			l.SigPending &^= sigBit(sig)
+			info = l.SigInfo[sig]
+		} else {
+			sig = nextSignal(shared)
+			procPending &^= sigBit(sig)
+			info = procInfo[sig]
+		}
+		a := &sigActions[sig]
+		if a.handler == sigIGN || a.handler == sigDFL && defaultIgnored(sig) {
+			continue
+		}
+		if a.handler == sigDFL {
+			addr := uintptr(0)
+			if sigSynchronous&sigBit(sig) != 0 {
+				addr = uintptr(info.Fields[0])
+			}
+			killApp(sig, addr, f.PC)
+			return
+		}
+		if l.Interrupted {
+			settleInterrupted(t, f, a.flags)
+		}
+		if t.Retried {
+			settleRetry(t, f)
+		}
+		if !buildSigframe(t, f, sig, &info, a) {
+			// No room for the frame: Linux forces SIGSEGV.
+			killApp(sigSEGV, uintptr(f.SP), f.PC)
+			return
+		}
+		sigDelivered[sig]++
+		return
+	}
+	// No handler runs: a cut-short call that SA_RESTART would restart is
+	// restarted (Linux restarts -ERESTARTSYS calls when no handler runs),
+	// and rt_sigsuspend's mask is put back.
+	if l.Interrupted {
+		settleInterrupted(t, f, saRestart)
+	}
+	if l.HasSavedMask {
+		l.SigMask = l.SavedMask
+		l.HasSavedMask = false
+	}
+}
+
+// settleRetry runs before a handler's frame is built for a thread that a
+// Notify set to run its system call again (sched.Retry) and that has not
+// run it yet: the handler's own system calls must not see the retry
+// (t.Retried, t.Progress). A call that had already moved bytes completes
+// with that count (the SVC is skipped); any other runs afresh when the
+// handler returns, as if the signal had come before the wake-up.
+func settleRetry(t *sched.Thread, f *sched.Frame) {
+	t.Retried = false
+	if n := t.Progress; n > 0 {
+		t.Progress = 0
+		f.X[0] = n
+		f.PC += sched.SVCSize
+	}
+}
+
+// settleInterrupted decides, before a handler's frame is built (the frame
+// saves the registers sigreturn restores), whether the syscall that a
+// signal cut short runs again: PC back to the SVC and X0 back to the first
+// argument, as arm64 Linux does; otherwise it returns EINTR, and a
+// nanosleep writes the time it had left.
+func settleInterrupted(t *sched.Thread, f *sched.Frame, saFlags uint64) {
+	lx(t).Interrupted = false
+	args := [6]uint64{t.OrigX0, f.X[1], f.X[2], f.X[3], f.X[4], f.X[5]}
+	if restartsAfterHandler(t.SysNr, &args, saFlags) {
+		f.X[0] = t.OrigX0
+		f.PC -= sched.SVCSize
+		sigRestarted++
+		return
+	}
+	var rem uintptr
+	switch t.SysNr {
+	case unix.SYS_NANOSLEEP:
+		rem = uintptr(f.X[1])
+	case unix.SYS_CLOCK_NANOSLEEP:
+		if f.X[1]&unix.TIMER_ABSTIME == 0 {
+			rem = uintptr(f.X[3])
+		}
+	}
+	if rem != 0 {
+		writeTimespec(rem, timer.TicksToNanos(lx(t).IntrLeft))
+	}
+}
+
+// takeWaited finishes an rt_sigtimedwait: a signal of the awaited set
+// that is pending now is taken off the pending sets, its siginfo written
+// to the app and its number returned; if none is (the timeout ran out),
+// the call returns what the timeout set (EAGAIN), or EINTR for a signal
+// outside the set.
+func takeWaited(t *sched.Thread, f *sched.Frame) {
+	set := lx(t).SigWait
+	lx(t).SigWait = 0
+	if r, ok := takePending(t, set, lx(t).SigWaitInfo); ok {
+		f.X[0] = r
+		lx(t).Interrupted = false
+	}
+}
+
+// takePending removes the first signal of set pending for t (its own
+// first, then the process's) and writes its siginfo to infoAddr (if not
+// 0). ok is false when none is pending; the result is -EFAULT when the
+// siginfo could not be written.
+func takePending(t *sched.Thread, set uint64, infoAddr uintptr) (uint64, bool) {
+	var sig int
+	var info sigInfo
+	switch {
+	case lx(t).SigPending&set != 0:
+		sig = nextSignal(lx(t).SigPending & set)
+		lx(t).SigPending &^= sigBit(sig)
+		info = lx(t).SigInfo[sig]
+	case procPending&set != 0:
+		sig = nextSignal(procPending & set)
+		procPending &^= sigBit(sig)
+		info = procInfo[sig]
+	default:
+		return 0, false
+	}
+	if infoAddr != 0 {
+		var b [siginfoSize]byte
+		putSiginfo(b[:], sig, &info)
+		if !usermem.CopyOut(infoAddr, b[:]) {
+			return errno(unix.EFAULT), true
+		}
+	}
+	return uint64(sig), true
+}
+
+// putSiginfo fills a siginfo: si_signo, si_errno (0), si_code, then the
+// union at offset 16.
+func putSiginfo(b []byte, sig int, info *sigInfo) {
+	put32(b, 0, uint32(sig))
+	put32(b, 8, uint32(info.Code))
+	put64(b, 16, info.Fields[0])
+	put64(b, 24, info.Fields[1])
+}
+
+// ttySignal is tty.Signal: Ctrl-C or Ctrl-\ typed on the console.
+func ttySignal(sig int) { postProcessSignal(sig, sigInfo{Code: siKERNEL}, nil) }

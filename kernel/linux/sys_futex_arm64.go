@@ -1,0 +1,61 @@
+package linux
+
+import (
+	"gometal/kernel/usermem"
+	"gometal/sched"
+
+	"golang.org/x/sys/unix"
+)
+
+// futex: FUTEX_WAIT and FUTEX_WAKE (and their bitset forms), all the Go
+// runtime uses. Waiters are the threads blocked with sched.WaitFutex on
+// the address (sched/waitaddr.go: FIFO, and why no wake-up is lost under
+// the kernel lock); there is one address space, so private and shared
+// futexes are the same.
+
+func sysFutex(t *sched.Thread, f *sched.Frame) uint64 {
+	addr := uintptr(f.X[0])
+	op := f.X[1] & futexCmdMask
+	val := uint32(f.X[2])
+	if addr&3 != 0 {
+		return errno(unix.EINVAL)
+	}
+	switch op {
+	case futexWait, futexWaitBitset:
+		cur, ok := usermem.ReadU32(addr)
+		if !ok {
+			return errno(unix.EFAULT)
+		}
+		if cur != val {
+			return errno(unix.EAGAIN)
+		}
+		var deadline uint64
+		if ts := uintptr(f.X[3]); ts != 0 {
+			ns, e := readTimespec(ts)
+			if e != 0 {
+				return errno(e)
+			}
+			if op == futexWaitBitset {
+				// Absolute, on CLOCK_MONOTONIC unless CLOCK_REALTIME.
+				clock := uint64(unix.CLOCK_MONOTONIC)
+				if f.X[1]&futexClockRealtime != 0 {
+					clock = unix.CLOCK_REALTIME
+				}
+				now, _ := nowNanos(clock)
+				ns -= now
+			}
+			if ns <= 0 {
+				return errno(unix.ETIMEDOUT)
+			}
+			deadline = deadlineAfter(ns)
+		}
+		sched.WaitOn(t, sched.WaitFutex, addr, deadline, errno(unix.ETIMEDOUT))
+		return 0
+	case futexOpWake, futexWakeBitset:
+		return uint64(futexWake(addr, int(int32(val))))
+	}
+	return errno(unix.ENOSYS)
+}
+
+// futexWake wakes up to n waiters on addr and returns how many woke.
+func futexWake(addr uintptr, n int) int { return sched.WakeAddr(sched.WaitFutex, addr, n) }

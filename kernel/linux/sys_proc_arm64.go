@@ -1,0 +1,389 @@
+package linux
+
+import (
+	"gometal/kernel"
+	"gometal/kernel/usermem"
+	"gometal/kernel/vfs"
+	"unsafe"
+
+	"gometal/sched"
+
+	"golang.org/x/sys/unix"
+)
+
+// The app is process 1, as /init is on Linux.
+const appPID = 1
+
+func sysGetpid(t *sched.Thread, f *sched.Frame) uint64  { return appPID }
+func sysGetppid(t *sched.Thread, f *sched.Frame) uint64 { return 0 }
+func sysGettid(t *sched.Thread, f *sched.Frame) uint64  { return uint64(t.TID) }
+
+func sysExit(t *sched.Thread, f *sched.Frame) uint64 {
+	if lx(t).ClearTID != 0 {
+		usermem.WriteU32(lx(t).ClearTID, 0)
+		futexWake(lx(t).ClearTID, 1)
+	}
+	t.State = sched.Dead
+	if sched.Live() == 0 {
+		appExit(int(f.X[0] & 0xFF))
+	}
+	return 0
+}
+
+func sysExitGroup(t *sched.Thread, f *sched.Frame) uint64 {
+	appExit(int(f.X[0] & 0xFF))
+	return 0
+}
+
+// appExit ends the run: the app's status becomes QEMU's exit status
+// (kernel.Exit).
+func appExit(status int) {
+	appEnded(status)
+	kernel.Exit(status)
+}
+
+// appEnded reports the app's end on the console.
+func appEnded(status int) {
+	if kernel.StatsAtExit {
+		printStats()
+	}
+	if kernel.Info("app exited with status ") {
+		kernel.PutDec(int64(status))
+		kernel.InfoEnd()
+	}
+}
+
+func printStats() {
+	kernel.Puts("gometal: stats:")
+	putCounter("syscalls", syscallCount)
+	kernel.Puts("\n")
+	// How epoll waits went: events at once, empty polls, waits that
+	// blocked, waiters woken by events (of which by an eventfd write: the
+	// runtime's netpollBreak), timeouts.
+	kernel.Puts("gometal: stats: epoll:")
+	putCounter("ready", vfs.EpollStats.Ready)
+	putCounter("polls", vfs.EpollStats.Polls)
+	putCounter("blocked", vfs.EpollStats.Blocked)
+	putCounter("woken", vfs.Stats.EpollWoken)
+	putCounter("breaks", vfs.Stats.Breaks)
+	putCounter("timeouts", sched.Timeouts[sched.WaitEpoll])
+	kernel.Puts("\n")
+	// File waits, all through vfs.Wait: how many blocked per kind of
+	// file, the Notify calls, and the callers they woke (each runs its
+	// call again: sched.Retries).
+	kernel.Puts("gometal: stats: waits:")
+	for k := vfs.Kind(0); k < vfs.NumKinds; k++ {
+		if n := vfs.Stats.Waits[k]; n != 0 {
+			putCounter(k.String(), n)
+		}
+	}
+	putCounter("notifies", vfs.Stats.Notifies)
+	putCounter("woken", vfs.Stats.Woken)
+	putCounter("retries", sched.Retries)
+	kernel.Puts("\n")
+	// Signals: handler frames built per signal number, the SGIs sent so
+	// that another core delivers one (for SIGURG, that is the runtime's
+	// preemption request), and blocking syscalls a signal cut short.
+	kernel.Puts("gometal: stats: signals:")
+	for sig := 1; sig < nsig; sig++ {
+		if n := sigDelivered[sig]; n != 0 {
+			kernel.Puts(" ")
+			kernel.PutDec(int64(sig))
+			kernel.Puts("=")
+			kernel.PutDec(int64(n))
+		}
+	}
+	putCounter("sgi-kicks", sigKicks)
+	putCounter("interrupted", sigInterrupted)
+	putCounter("restarted", sigRestarted)
+	kernel.Puts("\n")
+	for i := range sched.CPUs {
+		c := &sched.CPUs[i]
+		if !c.Online {
+			continue
+		}
+		s := &c.Stats
+		kernel.Puts("gometal: stats: core ")
+		kernel.PutDec(int64(i))
+		kernel.Puts(":")
+		putCounter("timer-irqs", s.Ticks)
+		putCounter("sgi-in", s.SGIsIn)
+		putCounter("uart-irqs", s.UARTIRQs)
+		putCounter("sgi-out", s.SGIsOut)
+		putCounter("switches", s.Switches)
+		putCounter("steals", s.Steals)
+		putCounter("idles", s.Idles)
+		putCounter("migrations", s.Migrations)
+		kernel.Puts("\n")
+	}
+}
+
+// putCounter prints " name=v".
+func putCounter(name string, v uint64) {
+	kernel.Puts(" ")
+	kernel.Puts(name)
+	kernel.Puts("=")
+	kernel.PutDec(int64(v))
+}
+
+func sysSetTidAddress(t *sched.Thread, f *sched.Frame) uint64 {
+	lx(t).ClearTID = uintptr(f.X[0])
+	return uint64(t.TID)
+}
+
+// Clone flags Go uses: CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|
+// CLONE_SYSVSEM|CLONE_THREAD (0x50f00). A new process (no CLONE_VM or
+// CLONE_THREAD) is not supported: there is one address space.
+const cloneThreadFlags = unix.CLONE_VM | unix.CLONE_THREAD | unix.CLONE_SIGHAND
+
+func sysClone(t *sched.Thread, f *sched.Frame) uint64 {
+	flags := f.X[0]
+	if flags&cloneThreadFlags != cloneThreadFlags {
+		return errno(unix.ENOSYS) // fork/vfork: no processes yet
+	}
+	n := newThread()
+	if n == nil {
+		return errno(unix.EAGAIN)
+	}
+	n.Ctx = *f
+	n.Ctx.X[0] = 0
+	if sp := f.X[1]; sp != 0 {
+		n.Ctx.SP = sp
+	}
+	if flags&unix.CLONE_SETTLS != 0 {
+		n.Ctx.TPIDR = f.X[3]
+	}
+	// A new thread starts with its creator's signal mask and affinity,
+	// and no alternate signal stack.
+	lx(n).SigMask = lx(t).SigMask
+	n.Affinity = t.Affinity
+	if flags&unix.CLONE_PARENT_SETTID != 0 {
+		usermem.WriteU32(uintptr(f.X[2]), uint32(n.TID))
+	}
+	if flags&unix.CLONE_CHILD_SETTID != 0 {
+		usermem.WriteU32(uintptr(f.X[4]), uint32(n.TID))
+	}
+	if flags&unix.CLONE_CHILD_CLEARTID != 0 {
+		lx(n).ClearTID = uintptr(f.X[4])
+	}
+	sched.Ready(n)
+	return uint64(n.TID)
+}
+
+func sysSchedYield(t *sched.Thread, f *sched.Frame) uint64 {
+	c := kernel.ThisCPU()
+	c.SliceEnd = 0 // let Schedule rotate if anyone waits
+	return 0
+}
+
+// onlineMask is the set of cores that run threads (bit i = core i).
+func onlineMask() uint64 {
+	var m uint64
+	for i := range sched.CPUs {
+		if sched.CPUs[i].Online {
+			m |= 1 << uint(i)
+		}
+	}
+	return m
+}
+
+// affinityTarget is the thread a sched_{get,set}affinity pid names: 0 is
+// the caller, the app's pid is its main thread, anything else a TID.
+func affinityTarget(t *sched.Thread, pid uint64) *sched.Thread {
+	switch int32(pid) {
+	case 0:
+		return t
+	case appPID:
+		if m := sched.ByTID(appPID); m != nil {
+			return m
+		}
+	}
+	return sched.ByTID(int32(pid))
+}
+
+// cpuMaskBytes is the size of the kernel's cpumask (Linux returns
+// nr_cpu_ids rounded up to a long: 8 bytes for up to 64 cores).
+const cpuMaskBytes = 8
+
+func sysSchedGetaffinity(t *sched.Thread, f *sched.Frame) uint64 {
+	size := f.X[1]
+	if size < cpuMaskBytes || size&7 != 0 {
+		return errno(unix.EINVAL)
+	}
+	o := affinityTarget(t, f.X[0])
+	if o == nil {
+		return errno(unix.ESRCH)
+	}
+	mask := onlineMask()
+	if o.Affinity != 0 {
+		mask &= o.Affinity
+	}
+	if !usermem.WriteU64(uintptr(f.X[2]), mask) {
+		return errno(unix.EFAULT)
+	}
+	return cpuMaskBytes
+}
+
+// sysSchedSetaffinity restricts a thread to a set of cores. A mask with
+// no online core is EINVAL, as on Linux; bits past the first 64 are
+// ignored (there are at most 8 cores). A running thread that may no
+// longer use its core moves at its core's next kernel entry (sched's
+// migration rule); one running on another core is kicked there now.
+func sysSchedSetaffinity(t *sched.Thread, f *sched.Frame) uint64 {
+	o := affinityTarget(t, f.X[0])
+	if o == nil {
+		return errno(unix.ESRCH)
+	}
+	if f.X[1] < cpuMaskBytes {
+		return errno(unix.EINVAL)
+	}
+	m, ok := usermem.ReadU64(uintptr(f.X[2]))
+	if !ok {
+		return errno(unix.EFAULT)
+	}
+	m &= onlineMask()
+	if m == 0 {
+		return errno(unix.EINVAL)
+	}
+	o.Affinity = m
+	if o.State == sched.Running && m&(1<<uint(o.CPU)) == 0 {
+		if int(o.CPU) == kernel.ThisCPU().ID {
+			kernel.ThisCPU().SliceEnd = 0
+		} else {
+			sched.Kick(int(o.CPU))
+		}
+	}
+	return 0
+}
+
+// sysGetcpu tells the caller which core it runs on (NUMA node 0).
+func sysGetcpu(t *sched.Thread, f *sched.Frame) uint64 {
+	if f.X[0] != 0 && !usermem.WriteU32(uintptr(f.X[0]), uint32(kernel.ThisCPU().ID)) {
+		return errno(unix.EFAULT)
+	}
+	if f.X[1] != 0 && !usermem.WriteU32(uintptr(f.X[1]), 0) {
+		return errno(unix.EFAULT)
+	}
+	return 0
+}
+
+func putField(dst *[65]byte, s string) {
+	copy(dst[:], s)
+}
+
+func sysUname(t *sched.Thread, f *sched.Frame) uint64 {
+	var u unix.Utsname
+	copy(u.Sysname[:], "Linux")
+	copy(u.Nodename[:], "gometal")
+	copy(u.Release[:], "6.1.0-gometal")
+	copy(u.Version[:], "#1 SMP gometal")
+	copy(u.Machine[:], "aarch64")
+	copy(u.Domainname[:], "(none)")
+	if !usermem.CopyOut(uintptr(f.X[0]), usermem.BytesOf(unsafe.Pointer(&u), unsafe.Sizeof(u))) {
+		return errno(unix.EFAULT)
+	}
+	return 0
+}
+
+// Resource limits reported to the app (RLIM_INFINITY where Linux has none).
+func rlimitFor(res uint64) (cur, max uint64, ok bool) {
+	const inf = ^uint64(0)
+	switch res {
+	case unix.RLIMIT_STACK:
+		return 8 << 20, inf, true
+	case unix.RLIMIT_NOFILE:
+		return maxFDs, maxFDs, true
+	case unix.RLIMIT_AS, unix.RLIMIT_DATA, unix.RLIMIT_CORE, unix.RLIMIT_CPU,
+		unix.RLIMIT_FSIZE, unix.RLIMIT_NPROC, unix.RLIMIT_MEMLOCK, unix.RLIMIT_RSS:
+		return inf, inf, true
+	}
+	return 0, 0, res < 16
+}
+
+func sysGetrlimit(t *sched.Thread, f *sched.Frame) uint64 {
+	cur, max, ok := rlimitFor(f.X[0])
+	if !ok {
+		return errno(unix.EINVAL)
+	}
+	r := [2]uint64{cur, max}
+	if !usermem.CopyOut(uintptr(f.X[1]), usermem.BytesOf(unsafe.Pointer(&r), 16)) {
+		return errno(unix.EFAULT)
+	}
+	return 0
+}
+
+func sysPrlimit64(t *sched.Thread, f *sched.Frame) uint64 {
+	if f.X[0] != 0 && f.X[0] != appPID && sched.ByTID(int32(f.X[0])) == nil {
+		return errno(unix.ESRCH)
+	}
+	cur, max, ok := rlimitFor(f.X[1])
+	if !ok {
+		return errno(unix.EINVAL)
+	}
+	if old := uintptr(f.X[3]); old != 0 {
+		r := [2]uint64{cur, max}
+		if !usermem.CopyOut(old, usermem.BytesOf(unsafe.Pointer(&r), 16)) {
+			return errno(unix.EFAULT)
+		}
+	}
+	// New limits are accepted and ignored: nothing here enforces them.
+	return 0
+}
+
+func sysUmask(t *sched.Thread, f *sched.Frame) uint64 {
+	old := umask
+	umask = uint32(f.X[0]) & 0o777
+	return uint64(old)
+}
+
+func sysPrctl(t *sched.Thread, f *sched.Frame) uint64 {
+	switch f.X[0] {
+	case unix.PR_GET_KEEPCAPS:
+		if lx(t).KeepCaps {
+			return 1
+		}
+		return 0
+	case unix.PR_SET_KEEPCAPS:
+		// Per thread, 0 or 1 (there are no capabilities to keep, but
+		// syscall.AllThreadsSyscall's tests set it on every thread).
+		if f.X[1] > 1 {
+			return errno(unix.EINVAL)
+		}
+		lx(t).KeepCaps = f.X[1] == 1
+		return 0
+	}
+	// PR_SET_VMA (VMA naming) and the rest: EINVAL, as a kernel without
+	// the option answers. ENOSYS would make Go retry on every mmap.
+	return errno(unix.EINVAL)
+}
+
+// reboot(2) magic numbers and the commands that end the machine.
+const (
+	rebootMagic1  = 0xfee1dead
+	rebootMagic2  = 672274793 // LINUX_REBOOT_MAGIC2; 2A-2C are accepted too
+	rebootMagic2A = 85072278
+	rebootMagic2B = 369367448
+	rebootMagic2C = 537993216
+)
+
+// sysReboot: a Go /init that powers the machine off when done (as it
+// must on Linux, where init may not exit) ends the run with status 0 on
+// gometal too. Restart resets the board where it has a way to
+// (machineRestart), else EINVAL.
+func sysReboot(t *sched.Thread, f *sched.Frame) uint64 {
+	m2 := uint32(f.X[1])
+	if uint32(f.X[0]) != rebootMagic1 || m2 != rebootMagic2 && m2 != rebootMagic2A && m2 != rebootMagic2B && m2 != rebootMagic2C {
+		return errno(unix.EINVAL)
+	}
+	switch uint32(f.X[2]) {
+	case unix.LINUX_REBOOT_CMD_POWER_OFF, unix.LINUX_REBOOT_CMD_HALT:
+		appEnded(0)
+		kernel.PowerOff()
+		return 0
+	case unix.LINUX_REBOOT_CMD_RESTART:
+		if kernel.Restart() {
+			return 0
+		}
+	}
+	return errno(unix.EINVAL)
+}

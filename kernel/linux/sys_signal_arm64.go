@@ -1,0 +1,290 @@
+package linux
+
+import (
+	"gometal/kernel/usermem"
+	"unsafe"
+
+	"gometal/sched"
+
+	"golang.org/x/sys/unix"
+)
+
+// Signal syscalls: handlers, masks, the alternate stack, sending
+// (kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo) and waiting
+// (rt_sigpending, rt_sigsuspend, rt_sigtimedwait). Posting and delivery
+// are in signal_arm64.go.
+
+// sigsetSize is the only sigset size arm64 Linux accepts (64 signals).
+const sigsetSize = 8
+
+func sysRtSigaction(t *sched.Thread, f *sched.Frame) uint64 {
+	sig := int(f.X[0])
+	if sig <= 0 || sig >= nsig || f.X[3] != sigsetSize {
+		return errno(unix.EINVAL)
+	}
+	if old := uintptr(f.X[2]); old != 0 {
+		a := sigActions[sig]
+		if !usermem.CopyOut(old, usermem.BytesOf(unsafe.Pointer(&a), unsafe.Sizeof(a))) {
+			return errno(unix.EFAULT)
+		}
+	}
+	if act := uintptr(f.X[1]); act != 0 {
+		if sig == sigKILL || sig == sigSTOP {
+			return errno(unix.EINVAL)
+		}
+		var a sigaction
+		if !usermem.CopyIn(usermem.BytesOf(unsafe.Pointer(&a), unsafe.Sizeof(a)), act) {
+			return errno(unix.EFAULT)
+		}
+		a.mask &^= sigUnblockable
+		sigActions[sig] = a
+	}
+	return 0
+}
+
+func sysRtSigprocmask(t *sched.Thread, f *sched.Frame) uint64 {
+	how, set, old := f.X[0], uintptr(f.X[1]), uintptr(f.X[2])
+	if f.X[3] != sigsetSize {
+		return errno(unix.EINVAL)
+	}
+	prev := lx(t).SigMask
+	if set != 0 {
+		m, ok := usermem.ReadU64(set)
+		if !ok {
+			return errno(unix.EFAULT)
+		}
+		switch how {
+		case unix.SIG_BLOCK:
+			lx(t).SigMask |= m
+		case unix.SIG_UNBLOCK:
+			lx(t).SigMask &^= m
+		case unix.SIG_SETMASK:
+			lx(t).SigMask = m
+		default:
+			return errno(unix.EINVAL)
+		}
+		lx(t).SigMask &^= sigUnblockable
+	}
+	if old != 0 && !usermem.WriteU64(old, prev) {
+		lx(t).SigMask = prev
+		return errno(unix.EFAULT)
+	}
+	return 0
+}
+
+const minSigStackSize = 5120 // MINSIGSTKSZ on arm64
+
+func sysSigaltstack(t *sched.Thread, f *sched.Frame) uint64 {
+	ss, old := uintptr(f.X[0]), uintptr(f.X[1])
+	if old != 0 {
+		o := stackT{SP: lx(t).AltSP, Size: lx(t).AltSize}
+		if lx(t).AltSize == 0 {
+			o.Flags = ssDisable
+		} else if onAltStack(t, f.SP) {
+			o.Flags = ssOnStack
+		}
+		if !usermem.CopyOut(old, usermem.BytesOf(unsafe.Pointer(&o), unsafe.Sizeof(o))) {
+			return errno(unix.EFAULT)
+		}
+	}
+	if ss != 0 {
+		var n stackT
+		if !usermem.CopyIn(usermem.BytesOf(unsafe.Pointer(&n), unsafe.Sizeof(n)), ss) {
+			return errno(unix.EFAULT)
+		}
+		if onAltStack(t, f.SP) {
+			return errno(unix.EPERM)
+		}
+		switch n.Flags {
+		case ssDisable:
+			lx(t).AltSP, lx(t).AltSize = 0, 0
+		case 0:
+			if n.Size < minSigStackSize {
+				return errno(unix.ENOMEM)
+			}
+			lx(t).AltSP, lx(t).AltSize = n.SP, n.Size
+		default:
+			return errno(unix.EINVAL)
+		}
+	}
+	return 0
+}
+
+// Sending.
+
+// validSignal says whether sig may be sent (0 only probes).
+func validSignal(sig int) bool { return sig >= 0 && sig < nsig }
+
+// isApp says whether pid names the app, the only process there is.
+func isApp(pid int64) bool { return pid == appPID }
+
+// checkTgid validates a thread-group id: the app's, or ESRCH.
+func checkTgid(tgid int64) uint64 {
+	if tgid <= 0 {
+		return errno(unix.EINVAL)
+	}
+	if !isApp(tgid) {
+		return errno(unix.ESRCH)
+	}
+	return 0
+}
+
+// send posts a valid signal to the process (target nil) or one thread.
+// Signal 0 only checks that the target exists; SIGKILL cannot be caught,
+// blocked or ignored, and ends the app at once.
+func send(t *sched.Thread, f *sched.Frame, target *sched.Thread, sig int, info sigInfo) uint64 {
+	switch {
+	case sig == 0:
+	case sig == sigKILL:
+		killApp(sig, 0, f.PC)
+	case target == nil:
+		postProcessSignal(sig, info, t)
+	default:
+		postSignal(target, sig, info)
+	}
+	return 0
+}
+
+func sysKill(t *sched.Thread, f *sched.Frame) uint64 {
+	pid, sig := int64(f.X[0]), int(f.X[1])
+	if !validSignal(sig) {
+		return errno(unix.EINVAL)
+	}
+	// 0 (the caller's group) and -1 (every process) mean the app too.
+	if !isApp(pid) && pid != 0 && pid != -1 {
+		return errno(unix.ESRCH)
+	}
+	return send(t, f, nil, sig, userInfo(siUSER))
+}
+
+// threadSignal sends sig to thread tid with info.
+func threadSignal(t *sched.Thread, f *sched.Frame, tid int64, sig int, info sigInfo) uint64 {
+	if tid <= 0 || !validSignal(sig) {
+		return errno(unix.EINVAL)
+	}
+	target := sched.ByTID(int32(tid))
+	if target == nil {
+		return errno(unix.ESRCH)
+	}
+	return send(t, f, target, sig, info)
+}
+
+func sysTkill(t *sched.Thread, f *sched.Frame) uint64 {
+	return threadSignal(t, f, int64(f.X[0]), int(f.X[1]), userInfo(siTKILL))
+}
+
+func sysTgkill(t *sched.Thread, f *sched.Frame) uint64 {
+	if e := checkTgid(int64(f.X[0])); e != 0 {
+		return e
+	}
+	return threadSignal(t, f, int64(f.X[1]), int(f.X[2]), userInfo(siTKILL))
+}
+
+// readQueuedInfo reads the siginfo rt_sigqueueinfo passes: the app
+// chooses si_code and the union (si_pid, si_uid, si_value). Linux refuses
+// a si_code that claims the kernel (>= 0) or tgkill (SI_TKILL) only from
+// another process; here the sender is always the app itself.
+func readQueuedInfo(addr uintptr) (sigInfo, uint64) {
+	var b [siginfoSize]byte
+	if !usermem.CopyIn(b[:], addr) {
+		return sigInfo{}, errno(unix.EFAULT)
+	}
+	return sigInfo{Code: int32(get32(b[:], 8)), Fields: [2]uint64{get64(b[:], 16), get64(b[:], 24)}}, 0
+}
+
+func sysRtSigqueueinfo(t *sched.Thread, f *sched.Frame) uint64 {
+	pid, sig := int64(f.X[0]), int(f.X[1])
+	info, e := readQueuedInfo(uintptr(f.X[2]))
+	switch {
+	case e != 0:
+		return e
+	case !validSignal(sig):
+		return errno(unix.EINVAL)
+	case !isApp(pid):
+		return errno(unix.ESRCH)
+	}
+	return send(t, f, nil, sig, info)
+}
+
+func sysRtTgsigqueueinfo(t *sched.Thread, f *sched.Frame) uint64 {
+	info, e := readQueuedInfo(uintptr(f.X[3]))
+	if e != 0 {
+		return e
+	}
+	if e := checkTgid(int64(f.X[0])); e != 0 {
+		return e
+	}
+	return threadSignal(t, f, int64(f.X[1]), int(f.X[2]), info)
+}
+
+// Waiting.
+
+// readSigset reads a sigset argument of the given size: EINVAL for a size
+// other than arm64's, EFAULT for a bad address.
+func readSigset(addr uintptr, size uint64) (uint64, uint64) {
+	if size != sigsetSize {
+		return 0, errno(unix.EINVAL)
+	}
+	m, ok := usermem.ReadU64(addr)
+	if !ok {
+		return 0, errno(unix.EFAULT)
+	}
+	return m, 0
+}
+
+// sysRtSigpending reports the signals pending for the thread or the
+// process that it blocks (an unblocked one would have been delivered).
+func sysRtSigpending(t *sched.Thread, f *sched.Frame) uint64 {
+	if f.X[1] != sigsetSize {
+		return errno(unix.EINVAL)
+	}
+	if !usermem.WriteU64(uintptr(f.X[0]), (lx(t).SigPending|procPending)&lx(t).SigMask) {
+		return errno(unix.EFAULT)
+	}
+	return 0
+}
+
+// sysRtSigsuspend replaces the mask and waits for a signal whose handler
+// runs; it returns EINTR, and the old mask comes back when that handler
+// returns (buildSigframe puts it in uc_sigmask).
+func sysRtSigsuspend(t *sched.Thread, f *sched.Frame) uint64 {
+	m, e := readSigset(uintptr(f.X[0]), f.X[1])
+	if e != 0 {
+		return e
+	}
+	lx(t).SavedMask, lx(t).HasSavedMask = lx(t).SigMask, true
+	lx(t).SigMask = m &^ sigUnblockable
+	// No deadline: only a signal ends it. A signal already pending and
+	// now unblocked ends it at once (syscall's check after the handler).
+	sched.Block(t, sched.WaitSignal, 0, 0)
+	return 0
+}
+
+// sysRtSigtimedwait takes a pending signal of the set, or waits for one
+// until the timeout (EAGAIN). Signals of the set arriving meanwhile are
+// taken, not handled, even if unblocked (postSignal wakes the waiter).
+func sysRtSigtimedwait(t *sched.Thread, f *sched.Frame) uint64 {
+	set, e := readSigset(uintptr(f.X[0]), f.X[3])
+	if e != 0 {
+		return e
+	}
+	set &^= sigUnblockable
+	if r, ok := takePending(t, set, uintptr(f.X[1])); ok {
+		return r
+	}
+	var deadline uint64
+	if ts := uintptr(f.X[2]); ts != 0 {
+		ns, e := readTimespec(ts)
+		if e != 0 {
+			return errno(e)
+		}
+		if ns == 0 {
+			return errno(unix.EAGAIN)
+		}
+		deadline = deadlineAfter(ns)
+	}
+	lx(t).SigWait = set
+	lx(t).SigWaitInfo = uintptr(f.X[1])
+	sched.Block(t, sched.WaitSignal, deadline, errno(unix.EAGAIN))
+	return 0
+}

@@ -1,0 +1,126 @@
+package linux
+
+import (
+	"gometal/kernel/usermem"
+	"unsafe"
+
+	"gometal/drivers/timer"
+	"gometal/kernel/clock"
+	"gometal/sched"
+
+	"golang.org/x/sys/unix"
+)
+
+// Clocks are kernel/clock's; nowNanos reads one for a syscall.
+func nowNanos(id uint64) (int64, bool) { return clock.Now(id) }
+
+func writeTimespec(addr uintptr, ns int64) bool {
+	ts := unix.NsecToTimespec(ns)
+	return usermem.CopyOut(addr, usermem.BytesOf(unsafe.Pointer(&ts), unsafe.Sizeof(ts)))
+}
+
+// readTimespec reads and validates a timespec (EINVAL for a bad one).
+func readTimespec(addr uintptr) (int64, unix.Errno) {
+	var ts unix.Timespec
+	if !usermem.CopyIn(usermem.BytesOf(unsafe.Pointer(&ts), unsafe.Sizeof(ts)), addr) {
+		return 0, unix.EFAULT
+	}
+	ns, ok := timespecNanos(ts)
+	if !ok {
+		return 0, unix.EINVAL
+	}
+	return ns, 0
+}
+
+// timespecNanos validates a timespec value and converts it to
+// nanoseconds.
+func timespecNanos(ts unix.Timespec) (int64, bool) {
+	if ts.Sec < 0 || ts.Nsec < 0 || ts.Nsec >= 1e9 {
+		return 0, false
+	}
+	if ts.Sec > 1<<33 { // far beyond any run: treat as forever
+		return 1 << 62, true
+	}
+	return ts.Sec*1e9 + ts.Nsec, true
+}
+
+func sysClockGettime(t *sched.Thread, f *sched.Frame) uint64 {
+	ns, ok := nowNanos(f.X[0])
+	if !ok {
+		return errno(unix.EINVAL)
+	}
+	if !writeTimespec(uintptr(f.X[1]), ns) {
+		return errno(unix.EFAULT)
+	}
+	return 0
+}
+
+func sysClockGetres(t *sched.Thread, f *sched.Frame) uint64 {
+	if _, ok := nowNanos(f.X[0]); !ok {
+		return errno(unix.EINVAL)
+	}
+	if f.X[1] == 0 {
+		return 0
+	}
+	res := int64(1e9 / timer.Freq())
+	if res == 0 {
+		res = 1
+	}
+	if !writeTimespec(uintptr(f.X[1]), res) {
+		return errno(unix.EFAULT)
+	}
+	return 0
+}
+
+func sysGettimeofday(t *sched.Thread, f *sched.Frame) uint64 {
+	if f.X[0] == 0 {
+		return 0
+	}
+	ns, _ := nowNanos(unix.CLOCK_REALTIME)
+	tv := unix.NsecToTimeval(ns)
+	if !usermem.CopyOut(uintptr(f.X[0]), usermem.BytesOf(unsafe.Pointer(&tv), unsafe.Sizeof(tv))) {
+		return errno(unix.EFAULT)
+	}
+	return 0
+}
+
+// deadlineAfter converts a relative duration to a counter deadline.
+func deadlineAfter(ns int64) uint64 {
+	d := timer.Now() + timer.NanosToTicks(ns)
+	if d == 0 {
+		d = 1
+	}
+	return d
+}
+
+func sysNanosleep(t *sched.Thread, f *sched.Frame) uint64 {
+	ns, e := readTimespec(uintptr(f.X[0]))
+	if e != 0 {
+		return errno(e)
+	}
+	sleepFor(t, ns)
+	return 0
+}
+
+func sleepFor(t *sched.Thread, ns int64) {
+	if ns <= 0 {
+		return
+	}
+	sched.Block(t, sched.WaitSleep, deadlineAfter(ns), 0)
+}
+
+func sysClockNanosleep(t *sched.Thread, f *sched.Frame) uint64 {
+	now, ok := nowNanos(f.X[0])
+	if !ok {
+		return errno(unix.EINVAL)
+	}
+	ns, e := readTimespec(uintptr(f.X[2]))
+	if e != 0 {
+		return errno(e)
+	}
+	if f.X[1]&unix.TIMER_ABSTIME != 0 {
+		ns -= now
+	}
+	sleepFor(t, ns)
+	return 0
+}

@@ -1,0 +1,197 @@
+package linux
+
+import (
+	"gometal/kernel"
+	"gometal/kernel/tty"
+	"gometal/kernel/vfs"
+	"gometal/sched"
+
+	"golang.org/x/sys/unix"
+)
+
+// A syscall handler gets the calling thread and its live frame (arguments
+// in X0-X5) and returns the value for X0: a result, or -errno. A handler
+// that blocks the thread calls sched.Block; its return value is then
+// ignored and the waker or the timeout supplies X0.
+type sysFn func(t *sched.Thread, f *sched.Frame) uint64
+
+// sysTable maps arm64 syscall numbers (include/uapi/asm-generic/unistd.h)
+// to handlers. The handlers live in sys_<area>.go.
+var sysTable = [...]sysFn{
+	unix.SYS_GETCWD:            sysGetcwd,
+	unix.SYS_EVENTFD2:          sysEventfd2,
+	unix.SYS_EPOLL_CREATE1:     sysEpollCreate1,
+	unix.SYS_EPOLL_CTL:         sysEpollCtl,
+	unix.SYS_EPOLL_PWAIT:       sysEpollPwait,
+	unix.SYS_EPOLL_PWAIT2:      sysEpollPwait2,
+	unix.SYS_TIMERFD_CREATE:    sysTimerfdCreate,
+	unix.SYS_TIMERFD_SETTIME:   sysTimerfdSettime,
+	unix.SYS_TIMERFD_GETTIME:   sysTimerfdGettime,
+	unix.SYS_DUP:               sysDup,
+	unix.SYS_DUP3:              sysDup3,
+	unix.SYS_FCNTL:             sysFcntl,
+	unix.SYS_IOCTL:             sysIoctl,
+	unix.SYS_MKDIRAT:           sysMkdirat,
+	unix.SYS_UNLINKAT:          sysUnlinkat,
+	unix.SYS_RENAMEAT:          sysRenameat,
+	unix.SYS_RENAMEAT2:         sysRenameat2,
+	unix.SYS_SYMLINKAT:         sysSymlinkat,
+	unix.SYS_LINKAT:            sysLinkat,
+	unix.SYS_FTRUNCATE:         sysFtruncate,
+	unix.SYS_TRUNCATE:          sysTruncate,
+	unix.SYS_FCHMOD:            sysFchmod,
+	unix.SYS_FCHMODAT:          sysFchmodat,
+	unix.SYS_FCHOWN:            sysFchown,
+	unix.SYS_FCHOWNAT:          sysFchownat,
+	unix.SYS_UTIMENSAT:         sysUtimensat,
+	unix.SYS_FDATASYNC:         sysZero,
+	unix.SYS_SYNC:              sysZero,
+	unix.SYS_FACCESSAT:         sysFaccessat,
+	unix.SYS_FACCESSAT2:        sysFaccessat,
+	unix.SYS_CHDIR:             sysChdir,
+	unix.SYS_FCHDIR:            sysFchdir,
+	unix.SYS_OPENAT:            sysOpenat,
+	unix.SYS_CLOSE:             sysClose,
+	unix.SYS_GETDENTS64:        sysGetdents64,
+	unix.SYS_PIPE2:             sysPipe2,
+	unix.SYS_LSEEK:             sysLseek,
+	unix.SYS_READ:              sysRead,
+	unix.SYS_WRITE:             sysWrite,
+	unix.SYS_READV:             sysReadv,
+	unix.SYS_WRITEV:            sysWritev,
+	unix.SYS_PREAD64:           sysPread64,
+	unix.SYS_PWRITE64:          sysPwrite64,
+	unix.SYS_READLINKAT:        sysReadlinkat,
+	unix.SYS_FSTATAT:           sysNewfstatat,
+	unix.SYS_FSTAT:             sysFstat,
+	unix.SYS_FSYNC:             sysZero,
+	unix.SYS_EXIT:              sysExit,
+	unix.SYS_EXIT_GROUP:        sysExitGroup,
+	unix.SYS_SET_TID_ADDRESS:   sysSetTidAddress,
+	unix.SYS_FUTEX:             sysFutex,
+	unix.SYS_SET_ROBUST_LIST:   sysZero,
+	unix.SYS_NANOSLEEP:         sysNanosleep,
+	unix.SYS_CLOCK_GETTIME:     sysClockGettime,
+	unix.SYS_CLOCK_GETRES:      sysClockGetres,
+	unix.SYS_CLOCK_NANOSLEEP:   sysClockNanosleep,
+	unix.SYS_SCHED_SETAFFINITY: sysSchedSetaffinity,
+	unix.SYS_SCHED_GETAFFINITY: sysSchedGetaffinity,
+	unix.SYS_SCHED_YIELD:       sysSchedYield,
+	unix.SYS_KILL:              sysKill,
+	unix.SYS_TKILL:             sysTkill,
+	unix.SYS_TGKILL:            sysTgkill,
+	unix.SYS_SIGALTSTACK:       sysSigaltstack,
+	unix.SYS_RT_SIGACTION:      sysRtSigaction,
+	unix.SYS_RT_SIGPROCMASK:    sysRtSigprocmask,
+	unix.SYS_RT_SIGRETURN:      sysRtSigreturn,
+	unix.SYS_RT_SIGPENDING:     sysRtSigpending,
+	unix.SYS_RT_SIGSUSPEND:     sysRtSigsuspend,
+	unix.SYS_RT_SIGTIMEDWAIT:   sysRtSigtimedwait,
+	unix.SYS_RT_SIGQUEUEINFO:   sysRtSigqueueinfo,
+	unix.SYS_RT_TGSIGQUEUEINFO: sysRtTgsigqueueinfo,
+	unix.SYS_UNAME:             sysUname,
+	unix.SYS_GETRLIMIT:         sysGetrlimit,
+	unix.SYS_PRLIMIT64:         sysPrlimit64,
+	unix.SYS_UMASK:             sysUmask,
+	unix.SYS_PRCTL:             sysPrctl,
+	unix.SYS_GETCPU:            sysGetcpu,
+	unix.SYS_GETTIMEOFDAY:      sysGettimeofday,
+	unix.SYS_GETPID:            sysGetpid,
+	unix.SYS_GETPPID:           sysGetppid,
+	unix.SYS_GETUID:            sysZero,
+	unix.SYS_GETEUID:           sysZero,
+	unix.SYS_GETGID:            sysZero,
+	unix.SYS_GETEGID:           sysZero,
+	unix.SYS_GETGROUPS:         sysZero, // root in no supplementary group
+	unix.SYS_GETTID:            sysGettid,
+	unix.SYS_BRK:               sysBrk,
+	unix.SYS_MUNMAP:            sysMunmap,
+	unix.SYS_CLONE:             sysClone,
+	unix.SYS_MMAP:              sysMmap,
+	unix.SYS_MPROTECT:          sysMprotect,
+	unix.SYS_MADVISE:           sysMadvise,
+	unix.SYS_GETRANDOM:         sysGetrandom,
+	unix.SYS_REBOOT:            sysReboot,
+	unix.SYS_SPLICE:            sysNoZeroCopy,
+	unix.SYS_TEE:               sysNoZeroCopy,
+	unix.SYS_SENDFILE:          sysNoZeroCopy,
+	unix.SYS_COPY_FILE_RANGE:   sysNoZeroCopy,
+	unix.SYS_SOCKET:            sysSocket,
+	unix.SYS_BIND:              sysBind,
+	unix.SYS_LISTEN:            sysListen,
+	unix.SYS_ACCEPT:            sysAccept,
+	unix.SYS_ACCEPT4:           sysAccept4,
+	unix.SYS_CONNECT:           sysConnect,
+	unix.SYS_GETSOCKNAME:       sysGetsockname,
+	unix.SYS_GETPEERNAME:       sysGetpeername,
+	unix.SYS_SETSOCKOPT:        sysSetsockopt,
+	unix.SYS_GETSOCKOPT:        sysGetsockopt,
+	unix.SYS_SHUTDOWN:          sysShutdown,
+	unix.SYS_SENDTO:            sysSendto,
+	unix.SYS_RECVFROM:          sysRecvfrom,
+}
+
+// errno turns an error number into the X0 value Linux returns.
+func errno(e unix.Errno) uint64 { return vfs.Err(e) }
+
+var unknownSeen [512 / 64]uint64
+
+func syscall(c *sched.CPU, t *sched.Thread, f *sched.Frame) {
+	nr := f.X[8]
+	c.LastSyscall = nr
+	var fn sysFn
+	if nr < uint64(len(sysTable)) {
+		fn = sysTable[nr]
+	}
+	if fn == nil {
+		if nr < 512 && unknownSeen[nr/64]&(1<<(nr%64)) == 0 {
+			unknownSeen[nr/64] |= 1 << (nr % 64)
+			if kernel.Info("unimplemented syscall ") {
+				kernel.PutDec(int64(nr))
+				kernel.Puts(" (returning ENOSYS)")
+				kernel.InfoEnd()
+			}
+		}
+		f.X[0] = errno(unix.ENOSYS)
+		return
+	}
+	syscallCount++
+	t.SysNr, t.OrigX0 = nr, f.X[0]
+	l := lx(t)
+	l.Interrupted = false
+	r := fn(t, f)
+	// A run that Retry started is over either way; the next one sets
+	// Retried again if it comes from a Retry.
+	t.Retried = false
+	switch t.State {
+	case sched.Running:
+		f.X[0] = r
+		t.Progress = 0
+	case sched.Blocked:
+		// A signal that is already pending interrupts the wait at once,
+		// as on Linux; otherwise nothing would wake the thread for it.
+		if (l.SigPending|procPending)&^l.SigMask != 0 {
+			r := interruptResult(t) // before CancelBlock clears the deadline
+			sched.CancelBlock(t)
+			f.X[0] = r
+		}
+	}
+}
+
+var syscallCount uint64
+
+func sysZero(t *sched.Thread, f *sched.Frame) uint64 { return 0 }
+
+// sysNoZeroCopy answers splice, tee, sendfile and copy_file_range with
+// EINVAL, which is what Linux says for descriptors that cannot take part;
+// Go's io fast paths then fall back to read and write (ENOSYS would not
+// do: Go treats it from splice as a hard error).
+func sysNoZeroCopy(t *sched.Thread, f *sched.Frame) uint64 { return errno(unix.EINVAL) }
+
+// Install makes this the personality the core calls (kernel.OS); boot
+// calls it before the kernel starts.
+func Install() {
+	kernel.OS = kernel.Personality{Syscall: syscall, Exception: exception, Resume: deliverSignals, Init: loadInit}
+	sched.AlarmFired = timerfdFired
+	tty.Signal = ttySignal
+}

@@ -1,0 +1,56 @@
+package linux
+
+import "gometal/sched"
+
+// lthread is what Linux keeps per thread beyond what the scheduler needs
+// (sched.Thread): signal state, the alternate signal stack,
+// clear_child_tid, and how a signal cut the current system call short.
+// lthreads is indexed like sched.Threads, and a slot is reset whenever
+// sched hands out its thread (newThread).
+type lthread struct {
+	SigMask    uint64
+	SigPending uint64
+	SigInfo    [nsig]sigInfo
+	AltSP      uintptr
+	AltSize    uintptr
+	AltFlags   int32
+	ClearTID   uintptr
+	KeepCaps   bool // prctl PR_SET_KEEPCAPS
+
+	// SigWait is the set rt_sigtimedwait is waiting for (0: not
+	// waiting), SigWaitInfo where it writes the siginfo.
+	SigWait     uint64
+	SigWaitInfo uintptr
+	// SavedMask is the mask rt_sigsuspend replaced, restored when the
+	// handler it waited for returns (HasSavedMask says it is in use).
+	SavedMask    uint64
+	HasSavedMask bool
+
+	// Interrupted says a signal cut the system call in progress short,
+	// IntrLeft the time its deadline still had then (nanosleep reports
+	// it).
+	Interrupted bool
+	IntrLeft    uint64
+}
+
+// sigInfo is what the kernel remembers about one pending signal: si_code
+// and the first 16 bytes of the siginfo union (offset 16): si_addr for a
+// fault; si_pid, si_uid and si_value for kill and sigqueue.
+type sigInfo struct {
+	Code   int32
+	Fields [2]uint64
+}
+
+var lthreads [sched.MaxThreads]lthread
+
+// lx returns t's Linux state.
+func lx(t *sched.Thread) *lthread { return &lthreads[sched.Index(t)] }
+
+// newThread takes a free thread slot with fresh Linux state, or nil.
+func newThread() *sched.Thread {
+	t := sched.New()
+	if t != nil {
+		lthreads[sched.Index(t)] = lthread{}
+	}
+	return t
+}

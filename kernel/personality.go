@@ -1,0 +1,25 @@
+package kernel
+
+import "gometal/sched"
+
+// Personality is the layer above the core that makes the app see an
+// operating system. The core knows exceptions, interrupts, cores, memory
+// and the scheduler; what a system call, a fault or the first thread
+// means to the app is the personality's: kernel/linux fills OS in
+// (linux.Install) before Start. Function values, set at run time: package
+// initializers never run (ARCHITECTURE.md), and each takes pointers to
+// the thread table, a core or the trap frame, never to a stack.
+type Personality struct {
+	// Syscall runs the system call thread t made (SVC; arguments in f).
+	Syscall func(c *sched.CPU, t *sched.Thread, f *sched.Frame)
+	// Exception handles any other synchronous exception from EL0.
+	Exception func(t *sched.Thread, f *sched.Frame, esr, far uint64)
+	// Resume runs before thread t returns to EL0 with context f (signal
+	// delivery; it may end the app and not return).
+	Resume func(t *sched.Thread, f *sched.Frame)
+	// Init makes the app's first thread, ready to enter.
+	Init func() *sched.Thread
+}
+
+// OS is the personality the core calls.
+var OS Personality
