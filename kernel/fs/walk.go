@@ -37,58 +37,149 @@ func LookupAny(path []byte) (Ref, bool) {
 	return Ref{Tmp: -1, Nd: nd}, ok
 }
 
-// LookupFollow looks up an absolute path whose directories resolveAt
-// has already expanded, following a final symlink if follow is set; buf
-// receives the final path, which it returns.
-func LookupFollow(path []byte, follow bool, buf *[PathMax]byte) (Ref, []byte, unix.Errno) {
-	n, e := ExpandPath(buf, copy(buf[:], path), follow)
+// LookupFollow looks up an absolute path Resolve has already walked,
+// following a final symlink if follow is set; buf receives the final
+// path, which it returns with how the symlink's target ended (a link to
+// "d/" names a directory).
+func LookupFollow(path []byte, follow bool, buf *[PathMax]byte) (Ref, []byte, Tail, unix.Errno) {
+	n, tail, e := Resolve(buf, nil, path, follow)
 	cur := buf[:n]
 	if e != 0 {
-		return Ref{Tmp: -1}, cur, e
+		return Ref{Tmp: -1}, cur, tail, e
 	}
 	r, ok := LookupAny(cur)
 	if !ok {
-		return r, cur, unix.ENOENT
+		return r, cur, tail, unix.ENOENT
 	}
-	return r, cur, 0
+	return r, cur, tail, 0
 }
 
-// ExpandPath replaces symlinks among the directories of buf[:n] (and the
-// final component too if followFinal) by their targets, in place. It stops
-// quietly at a component that does not exist: the caller's lookup or
-// create decides what that means.
-func ExpandPath(buf *[PathMax]byte, n int, followFinal bool) (int, unix.Errno) {
-	for depth := 0; depth < maxSymlinks; depth++ {
-		cur := buf[:n]
-		expanded := false
-		for i := 1; i <= len(cur); i++ {
-			if i < len(cur) && cur[i] != '/' {
-				continue
-			}
-			if i == len(cur) && !followFinal {
+// Tail says how a path ended, for the calls whose answer depends on it
+// (Linux's LAST_DOT, LAST_DOTDOT and trailing slashes).
+type Tail uint8
+
+const (
+	// TailDir: a slash follows the last name ("a/", "a/."), so it must be
+	// a directory; a lookup follows it if it is a symlink, a create does
+	// not (mkdir("dangling/") is EEXIST).
+	TailDir Tail = 1 << iota
+	// TailDot: the last component is "." (rmdir answers EINVAL).
+	TailDot
+	// TailDotDot: the last component is ".." (rmdir answers ENOTEMPTY).
+	TailDotDot
+)
+
+// Resolve walks path p one component at a time from directory base (an
+// absolute path Resolve produced; unused when p is absolute), as
+// path_resolution(7) describes, and writes the absolute path it reaches
+// into dst, returning its length and how p ended:
+//   - "." stays; ".." goes to the parent of the directory reached so far,
+//     after any symlink that led there (physically, not by editing the
+//     string: with a -> b/c, "a/.." is b);
+//   - a symlink met as a directory is replaced by its target, read from
+//     the directory that holds it (or from / if absolute); the final one
+//     only if follow is set (a trailing slash is reported as TailDir for
+//     the caller to decide);
+//   - a name followed by more components must be a directory, and so must
+//     a final name followed by a slash unless it is a symlink.
+//
+// A missing directory is ENOENT, a file where a directory must be
+// ENOTDIR, more than maxSymlinks symlinks ELOOP. A missing final
+// component is no error: the path names it, for the caller to create or
+// to answer ENOENT.
+func Resolve(dst *[PathMax]byte, base, p []byte, follow bool) (int, Tail, unix.Errno) {
+	var rem [PathMax]byte // what is left to walk
+	rn := copy(rem[:], p)
+	if rn < len(p) {
+		return 0, 0, unix.ENAMETOOLONG
+	}
+	n := 1
+	dst[0] = '/'
+	if (len(p) == 0 || p[0] != '/') && len(base) > 0 {
+		n = copy(dst[:], base)
+	}
+	links := 0
+	var tail Tail
+	for i := 0; ; {
+		for i < rn && rem[i] == '/' {
+			i++
+		}
+		if i == rn {
+			return n, tail, 0
+		}
+		j := i
+		for j < rn && rem[j] != '/' {
+			j++
+		}
+		comp := rem[i:j]
+		i = j
+		last := true // nothing but slashes after comp
+		for k := j; k < rn; k++ {
+			if rem[k] != '/' {
+				last = false
 				break
-			}
-			r, ok := LookupAny(cur[:i])
-			if !ok {
-				return n, 0
-			}
-			if r.Mode()&cpio.S_IFMT == cpio.S_IFLNK {
-				m, e := expandLink(buf, cur[:i], LinkTarget(&r), cur[i:])
-				if e != 0 {
-					return n, e
-				}
-				n, expanded = m, true
-				break
-			}
-			if i < len(cur) && !r.IsDir() {
-				return n, unix.ENOTDIR // a file where a directory must be
 			}
 		}
-		if !expanded {
-			return n, 0
+		slash := j < rn // a slash follows comp: it must be a directory
+		switch string(comp) {
+		case ".":
+			tail = tail&TailDir | TailDot
+			continue
+		case "..":
+			n = len(ParentOf(dst[:n]))
+			tail = TailDir | TailDotDot
+			continue
+		}
+		tail = 0
+		if slash {
+			tail = TailDir
+		}
+		m := n
+		if m > 1 {
+			if m == PathMax {
+				return 0, 0, unix.ENAMETOOLONG
+			}
+			dst[m] = '/'
+			m++
+		}
+		if m+len(comp) > PathMax {
+			return 0, 0, unix.ENAMETOOLONG
+		}
+		m += copy(dst[m:], comp)
+		r, ok := LookupAny(dst[:m])
+		link := ok && r.Mode()&cpio.S_IFMT == cpio.S_IFLNK
+		switch {
+		case !ok && last:
+			return m, tail, 0
+		case !ok:
+			return m, tail, unix.ENOENT
+		case link && (!last || follow):
+			links++
+			if links > maxSymlinks {
+				return m, tail, unix.ELOOP
+			}
+			target := LinkTarget(&r)
+			if len(target) == 0 {
+				return m, tail, unix.ENOENT
+			}
+			// What is left becomes the target followed by the rest (which
+			// starts with its slash, if any).
+			var next [PathMax]byte
+			t := copy(next[:], target)
+			if t+rn-i > PathMax {
+				return m, tail, unix.ENAMETOOLONG
+			}
+			t += copy(next[t:], rem[i:rn])
+			rn, i = copy(rem[:], next[:t]), 0
+			if target[0] == '/' {
+				n = 1
+			}
+		case slash && !link && !r.IsDir():
+			return m, tail, unix.ENOTDIR
+		default:
+			n = m
 		}
 	}
-	return n, unix.ELOOP
 }
 
 // maxSymlinks bounds symlink expansions in one lookup (Linux: 40).
@@ -99,24 +190,6 @@ func LinkTarget(r *Ref) []byte {
 		return TmpNodes[r.Tmp].Link[:TmpNodes[r.Tmp].LinkLen]
 	}
 	return r.Nd.Data
-}
-
-// expandLink writes into buf the path that replaces link (an absolute
-// path whose target is target) followed by rest.
-func expandLink(buf *[PathMax]byte, link, target, rest []byte) (int, unix.Errno) {
-	dir := ParentOf(link) // read by cleanPath before buf is overwritten
-	var joined [PathMax]byte
-	jn := copy(joined[:], target)
-	if jn+len(rest) > len(joined) {
-		return 0, unix.ENAMETOOLONG
-	}
-	jn += copy(joined[jn:], rest)
-	var next [PathMax]byte
-	m := CleanPath(next[:], dir, joined[:jn])
-	if m < 0 {
-		return 0, unix.ENAMETOOLONG
-	}
-	return copy(buf[:], next[:m]), 0
 }
 
 // Create makes a new tmpfs node at path, which must not exist yet in

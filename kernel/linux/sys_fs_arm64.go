@@ -27,17 +27,18 @@ func initCwd() {
 	}
 }
 
-// resolveAt turns (dirfd, path) into an absolute, cleaned path in dst
-// with the symlinks among its directories expanded. A trailing slash asks
-// for a directory, so a final symlink is followed too (POSIX 4.13).
-func resolveAt(dst *[fs.PathMax]byte, dirfd int64, upath uintptr) (int, unix.Errno) {
+// resolveAt turns (dirfd, path) into the absolute path it names in dst,
+// walked by fs.Resolve with the symlinks among its directories expanded
+// and a final one left as it is, and says how the path ended (a trailing
+// slash, "." or "..": fs.Tail).
+func resolveAt(dst *[fs.PathMax]byte, dirfd int64, upath uintptr) (int, fs.Tail, unix.Errno) {
 	var raw [fs.PathMax]byte
 	n, e := usermem.CopyInString(raw[:], upath)
 	if e != 0 {
-		return 0, e
+		return 0, 0, e
 	}
 	if n == 0 {
-		return 0, unix.ENOENT
+		return 0, 0, unix.ENOENT
 	}
 	var base []byte
 	var dirBuf [fs.PathMax]byte
@@ -46,19 +47,28 @@ func resolveAt(dst *[fs.PathMax]byte, dirfd int64, upath uintptr) (int, unix.Err
 	} else {
 		d, ok := getFD(uint64(dirfd))
 		if !ok {
-			return 0, unix.EBADF
+			return 0, 0, unix.EBADF
 		}
 		dn, _ := fs.DirPath(d, &dirBuf)
 		if dn < 0 {
-			return 0, unix.ENOTDIR
+			return 0, 0, unix.ENOTDIR
 		}
 		base = dirBuf[:dn]
 	}
-	m := fs.CleanPath(dst[:], base, raw[:n])
-	if m < 0 {
-		return 0, unix.ENAMETOOLONG
+	return fs.Resolve(dst, base, raw[:n], false)
+}
+
+// lookupAt looks up a path resolveAt walked, following a final symlink
+// if follow is set or a slash followed it (POSIX 4.13); after a slash (in
+// the path or at the end of a symlink it followed) it must be a
+// directory, which it reports in dir.
+func lookupAt(path []byte, tail fs.Tail, follow bool, buf *[fs.PathMax]byte) (r fs.Ref, fp []byte, dir bool, e unix.Errno) {
+	r, fp, ftail, e := fs.LookupFollow(path, follow || tail&fs.TailDir != 0, buf)
+	dir = (tail|ftail)&fs.TailDir != 0
+	if e == 0 && dir && !r.IsDir() {
+		return r, fp, dir, unix.ENOTDIR
 	}
-	return fs.ExpandPath(dst, m, raw[n-1] == '/')
+	return r, fp, dir, e
 }
 
 // openOnlyFlags act at open and are not kept in the description's
@@ -78,15 +88,25 @@ func openNode(impl vfs.Impl, nd fs.Node, flags uint32, cloexec bool) uint64 {
 
 func sysOpenat(t *sched.Thread, f *sched.Frame) uint64 {
 	var path [fs.PathMax]byte
-	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
+	n, tail, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
 	if e != 0 {
 		return errno(e)
 	}
 	flags := uint32(f.X[2])
+	if flags&unix.O_CREAT != 0 && tail != 0 {
+		return errno(unix.EISDIR) // O_CREAT names a file: "x/" is a directory (open(2))
+	}
 	var final [fs.PathMax]byte
-	r, fp, e := fs.LookupFollow(path[:n], flags&unix.O_NOFOLLOW == 0, &final)
+	// O_CREAT|O_EXCL never follows a final symlink: the name must be new
+	// (open(2)), so a dangling symlink is EEXIST, not a file created at
+	// its target.
+	excl := flags&(unix.O_CREAT|unix.O_EXCL) == unix.O_CREAT|unix.O_EXCL
+	r, fp, dir, e := lookupAt(path[:n], tail, flags&unix.O_NOFOLLOW == 0 && !excl, &final)
 	created := false
 	if e == unix.ENOENT && flags&unix.O_CREAT != 0 {
+		if dir {
+			return errno(unix.EISDIR) // through a symlink to "x/"
+		}
 		if !fs.DirExists(fs.ParentOf(fp)) {
 			return errno(unix.ENOENT)
 		}
@@ -98,7 +118,7 @@ func sysOpenat(t *sched.Thread, f *sched.Frame) uint64 {
 	} else if e != 0 {
 		return errno(e)
 	}
-	if !created && flags&(unix.O_CREAT|unix.O_EXCL) == unix.O_CREAT|unix.O_EXCL {
+	if !created && excl {
 		return errno(unix.EEXIST)
 	}
 	write := flags&unix.O_ACCMODE != unix.O_RDONLY
@@ -307,12 +327,12 @@ func sysNewfstatat(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 	}
 	var path [fs.PathMax]byte
-	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
+	n, tail, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
 	if e != 0 {
 		return errno(e)
 	}
 	var final [fs.PathMax]byte
-	r, _, e := fs.LookupFollow(path[:n], flags&unix.AT_SYMLINK_NOFOLLOW == 0, &final)
+	r, _, _, e := lookupAt(path[:n], tail, flags&unix.AT_SYMLINK_NOFOLLOW == 0, &final)
 	if e != 0 {
 		return errno(e)
 	}
@@ -326,12 +346,12 @@ func sysNewfstatat(t *sched.Thread, f *sched.Frame) uint64 {
 
 func sysFaccessat(t *sched.Thread, f *sched.Frame) uint64 {
 	var path [fs.PathMax]byte
-	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
+	n, tail, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
 	if e != 0 {
 		return errno(e)
 	}
 	var final [fs.PathMax]byte
-	r, _, e := fs.LookupFollow(path[:n], true, &final)
+	r, _, _, e := lookupAt(path[:n], tail, true, &final)
 	if e != 0 {
 		return errno(e)
 	}
@@ -342,18 +362,19 @@ func sysFaccessat(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 func sysReadlinkat(t *sched.Thread, f *sched.Frame) uint64 {
-	var path [fs.PathMax]byte
-	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
-	if e != 0 {
-		return errno(e)
-	}
 	var target []byte
-	if string(path[:n]) == "/proc/self/exe" {
-		target = []byte("/init")
+	if procSelfExe(uintptr(f.X[1])) {
+		target = []byte("/init") // os.Executable asks; there is no /proc
 	} else {
-		r, ok := fs.LookupAny(path[:n])
-		if !ok {
-			return errno(unix.ENOENT)
+		var path, final [fs.PathMax]byte
+		n, tail, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
+		if e != 0 {
+			return errno(e)
+		}
+		// A trailing slash follows the link: then it names no symlink.
+		r, _, _, e := lookupAt(path[:n], tail, false, &final)
+		if e != 0 {
+			return errno(e)
 		}
 		if r.Mode()&cpio.S_IFMT != cpio.S_IFLNK {
 			return errno(unix.EINVAL)
@@ -367,6 +388,13 @@ func sysReadlinkat(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EFAULT)
 	}
 	return uint64(len(target))
+}
+
+// procSelfExe reports whether the app's path at addr is /proc/self/exe.
+func procSelfExe(addr uintptr) bool {
+	var b [len("/proc/self/exe") + 1]byte
+	n, e := usermem.CopyInString(b[:], addr)
+	return e == 0 && string(b[:n]) == "/proc/self/exe"
 }
 
 // Directory positions: archive offsets for initramfs entries, then
@@ -481,12 +509,12 @@ func sysGetcwd(t *sched.Thread, f *sched.Frame) uint64 {
 
 func sysChdir(t *sched.Thread, f *sched.Frame) uint64 {
 	var path [fs.PathMax]byte
-	n, e := resolveAt(&path, unix.AT_FDCWD, uintptr(f.X[0]))
+	n, tail, e := resolveAt(&path, unix.AT_FDCWD, uintptr(f.X[0]))
 	if e != 0 {
 		return errno(e)
 	}
 	var final [fs.PathMax]byte
-	r, fp, e := fs.LookupFollow(path[:n], true, &final)
+	r, fp, _, e := lookupAt(path[:n], tail, true, &final)
 	if e != 0 {
 		return errno(e)
 	}

@@ -19,7 +19,7 @@ import (
 // exist yet and whose directory must.
 func createAt(dirfd int64, upath uintptr, mode uint32) (int32, unix.Errno) {
 	var path [fs.PathMax]byte
-	n, e := resolveAt(&path, dirfd, upath)
+	n, _, e := resolveAt(&path, dirfd, upath)
 	if e != 0 {
 		return -1, e
 	}
@@ -33,7 +33,7 @@ func sysMkdirat(t *sched.Thread, f *sched.Frame) uint64 {
 
 func sysUnlinkat(t *sched.Thread, f *sched.Frame) uint64 {
 	var path [fs.PathMax]byte
-	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
+	n, tail, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
 	if e != 0 {
 		return errno(e)
 	}
@@ -41,18 +41,44 @@ func sysUnlinkat(t *sched.Thread, f *sched.Frame) uint64 {
 	if flags&^uint64(unix.AT_REMOVEDIR) != 0 {
 		return errno(unix.EINVAL)
 	}
-	return errno(fs.Unlink(path[:n], flags&unix.AT_REMOVEDIR != 0))
+	rmdir := flags&unix.AT_REMOVEDIR != 0
+	// As Linux's do_rmdir and do_unlinkat answer a path that does not end
+	// in a name, or ends in a slash.
+	switch {
+	case rmdir && tail&fs.TailDot != 0:
+		return errno(unix.EINVAL)
+	case rmdir && tail&fs.TailDotDot != 0:
+		return errno(unix.ENOTEMPTY)
+	case !rmdir && tail&(fs.TailDot|fs.TailDotDot) != 0:
+		return errno(unix.EISDIR)
+	case !rmdir && tail&fs.TailDir != 0:
+		if r, ok := fs.LookupAny(path[:n]); ok && !r.IsDir() {
+			return errno(unix.ENOTDIR)
+		}
+	}
+	return errno(fs.Unlink(path[:n], rmdir))
 }
 
 func renameCommon(f *sched.Frame, flags uint64) uint64 {
 	var from, to [fs.PathMax]byte
-	n, e := resolveAt(&from, int64(f.X[0]), uintptr(f.X[1]))
+	n, ftail, e := resolveAt(&from, int64(f.X[0]), uintptr(f.X[1]))
 	if e != 0 {
 		return errno(e)
 	}
-	m, e := resolveAt(&to, int64(f.X[2]), uintptr(f.X[3]))
+	m, ttail, e := resolveAt(&to, int64(f.X[2]), uintptr(f.X[3]))
 	if e != 0 {
 		return errno(e)
+	}
+	// A path that does not end in a name cannot be renamed or replaced
+	// (Linux's do_renameat2: EBUSY); one that ends in a slash must be a
+	// directory.
+	if (ftail|ttail)&(fs.TailDot|fs.TailDotDot) != 0 {
+		return errno(unix.EBUSY)
+	}
+	if (ftail|ttail)&fs.TailDir != 0 {
+		if r, ok := fs.LookupAny(from[:n]); ok && !r.IsDir() {
+			return errno(unix.ENOTDIR)
+		}
 	}
 	if flags&^uint64(unix.RENAME_NOREPLACE) != 0 {
 		return errno(unix.EINVAL)
@@ -115,7 +141,7 @@ func sysFtruncate(t *sched.Thread, f *sched.Frame) uint64 {
 // sysTruncate is truncate(2): ftruncate by path, following symlinks.
 func sysTruncate(t *sched.Thread, f *sched.Frame) uint64 {
 	var path, final [fs.PathMax]byte
-	n, e := resolveAt(&path, unix.AT_FDCWD, uintptr(f.X[0]))
+	n, tail, e := resolveAt(&path, unix.AT_FDCWD, uintptr(f.X[0]))
 	if e != 0 {
 		return errno(e)
 	}
@@ -123,7 +149,7 @@ func sysTruncate(t *sched.Thread, f *sched.Frame) uint64 {
 	if size < 0 || size > fs.TmpMaxSize {
 		return errno(unix.EINVAL)
 	}
-	r, _, e := fs.LookupFollow(path[:n], true, &final)
+	r, _, _, e := lookupAt(path[:n], tail, true, &final)
 	switch {
 	case e != 0:
 		return errno(e)
@@ -140,26 +166,31 @@ func sysTruncate(t *sched.Thread, f *sched.Frame) uint64 {
 
 // sysChmodLike accepts permission, ownership and timestamp changes on
 // tmpfs nodes (mode bits are kept; owners and times are not enforced).
-func sysFchmod(t *sched.Thread, f *sched.Frame) uint64 {
-	fl, ok := getFD(f.X[0])
+func sysFchmod(t *sched.Thread, f *sched.Frame) uint64 { return chmodFD(f.X[0], f.X[1]) }
+
+// chmodFD sets the mode of the file descriptor fd refers to.
+func chmodFD(fd, mode uint64) uint64 {
+	fl, ok := getFD(fd)
 	if !ok {
 		return errno(unix.EBADF)
 	}
 	if nd, ok := fl.Impl.(*fs.TmpNode); ok {
-		nd.Mode = nd.Mode&unix.S_IFMT | uint32(f.X[1])&0o7777
+		nd.Mode = nd.Mode&unix.S_IFMT | uint32(mode)&0o7777
 		return 0
 	}
 	return errno(unix.EROFS)
 }
 
-func pathTmpNode(f *sched.Frame) (int32, uint64) {
+// pathTmpNode finds the tmpfs node (dirfd X0, path X1) names, following
+// a final symlink if follow is set (EROFS for the initramfs's).
+func pathTmpNode(f *sched.Frame, follow bool) (int32, uint64) {
 	var path [fs.PathMax]byte
-	n, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
+	n, tail, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
 	if e != 0 {
 		return -1, errno(e)
 	}
 	var final [fs.PathMax]byte
-	r, _, e := fs.LookupFollow(path[:n], true, &final)
+	r, _, _, e := lookupAt(path[:n], tail, follow, &final)
 	if e != 0 {
 		return -1, errno(e)
 	}
@@ -169,14 +200,37 @@ func pathTmpNode(f *sched.Frame) (int32, uint64) {
 	return r.Tmp, 0
 }
 
-func sysFchmodat(t *sched.Thread, f *sched.Frame) uint64 {
-	i, e := pathTmpNode(f)
+// sysFchmodat is fchmodat(2), which has no flags: it follows symlinks.
+func sysFchmodat(t *sched.Thread, f *sched.Frame) uint64 { return chmodAt(f, 0) }
+
+// sysFchmodat2 is fchmodat2 (Linux 6.6), fchmodat with flags; Go's
+// os.Root asks it not to follow a final symlink.
+func sysFchmodat2(t *sched.Thread, f *sched.Frame) uint64 { return chmodAt(f, f.X[3]) }
+
+func chmodAt(f *sched.Frame, flags uint64) uint64 {
+	if flags&^uint64(unix.AT_SYMLINK_NOFOLLOW|unix.AT_EMPTY_PATH) != 0 {
+		return errno(unix.EINVAL)
+	}
+	if flags&unix.AT_EMPTY_PATH != 0 && emptyPath(uintptr(f.X[1])) {
+		return chmodFD(f.X[0], f.X[2])
+	}
+	i, e := pathTmpNode(f, flags&unix.AT_SYMLINK_NOFOLLOW == 0)
 	if e != 0 {
 		return e
 	}
 	nd := &fs.TmpNodes[i]
+	if nd.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return errno(unix.EOPNOTSUPP) // a symlink has no mode of its own (fchmodat2)
+	}
 	nd.Mode = nd.Mode&unix.S_IFMT | uint32(f.X[2])&0o7777
 	return 0
+}
+
+// emptyPath reports whether the app's string at addr is "" (AT_EMPTY_PATH
+// then means the descriptor itself).
+func emptyPath(addr uintptr) bool {
+	var b [1]byte
+	return usermem.CopyIn(b[:], addr) && b[0] == 0
 }
 
 func sysUtimensat(t *sched.Thread, f *sched.Frame) uint64 {
@@ -197,7 +251,7 @@ func sysUtimensat(t *sched.Thread, f *sched.Frame) uint64 {
 		i = nd.Index()
 	} else {
 		var e uint64
-		if i, e = pathTmpNode(f); e != 0 {
+		if i, e = pathTmpNode(f, f.X[3]&unix.AT_SYMLINK_NOFOLLOW == 0); e != 0 {
 			return e
 		}
 	}
@@ -243,8 +297,10 @@ func readUtimes(addr uintptr) (times [2]int64, set [2]bool, e unix.Errno) {
 	return times, set, 0
 }
 
+// sysFchownat: ownership is not kept (one user), but the path must name
+// a tmpfs file, as on Linux a read-only file system answers EROFS.
 func sysFchownat(t *sched.Thread, f *sched.Frame) uint64 {
-	_, e := pathTmpNode(f)
+	_, e := pathTmpNode(f, f.X[4]&unix.AT_SYMLINK_NOFOLLOW == 0)
 	return e
 }
 

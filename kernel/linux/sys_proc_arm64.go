@@ -16,7 +16,43 @@ const appPID = 1
 
 func sysGetpid(t *sched.Thread, f *sched.Frame) uint64  { return appPID }
 func sysGetppid(t *sched.Thread, f *sched.Frame) uint64 { return 0 }
-func sysGettid(t *sched.Thread, f *sched.Frame) uint64  { return uint64(t.TID) }
+
+// wait4 and waitid: the app is the only process, so it never has a child
+// to wait for: ECHILD, as Linux answers a process without children, after
+// the same check of the options (kernel/exit.c, kernel_wait4 and
+// kernel_waitid).
+func sysWait4(t *sched.Thread, f *sched.Frame) uint64 {
+	const valid = unix.WNOHANG | unix.WUNTRACED | unix.WCONTINUED | unix.WALL | unix.WCLONE | wNoThread
+	if f.X[2]&^uint64(valid) != 0 {
+		return errno(unix.EINVAL)
+	}
+	return errno(unix.ECHILD)
+}
+
+func sysWaitid(t *sched.Thread, f *sched.Frame) uint64 {
+	const valid = unix.WNOHANG | unix.WEXITED | unix.WSTOPPED | unix.WCONTINUED | unix.WNOWAIT | unix.WALL | unix.WCLONE | wNoThread
+	opts := f.X[3]
+	if opts&^uint64(valid) != 0 || opts&(unix.WEXITED|unix.WSTOPPED|unix.WCONTINUED) == 0 {
+		return errno(unix.EINVAL)
+	}
+	switch f.X[0] {
+	case unix.P_ALL, unix.P_PGID:
+	case unix.P_PID:
+		if int32(f.X[1]) <= 0 {
+			return errno(unix.EINVAL)
+		}
+	case unix.P_PIDFD:
+		return errno(unix.EBADF) // no descriptor is a pidfd
+	default:
+		return errno(unix.EINVAL)
+	}
+	return errno(unix.ECHILD)
+}
+
+// wNoThread is __WNOTHREAD (include/uapi/linux/wait.h).
+const wNoThread = 0x20000000
+
+func sysGettid(t *sched.Thread, f *sched.Frame) uint64 { return uint64(t.TID) }
 
 func sysExit(t *sched.Thread, f *sched.Frame) uint64 {
 	if lx(t).ClearTID != 0 {
