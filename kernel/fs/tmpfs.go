@@ -22,7 +22,6 @@ import (
 
 const (
 	MaxTmpNodes = 2048
-	TmpPathMax  = 256
 	tmpIndexN   = mm.PageSize / 8 // entries per index page
 	TmpMaxSize  = tmpIndexN * tmpIndexN * mm.PageSize
 )
@@ -38,17 +37,58 @@ type TmpNode struct {
 	Ino      uint64
 	Opens    int
 	root     uintptr // index page, 0 until the file has data
-	pathLen  int
-	path     [TmpPathMax]byte
-	Link     [TmpPathMax]byte // symlink target
-	LinkLen  int
+	// The node's absolute path and a symlink's target each take a page
+	// of their own, so both may be as long as Linux allows (PATH_MAX)
+	// while the table stays small.
+	namePage uintptr
+	nameLen  int
+	linkPage uintptr // 0: not a symlink
+	linkLen  int
 }
 
 var TmpNodes [MaxTmpNodes]TmpNode
 
 const tmpInoBase = 1 << 32 // keep tmpfs inode numbers apart from the archive's
 
-func (n *TmpNode) Name() []byte { return n.path[:n.pathLen] }
+// Name is the node's absolute path.
+func (n *TmpNode) Name() []byte { return mm.PageBytes(n.namePage)[:n.nameLen] }
+
+// Link is a symlink's target (nil for other nodes).
+func (n *TmpNode) Link() []byte {
+	if n.linkPage == 0 {
+		return nil
+	}
+	return mm.PageBytes(n.linkPage)[:n.linkLen]
+}
+
+// SetLink stores a symlink's target (symlink(2): at most PATH_MAX-1
+// bytes).
+func (n *TmpNode) SetLink(target []byte) unix.Errno {
+	if len(target) >= PathMax {
+		return unix.ENAMETOOLONG
+	}
+	if n.linkPage == 0 {
+		if n.linkPage = mm.Pages.Get(); n.linkPage == 0 {
+			return unix.ENOSPC
+		}
+	}
+	n.linkLen = copy(mm.PageBytes(n.linkPage)[:], target)
+	return 0
+}
+
+// setName stores the node's path (at most PATH_MAX bytes: Resolve makes
+// no longer ones).
+func (n *TmpNode) setName(path []byte) { n.nameLen = copy(mm.PageBytes(n.namePage)[:], path) }
+
+// free gives back a node's name pages and its slot.
+func (n *TmpNode) free() {
+	for _, p := range [2]uintptr{n.namePage, n.linkPage} {
+		if p != 0 {
+			mm.Pages.Put(p)
+		}
+	}
+	*n = TmpNode{}
+}
 
 func (n *TmpNode) Index() int32 {
 	return int32((uintptr(unsafe.Pointer(n)) - uintptr(unsafe.Pointer(&TmpNodes[0]))) / unsafe.Sizeof(TmpNodes[0]))
@@ -69,15 +109,19 @@ func TmpLookup(path []byte) int32 {
 
 // TmpCreate makes a node; the caller has checked the parent.
 func TmpCreate(path []byte, mode uint32) (int32, unix.Errno) {
-	if len(path) > TmpPathMax {
+	if len(path) > PathMax {
 		return -1, unix.ENAMETOOLONG
 	}
 	for i := range TmpNodes {
 		n := &TmpNodes[i]
 		if !n.Used {
 			now := wallNanos()
-			*n = TmpNode{Used: true, Mode: mode, Ino: tmpInoBase + uint64(i), Mtime: now, Atime: now}
-			n.pathLen = copy(n.path[:], path)
+			page := mm.Pages.Get()
+			if page == 0 {
+				return -1, unix.ENOSPC
+			}
+			*n = TmpNode{Used: true, Mode: mode, Ino: tmpInoBase + uint64(i), Mtime: now, Atime: now, namePage: page}
+			n.setName(path)
 			return int32(i), 0
 		}
 	}
@@ -150,7 +194,7 @@ func TmpRelease(i int32) {
 		return
 	}
 	TmpTruncate(n, 0)
-	n.Used = false
+	n.free()
 }
 
 // tmpPage returns the data page for byte offset off, allocating it (and
@@ -329,7 +373,7 @@ func TmpStat(st *unix.Stat_t, n *TmpNode) {
 	}
 	st.Size = n.Size
 	if n.Mode&unix.S_IFMT == unix.S_IFLNK {
-		st.Size = int64(n.LinkLen)
+		st.Size = int64(n.linkLen)
 	}
 	st.Blksize = mm.PageSize
 	st.Blocks = (n.Size + 511) / 512
@@ -391,16 +435,16 @@ func rekey(from, to []byte, apply bool) unix.Errno {
 		p := n.Name()
 		if string(p) == string(from) || len(p) > len(from) && string(p[:len(from)]) == string(from) && p[len(from)] == '/' {
 			rest := p[len(from):]
-			if len(to)+len(rest) > TmpPathMax {
+			if len(to)+len(rest) > PathMax {
 				return unix.ENAMETOOLONG
 			}
 			if !apply {
 				continue
 			}
-			var tmp [TmpPathMax]byte
+			var tmp [PathMax]byte
 			m := copy(tmp[:], to)
 			m += copy(tmp[m:], rest)
-			n.pathLen = copy(n.path[:], tmp[:m])
+			n.setName(tmp[:m])
 		}
 	}
 	return 0

@@ -102,7 +102,7 @@ func TestTmpfsRename(t *testing.T) {
 		{"/tmp/none", "/tmp/x", unix.ENOENT},    // no source
 		{"/tmp/a", "/tmp/nodir/a", unix.ENOENT}, // no target directory
 		{"/", "/tmp/root", unix.EROFS},          // the initramfs is read-only
-		{"/tmp/a", "/tmp/" + strings.Repeat("n", TmpPathMax), unix.ENAMETOOLONG},
+		{"/tmp/a", "/tmp/" + strings.Repeat("n", PathMax), unix.ENAMETOOLONG},
 	} {
 		if e := TmpRename([]byte(c.from), []byte(c.to)); e != c.want {
 			t.Errorf("rename %s -> %.20s: %v, want %v", c.from, c.to, e, c.want)
@@ -228,5 +228,45 @@ func TestTmpfsLimit(t *testing.T) {
 	TmpTruncate(f.Impl.(*TmpNode), 0)
 	if tmpPages != 0 {
 		t.Errorf("truncate to 0 left %d pages", tmpPages)
+	}
+}
+
+// Paths and symlink targets may be as long as Linux allows (PATH_MAX,
+// names up to NAME_MAX), and a node's name pages go back with it.
+func TestTmpfsLongPaths(t *testing.T) {
+	setup(t, 8, 1)
+	used := mm.Pages.Used()
+	name := strings.Repeat("d", NameMax)
+	path := "/tmp"
+	for len(path)+1+NameMax < 3500 {
+		path += "/" + name
+		create(t, path, unix.S_IFDIR|0o755)
+	}
+	var dst [PathMax]byte
+	n, _, e := Resolve(&dst, nil, []byte(path+"/../"+name), false)
+	if e != 0 || string(dst[:n]) != path {
+		t.Fatalf("resolve a %d-byte path: %v", len(path), e)
+	}
+	if _, _, e := Resolve(&dst, nil, []byte("/tmp/"+name+"d"), false); e != unix.ENAMETOOLONG {
+		t.Errorf("a %d-byte name: %v, want ENAMETOOLONG", NameMax+1, e)
+	}
+	link := create(t, "/tmp/l", unix.S_IFLNK|0o777)
+	if e := link.SetLink([]byte(path)); e != 0 {
+		t.Fatalf("a %d-byte symlink: %v", len(path), e)
+	}
+	if e := link.SetLink(make([]byte, PathMax)); e != unix.ENAMETOOLONG {
+		t.Errorf("a symlink of PATH_MAX bytes: %v", e)
+	}
+	if r, _, _, e := LookupFollow([]byte("/tmp/l"), true, &dst); e != 0 || !r.IsDir() {
+		t.Errorf("following the long symlink: %v", e)
+	}
+	for p := path; p != "/tmp"; p = string(ParentOf([]byte(p))) {
+		if e := Unlink([]byte(p), true); e != 0 {
+			t.Fatalf("rmdir %d bytes: %v", len(p), e)
+		}
+	}
+	Unlink([]byte("/tmp/l"), false)
+	if got := mm.Pages.Used(); got != used {
+		t.Errorf("pages in use %d after removing everything, want %d", got, used)
 	}
 }

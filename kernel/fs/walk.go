@@ -9,8 +9,12 @@ import (
 // Path walk over the two layers: a path names a tmpfs node if one has
 // it, else an initramfs node; symlinks in either are expanded here.
 
-// PathMax is the longest path a system call takes (PATH_MAX).
-const PathMax = 4096
+// PathMax is the longest path a system call takes (PATH_MAX, with its
+// NUL), NameMax the longest name in a directory (NAME_MAX), as on Linux.
+const (
+	PathMax = 4096
+	NameMax = 255
+)
 
 // Ref names a node in either layer: the tmpfs (tmp >= 0) or the
 // initramfs.
@@ -130,6 +134,9 @@ func Resolve(dst *[PathMax]byte, base, p []byte, follow bool) (int, Tail, unix.E
 			tail = TailDir | TailDotDot
 			continue
 		}
+		if len(comp) > NameMax {
+			return 0, 0, unix.ENAMETOOLONG
+		}
 		tail = 0
 		if slash {
 			tail = TailDir
@@ -187,7 +194,7 @@ const maxSymlinks = 40
 
 func LinkTarget(r *Ref) []byte {
 	if r.Tmp >= 0 {
-		return TmpNodes[r.Tmp].Link[:TmpNodes[r.Tmp].LinkLen]
+		return TmpNodes[r.Tmp].Link()
 	}
 	return r.Nd.Data
 }

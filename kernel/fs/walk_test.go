@@ -10,8 +10,9 @@ import (
 
 func symlink(t *testing.T, path, target string) {
 	t.Helper()
-	n := create(t, path, unix.S_IFLNK|0o777)
-	n.LinkLen = copy(n.Link[:], target)
+	if e := create(t, path, unix.S_IFLNK|0o777).SetLink([]byte(target)); e != 0 {
+		t.Fatalf("symlink %s: %v", path, e)
+	}
 }
 
 // Paths are walked a component at a time, as Linux walks them

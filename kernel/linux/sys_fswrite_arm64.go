@@ -103,14 +103,15 @@ func sysSymlinkat(t *sched.Thread, f *sched.Frame) uint64 {
 	if tn == 0 {
 		return errno(unix.ENOENT)
 	}
-	if tn > fs.TmpPathMax {
-		return errno(unix.ENAMETOOLONG)
-	}
 	i, e := createAt(int64(f.X[1]), uintptr(f.X[2]), unix.S_IFLNK|0o777)
 	if e != 0 {
 		return errno(e)
 	}
-	fs.TmpNodes[i].LinkLen = copy(fs.TmpNodes[i].Link[:], target[:tn])
+	if e := fs.TmpNodes[i].SetLink(target[:tn]); e != 0 {
+		fs.TmpNodes[i].Unlinked = true
+		fs.TmpRelease(i)
+		return errno(e)
+	}
 	return 0
 }
 

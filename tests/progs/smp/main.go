@@ -71,13 +71,17 @@ func info() {
 // thread. They publish getcpu continuously until, at one moment, every
 // spinner is seen on a different core (other runtime threads — sysmon, a
 // spinning M — may hold a core for a moment, so one snapshot is not
-// enough), or until 5 s pass. The result is the last snapshot.
+// enough), or until 5 s pass. The result is the snapshot spinner 0 took
+// when it stopped them: spinners store once more on their way out, and
+// may be moved while the others exit, so a snapshot taken after they
+// end says nothing about the moment they all ran.
 func spread() {
 	n := runtime.NumCPU()
 	var arrived atomic.Int32
 	var done atomic.Bool
 	cpus := make([]atomic.Int32, n)
 	deadline := time.Now().Add(5 * time.Second)
+	var snap []int
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		cpus[i].Store(-1)
@@ -90,25 +94,36 @@ func spread() {
 			}
 			for k := 0; !done.Load(); k++ {
 				cpus[i].Store(int32(getcpu()))
-				if i == 0 && k%64 == 0 && (distinct(cpus) == n || time.Now().After(deadline)) {
+				if i != 0 || k%64 != 0 {
+					continue
+				}
+				s := snapshot(cpus)
+				if distinct(s) == n || time.Now().After(deadline) {
+					snap = s
 					done.Store(true)
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	var snap []int
-	for i := range cpus {
-		snap = append(snap, int(cpus[i].Load()))
-	}
-	sort.Ints(snap)
-	fmt.Printf("spinners=%d cores=%v distinct=%d\n", n, snap, distinct(cpus))
+	fmt.Printf("spinners=%d cores=%v distinct=%d\n", n, snap, distinct(snap))
 }
 
-func distinct(cpus []atomic.Int32) int {
-	seen := map[int32]bool{}
+// snapshot reads every spinner's core once, sorted.
+func snapshot(cpus []atomic.Int32) []int {
+	s := make([]int, len(cpus))
 	for i := range cpus {
-		if c := cpus[i].Load(); c >= 0 {
+		s[i] = int(cpus[i].Load())
+	}
+	sort.Ints(s)
+	return s
+}
+
+// distinct counts the cores in a snapshot (-1: not yet published).
+func distinct(snap []int) int {
+	seen := map[int]bool{}
+	for _, c := range snap {
+		if c >= 0 {
 			seen[c] = true
 		}
 	}
