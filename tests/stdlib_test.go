@@ -67,11 +67,10 @@ func TestStdlibOSTruncateAndTimes(t *testing.T) {
 
 // os.Root's own tests: every operation in and out of a root, over files,
 // directories, symlinks (dangling, chained, ending in "/"), "." and "..",
-// and paths up to PATH_MAX, each expected to answer as Linux does. They
-// check the path walk (kernel/fs, Resolve) end to end. Skipped by name,
-// and only it: TestRootLinkFrom, which needs hard links (link answers
-// EPERM; README, "Does not work yet").
+// hard links, and paths up to PATH_MAX, each expected to answer as Linux
+// does; with os's hard-link and long-path tests. They check the path
+// walk (kernel/fs, Resolve) and the tmpfs namespace end to end.
 func TestStdlibOSRoot(t *testing.T) {
 	t.Parallel()
-	goTestExec(t, true, []string{"-run", "^TestRoot", "-skip", "^TestRootLinkFrom$"}, "os")
+	goTestExec(t, true, []string{"-run", "^(TestRoot.*|TestHardLink|TestLongPath)$"}, "os")
 }

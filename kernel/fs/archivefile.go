@@ -150,7 +150,7 @@ func DirPath(f *vfs.File, buf *[PathMax]byte) (n int, archive bool) {
 		}
 	case *TmpNode:
 		if impl.IsDir() {
-			return copy(buf[:], impl.Name()), false
+			return copy(buf[:], impl.DirPath()), false
 		}
 	}
 	return -1, false

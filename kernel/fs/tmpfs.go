@@ -26,22 +26,22 @@ const (
 	TmpMaxSize  = tmpIndexN * tmpIndexN * mm.PageSize
 )
 
+// TmpNode is one tmpfs file, directory or symlink (its names are in
+// tmpnames.go), and the vfs.Impl of its descriptions (tmpfile.go).
 type TmpNode struct {
 	vfs.Base
-	Used     bool
-	Unlinked bool // removed from the namespace, still open
-	Mode     uint32
-	Size     int64
-	Mtime    int64 // ns
-	Atime    int64 // ns: set at creation and by utimensat (reads do not touch it: noatime)
-	Ino      uint64
-	Opens    int
-	root     uintptr // index page, 0 until the file has data
-	// The node's absolute path and a symlink's target each take a page
-	// of their own, so both may be as long as Linux allows (PATH_MAX)
-	// while the table stays small.
-	namePage uintptr
-	nameLen  int
+	Used    bool
+	Nlink   int // names (tmpnames.go); 0: unlinked, alive while open
+	Mode    uint32
+	Size    int64
+	Mtime   int64 // ns
+	Atime   int64 // ns: set at creation and by utimensat (reads do not touch it: noatime)
+	Ino     uint64
+	Opens   int
+	root    uintptr // index page, 0 until the file has data
+	dirName int32   // a directory's one name (tmpNames slot)
+	// A symlink's target takes a page of its own, so it may be as long as
+	// Linux allows (PATH_MAX) while the table stays small.
 	linkPage uintptr // 0: not a symlink
 	linkLen  int
 }
@@ -50,8 +50,8 @@ var TmpNodes [MaxTmpNodes]TmpNode
 
 const tmpInoBase = 1 << 32 // keep tmpfs inode numbers apart from the archive's
 
-// Name is the node's absolute path.
-func (n *TmpNode) Name() []byte { return mm.PageBytes(n.namePage)[:n.nameLen] }
+// DirPath is a directory's absolute path (its one name).
+func (n *TmpNode) DirPath() []byte { return tmpNames[n.dirName].path() }
 
 // Link is a symlink's target (nil for other nodes).
 func (n *TmpNode) Link() []byte {
@@ -76,16 +76,10 @@ func (n *TmpNode) SetLink(target []byte) unix.Errno {
 	return 0
 }
 
-// setName stores the node's path (at most PATH_MAX bytes: Resolve makes
-// no longer ones).
-func (n *TmpNode) setName(path []byte) { n.nameLen = copy(mm.PageBytes(n.namePage)[:], path) }
-
-// free gives back a node's name pages and its slot.
+// free gives back a node's link page and its slot.
 func (n *TmpNode) free() {
-	for _, p := range [2]uintptr{n.namePage, n.linkPage} {
-		if p != 0 {
-			mm.Pages.Put(p)
-		}
+	if n.linkPage != 0 {
+		mm.Pages.Put(n.linkPage)
 	}
 	*n = TmpNode{}
 }
@@ -96,32 +90,25 @@ func (n *TmpNode) Index() int32 {
 
 func (n *TmpNode) IsDir() bool { return n.Mode&unix.S_IFMT == unix.S_IFDIR }
 
-// TmpLookup finds a live tmpfs node by absolute path.
+// TmpLookup finds the tmpfs node named by absolute path.
 func TmpLookup(path []byte) int32 {
-	for i := range TmpNodes {
-		n := &TmpNodes[i]
-		if n.Used && !n.Unlinked && string(n.Name()) == string(path) {
-			return int32(i)
-		}
+	if k := lookupName(path); k >= 0 {
+		return tmpNames[k].node - 1
 	}
 	return -1
 }
 
-// TmpCreate makes a node; the caller has checked the parent.
+// TmpCreate makes a node named path; the caller has checked the parent.
 func TmpCreate(path []byte, mode uint32) (int32, unix.Errno) {
-	if len(path) > PathMax {
-		return -1, unix.ENAMETOOLONG
-	}
 	for i := range TmpNodes {
 		n := &TmpNodes[i]
 		if !n.Used {
 			now := wallNanos()
-			page := mm.Pages.Get()
-			if page == 0 {
-				return -1, unix.ENOSPC
+			*n = TmpNode{Used: true, Mode: mode, Ino: tmpInoBase + uint64(i), Mtime: now, Atime: now}
+			if _, e := addName(path, int32(i)); e != 0 {
+				*n = TmpNode{}
+				return -1, e
 			}
-			*n = TmpNode{Used: true, Mode: mode, Ino: tmpInoBase + uint64(i), Mtime: now, Atime: now, namePage: page}
-			n.setName(path)
 			return int32(i), 0
 		}
 	}
@@ -134,6 +121,7 @@ func wallNanos() int64 { return clock.Realtime() }
 // makes /tmp.
 func InitTmpfs(limit uint64) {
 	TmpNodes = [MaxTmpNodes]TmpNode{}
+	tmpNames = [MaxTmpNames]tmpName{}
 	tmpPages = 0
 	tmpMaxPages = uintptr(limit / mm.PageSize)
 	TmpCreate([]byte("/tmp"), unix.S_IFDIR|0o1777)
@@ -162,13 +150,8 @@ func DirExists(path []byte) bool {
 
 // TmpHasChildren reports whether a directory has tmpfs entries.
 func TmpHasChildren(dir []byte) bool {
-	for i := range TmpNodes {
-		n := &TmpNodes[i]
-		if n.Used && !n.Unlinked && IsChildPath(dir, n.Name()) {
-			return true
-		}
-	}
-	return false
+	k, _, _ := TmpChild(dir, 0)
+	return k >= 0
 }
 
 // IsChildPath reports whether p is directly inside the absolute dir.
@@ -187,10 +170,11 @@ func IsChildPath(dir, p []byte) bool {
 	return true
 }
 
-// TmpRelease frees a node's pages when it is unlinked and closed.
+// TmpRelease frees a node's pages when it has no names and no open
+// descriptions.
 func TmpRelease(i int32) {
 	n := &TmpNodes[i]
-	if !n.Unlinked || n.Opens > 0 {
+	if n.Nlink > 0 || n.Opens > 0 {
 		return
 	}
 	TmpTruncate(n, 0)
@@ -367,7 +351,7 @@ func TmpStat(st *unix.Stat_t, n *TmpNode) {
 	st.Dev = 2
 	st.Ino = n.Ino
 	st.Mode = n.Mode
-	st.Nlink = 1
+	setNlink(&st.Nlink, uint32(n.Nlink))
 	if n.IsDir() {
 		st.Nlink = 2
 	}
@@ -400,7 +384,9 @@ func TmpRename(from, to []byte) unix.Errno {
 	if !DirExists(ParentOf(to)) {
 		return unix.ENOENT
 	}
-	if j := TmpLookup(to); j >= 0 {
+	if j := TmpLookup(to); j == i {
+		return 0 // two names of one file: rename(2) does nothing
+	} else if j >= 0 {
 		dst := &TmpNodes[j]
 		if dst.IsDir() != TmpNodes[i].IsDir() {
 			if dst.IsDir() {
@@ -411,8 +397,7 @@ func TmpRename(from, to []byte) unix.Errno {
 		if dst.IsDir() && TmpHasChildren(to) {
 			return unix.ENOTEMPTY
 		}
-		dst.Unlinked = true
-		TmpRelease(j)
+		dropName(lookupName(to))
 	} else if _, ok := Lookup(to); ok {
 		return unix.EROFS
 	}
@@ -427,12 +412,12 @@ func TmpRename(from, to []byte) unix.Errno {
 }
 
 func rekey(from, to []byte, apply bool) unix.Errno {
-	for k := range TmpNodes {
-		n := &TmpNodes[k]
-		if !n.Used || n.Unlinked {
+	for k := range tmpNames {
+		m := &tmpNames[k]
+		if m.node == 0 {
 			continue
 		}
-		p := n.Name()
+		p := m.path()
 		if string(p) == string(from) || len(p) > len(from) && string(p[:len(from)]) == string(from) && p[len(from)] == '/' {
 			rest := p[len(from):]
 			if len(to)+len(rest) > PathMax {
@@ -442,9 +427,9 @@ func rekey(from, to []byte, apply bool) unix.Errno {
 				continue
 			}
 			var tmp [PathMax]byte
-			m := copy(tmp[:], to)
-			m += copy(tmp[m:], rest)
-			n.setName(tmp[:m])
+			n := copy(tmp[:], to)
+			n += copy(tmp[n:], rest)
+			m.n = copy(mm.PageBytes(m.page)[:], tmp[:n])
 		}
 	}
 	return 0

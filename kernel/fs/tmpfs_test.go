@@ -270,3 +270,64 @@ func TestTmpfsLongPaths(t *testing.T) {
 		t.Errorf("pages in use %d after removing everything, want %d", got, used)
 	}
 }
+
+// link(2): a file with two names is one file; it goes with its last name
+// (and its last open description), as on Linux.
+func TestTmpfsHardLinks(t *testing.T) {
+	buf := setup(t, 16, 1)
+	usermem.CopyOut(buf, []byte{0}) // fault the app's page in first
+	used := mm.Pages.Used()
+	n := create(t, "/tmp/a", unix.S_IFREG|0o644)
+	f := open(t, n)
+	write(t, f, buf, "shared")
+	create(t, "/tmp/d", unix.S_IFDIR|0o755)
+
+	for _, c := range []struct {
+		from, to string
+		want     unix.Errno
+	}{
+		{"/tmp/d", "/tmp/d2", unix.EPERM},   // a directory
+		{"/tmp/none", "/tmp/x", unix.ENOENT}, // no source
+		{"/tmp/a", "/tmp/d", unix.EEXIST},    // the new name exists
+		{"/tmp/a", "/tmp/no/b", unix.ENOENT}, // no directory for it
+		{"/tmp/a", "/tmp/d/b", 0},
+	} {
+		if e := Link([]byte(c.from), []byte(c.to)); e != c.want {
+			t.Errorf("link %s %s = %v, want %v", c.from, c.to, e, c.want)
+		}
+	}
+	if m, ok := lookup("/tmp/d/b"); !ok || m != n {
+		t.Fatal("the new name does not lead to the file")
+	}
+	if st := n.Stat(f); st.Nlink != 2 {
+		t.Errorf("st_nlink = %d, want 2", st.Nlink)
+	}
+	if k, name, m := TmpChild([]byte("/tmp/d"), 0); k < 0 || string(name) != "b" || m != n {
+		t.Errorf("the directory lists %q", name)
+	}
+	// rename(2) of one name onto another of the same file does nothing.
+	if e := TmpRename([]byte("/tmp/a"), []byte("/tmp/d/b")); e != 0 {
+		t.Errorf("rename onto a name of the same file: %v", e)
+	}
+	if _, ok := lookup("/tmp/a"); !ok {
+		t.Error("rename onto another name of the same file removed the source")
+	}
+	if e := Unlink([]byte("/tmp/a"), false); e != 0 {
+		t.Fatalf("unlink: %v", e)
+	}
+	if got := readAt(t, f, buf, 0, 16); got != "shared" || !n.Used {
+		t.Errorf("after unlinking one name: %q, used %v", got, n.Used)
+	}
+	if st := n.Stat(f); st.Nlink != 1 {
+		t.Errorf("st_nlink = %d after unlinking one name, want 1", st.Nlink)
+	}
+	Unlink([]byte("/tmp/d/b"), false)
+	if !n.Used {
+		t.Error("the file went with its last name while open")
+	}
+	vfs.DecRef(f.Index())
+	Unlink([]byte("/tmp/d"), true)
+	if n.Used || mm.Pages.Used() != used {
+		t.Errorf("after the last name and close: used %v, %d pages in use, want %d", n.Used, mm.Pages.Used(), used)
+	}
+}

@@ -233,7 +233,19 @@ func Unlink(path []byte, rmdir bool) unix.Errno {
 	} else if nd.IsDir() {
 		return unix.EISDIR
 	}
-	nd.Unlinked = true
-	TmpRelease(r.Tmp)
+	dropName(lookupName(path))
+	return 0
+}
+
+// Symlink makes a symlink at path whose target is target (symlink(2)).
+func Symlink(path, target []byte) unix.Errno {
+	i, e := Create(path, unix.S_IFLNK|0o777)
+	if e != 0 {
+		return e
+	}
+	if e := TmpNodes[i].SetLink(target); e != 0 {
+		dropName(lookupName(path))
+		return e
+	}
 	return 0
 }

@@ -460,21 +460,17 @@ func sysGetdents64(t *sched.Thread, f *sched.Frame) uint64 {
 	} else if fl.Pos < tmpfsPos {
 		fl.Pos = tmpfsPos
 	}
-	for !full && fl.Pos >= tmpfsPos && fl.Pos-tmpfsPos < fs.MaxTmpNodes {
-		i := fl.Pos - tmpfsPos
-		n := &fs.TmpNodes[i]
-		if n.Used && !n.Unlinked && fs.IsChildPath(dirBuf[:dn], n.Name()) {
-			p := n.Name()
-			base := p[len(fs.ParentOf(p)):]
-			if len(base) > 0 && base[0] == '/' {
-				base = base[1:]
-			}
-			if !emit(n.Ino, fl.Pos+1, dirType(n.Mode), base) {
-				full = true
-				break
-			}
+	for !full && fl.Pos >= tmpfsPos {
+		k, base, n := fs.TmpChild(dirBuf[:dn], int(fl.Pos-tmpfsPos))
+		if k < 0 {
+			fl.Pos = tmpfsPos + fs.MaxTmpNames
+			break
 		}
-		fl.Pos++
+		if !emit(n.Ino, tmpfsPos+int64(k)+1, dirType(n.Mode), base) {
+			full = true
+			break
+		}
+		fl.Pos = tmpfsPos + int64(k) + 1
 	}
 	if full && written == 0 {
 		return errno(unix.EINVAL)

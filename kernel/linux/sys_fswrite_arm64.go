@@ -95,7 +95,7 @@ func sysRenameat(t *sched.Thread, f *sched.Frame) uint64  { return renameCommon(
 func sysRenameat2(t *sched.Thread, f *sched.Frame) uint64 { return renameCommon(f, f.X[4]) }
 
 func sysSymlinkat(t *sched.Thread, f *sched.Frame) uint64 {
-	var target [fs.PathMax]byte
+	var target, path [fs.PathMax]byte
 	tn, e := usermem.CopyInString(target[:], uintptr(f.X[0]))
 	if e != 0 {
 		return errno(e)
@@ -103,16 +103,40 @@ func sysSymlinkat(t *sched.Thread, f *sched.Frame) uint64 {
 	if tn == 0 {
 		return errno(unix.ENOENT)
 	}
-	i, e := createAt(int64(f.X[1]), uintptr(f.X[2]), unix.S_IFLNK|0o777)
+	n, _, e := resolveAt(&path, int64(f.X[1]), uintptr(f.X[2]))
 	if e != 0 {
 		return errno(e)
 	}
-	if e := fs.TmpNodes[i].SetLink(target[:tn]); e != 0 {
-		fs.TmpNodes[i].Unlinked = true
-		fs.TmpRelease(i)
+	return errno(fs.Symlink(path[:n], target[:tn]))
+}
+
+// sysLinkat is linkat(2): another name for a tmpfs file. AT_SYMLINK_FOLLOW
+// links what a final symlink points to; without it the symlink itself.
+func sysLinkat(t *sched.Thread, f *sched.Frame) uint64 {
+	flags := f.X[4]
+	if flags&^uint64(unix.AT_SYMLINK_FOLLOW|unix.AT_EMPTY_PATH) != 0 {
+		return errno(unix.EINVAL)
+	}
+	var from, to, final [fs.PathMax]byte
+	n, tail, e := resolveAt(&from, int64(f.X[0]), uintptr(f.X[1]))
+	if e != 0 {
 		return errno(e)
 	}
-	return 0
+	_, fp, _, e := lookupAt(from[:n], tail, flags&unix.AT_SYMLINK_FOLLOW != 0, &final)
+	if e != 0 {
+		return errno(e)
+	}
+	m, ttail, e := resolveAt(&to, int64(f.X[2]), uintptr(f.X[3]))
+	if e != 0 {
+		return errno(e)
+	}
+	if ttail != 0 {
+		if _, ok := fs.LookupAny(to[:m]); ok {
+			return errno(unix.EEXIST)
+		}
+		return errno(unix.ENOENT) // a new name cannot end in "/" (do_linkat)
+	}
+	return errno(fs.Link(fp, to[:m]))
 }
 
 func sysFtruncate(t *sched.Thread, f *sched.Frame) uint64 {
@@ -311,5 +335,3 @@ func sysFchown(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	return 0
 }
-
-func sysLinkat(t *sched.Thread, f *sched.Frame) uint64 { return errno(unix.EPERM) }
