@@ -68,9 +68,10 @@ func TestStdlibOSTruncateAndTimes(t *testing.T) {
 // os.Root's own tests: every operation in and out of a root, over files,
 // directories, symlinks (dangling, chained, ending in "/"), "." and "..",
 // hard links, and paths up to PATH_MAX, each expected to answer as Linux
-// does; with os's hard-link and long-path tests. They check the path
-// walk (kernel/fs, Resolve) and the tmpfs namespace end to end.
-func TestStdlibOSRoot(t *testing.T) {
+// does; with os's hard-link, long-path and FIFO tests. They check the
+// path walk (kernel/fs, Resolve), the tmpfs namespace and FIFO opens end
+// to end.
+func TestStdlibOSFiles(t *testing.T) {
 	t.Parallel()
-	goTestExec(t, true, []string{"-run", "^(TestRoot.*|TestHardLink|TestLongPath)$"}, "os")
+	goTestExec(t, true, []string{"-run", "^(TestRoot.*|TestHardLink|TestLongPath|TestFifoEOF|TestFIFONonBlockingEOF)$"}, "os")
 }

@@ -377,6 +377,15 @@ func TestRootSkeleton(t *testing.T) {
 	gometal(t, "run", "./tests/progs/devices").expectClean(t, 0, "devices ok")
 }
 
+// FIFOs on the tmpfs (mkfifo), with the output Linux gives the same
+// program: a blocking open waits for its partner, a non-blocking writer
+// without a reader is ENXIO, data then EOF, O_RDWR never waits.
+func TestTmpfsFIFO(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "./tests/progs/tmpfs", "--", "fifo")
+	r.expect(t, 0, "fifo mode: true", "writer without reader: true", `read "through the fifo" then EOF`, "O_RDWR: x", "fifo ok")
+}
+
 // A full tmpfs answers ENOSPC, as Linux's does at its size limit (default
 // half of memory; gometal.tmpfs_size=), and the app keeps its memory.
 func TestTmpfsFullIsENOSPC(t *testing.T) {

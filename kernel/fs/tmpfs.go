@@ -44,6 +44,10 @@ type TmpNode struct {
 	// Linux allows (PATH_MAX) while the table stays small.
 	linkPage uintptr // 0: not a symlink
 	linkLen  int
+	// A FIFO's pipe (1 + index) while it exists, and the tag that
+	// tells it apart from a later pipe in the same slot (fifo.go).
+	fifoPipe int32
+	fifoTag  uint64
 }
 
 var TmpNodes [MaxTmpNodes]TmpNode

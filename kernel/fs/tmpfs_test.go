@@ -286,7 +286,7 @@ func TestTmpfsHardLinks(t *testing.T) {
 		from, to string
 		want     unix.Errno
 	}{
-		{"/tmp/d", "/tmp/d2", unix.EPERM},   // a directory
+		{"/tmp/d", "/tmp/d2", unix.EPERM},    // a directory
 		{"/tmp/none", "/tmp/x", unix.ENOENT}, // no source
 		{"/tmp/a", "/tmp/d", unix.EEXIST},    // the new name exists
 		{"/tmp/a", "/tmp/no/b", unix.ENOENT}, // no directory for it

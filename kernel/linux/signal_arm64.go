@@ -103,6 +103,7 @@ func signalWake(t *sched.Thread) {
 // EINTR, recorded so that the way back to EL0 restarts the call or leaves
 // the EINTR (settleInterrupted).
 func interruptResult(t *sched.Thread) uint64 {
+	dropFIFOWait(t)
 	if n := t.Progress; n > 0 {
 		t.Progress = 0
 		return n
@@ -303,6 +304,7 @@ func deliverSignals(t *sched.Thread, f *sched.Frame) {
 // handler returns, as if the signal had come before the wake-up.
 func settleRetry(t *sched.Thread, f *sched.Frame) {
 	t.Retried = false
+	dropFIFOWait(t) // the open runs afresh, and counts its end again
 	if n := t.Progress; n > 0 {
 		t.Progress = 0
 		f.X[0] = n

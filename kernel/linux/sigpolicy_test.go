@@ -61,6 +61,7 @@ func TestRestartsAfterHandler(t *testing.T) {
 		{unix.SYS_READV, &none, true},
 		{unix.SYS_ACCEPT4, &none, true},
 		{unix.SYS_RECVFROM, &none, true},
+		{unix.SYS_OPENAT, &none, true}, // a FIFO open waiting for its partner
 		{unix.SYS_FUTEX, &noTimeout, true},
 		{unix.SYS_FUTEX, &bitsetNoTimeout, true},
 		{unix.SYS_FUTEX, &withTimeout, false},

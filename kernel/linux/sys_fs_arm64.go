@@ -87,6 +87,14 @@ func openNode(impl vfs.Impl, nd fs.Node, flags uint32, cloexec bool) uint64 {
 }
 
 func sysOpenat(t *sched.Thread, f *sched.Frame) uint64 {
+	r := openat(t, f)
+	if t.State != sched.Blocked {
+		dropFIFOWait(t) // the open ended another way than opening the FIFO
+	}
+	return r
+}
+
+func openat(t *sched.Thread, f *sched.Frame) uint64 {
 	var path [fs.PathMax]byte
 	n, tail, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
 	if e != 0 {
@@ -142,6 +150,9 @@ func sysOpenat(t *sched.Thread, f *sched.Frame) uint64 {
 		return openNode(fs.ArchiveImpl(&r.Nd), r.Nd, flags&^openOnlyFlags, cloexec)
 	}
 	nd := &fs.TmpNodes[r.Tmp]
+	if nd.IsFIFO() {
+		return openFIFO(t, nd, flags&^openOnlyFlags, cloexec)
+	}
 	fd := openFD(nd, flags&^openOnlyFlags, cloexec)
 	if vfs.IsErr(fd) {
 		return fd
@@ -486,6 +497,8 @@ func dirType(mode uint32) byte {
 		return unix.DT_LNK
 	case cpio.S_IFREG:
 		return unix.DT_REG
+	case unix.S_IFIFO:
+		return unix.DT_FIFO
 	}
 	return unix.DT_UNKNOWN
 }

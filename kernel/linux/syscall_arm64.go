@@ -43,6 +43,7 @@ var sysTable = [...]sysFn{
 	unix.SYS_FCHMODAT:          sysFchmodat,
 	unix.SYS_FCHMODAT2:         sysFchmodat2,
 	unix.SYS_WAIT4:             sysWait4,
+	unix.SYS_MKNODAT:           sysMknodat,
 	unix.SYS_WAITID:            sysWaitid,
 	unix.SYS_FCHOWN:            sysFchown,
 	unix.SYS_FCHOWNAT:          sysFchownat,

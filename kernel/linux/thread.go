@@ -31,6 +31,10 @@ type lthread struct {
 	// it).
 	Interrupted bool
 	IntrLeft    uint64
+
+	// FIFOWait is the FIFO end the thread counted while its open waits
+	// for a partner (fifo_arm64.go), 0 when none.
+	FIFOWait int32
 }
 
 // sigInfo is what the kernel remembers about one pending signal: si_code

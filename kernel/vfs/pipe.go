@@ -32,33 +32,61 @@ type Pipe struct {
 	// Owners are notified with the pipe: the sockets whose receive
 	// (reader) and send (writer) side it is.
 	ReadOwner, WriteOwner *Waitable
+	// tag names the FIFO whose pipe this is (0: an anonymous pipe).
+	tag uint64
 
-	reader, writer pipeEnd
+	reader, writer, both pipeEnd
 }
 
-// pipeEnd is the Impl of one end of a pipe.
+// pipeEnd is the Impl of one end of a pipe, or of both (a FIFO opened
+// O_RDWR).
 type pipeEnd struct {
 	Base
 	p     *Pipe
 	write bool
+	both  bool
 }
 
 var pipes [MaxPipes]Pipe
 
 // NewPipe returns a new pipe with one reader and one writer, or nil.
-func NewPipe() *Pipe {
+func NewPipe() *Pipe { return newPipe(1, 0) }
+
+// NewFIFOPipe returns a new pipe with no ends yet for the FIFO tag names
+// (AddEnd opens them), or nil. It goes with its last end, like any pipe.
+func NewFIFOPipe(tag uint64) *Pipe { return newPipe(0, tag) }
+
+func newPipe(ends int, tag uint64) *Pipe {
 	for i := range pipes {
 		p := &pipes[i]
 		if p.used {
 			continue
 		}
-		*p = Pipe{used: true, readers: 1, writers: 1}
+		*p = Pipe{used: true, readers: ends, writers: ends, tag: tag}
 		p.reader = pipeEnd{p: p}
 		p.writer = pipeEnd{p: p, write: true}
+		p.both = pipeEnd{p: p, both: true}
 		return p
 	}
 	return nil
 }
+
+// IsFIFO reports whether p is live and the pipe of the FIFO tag names.
+func (p *Pipe) IsFIFO(tag uint64) bool { return p.used && tag != 0 && p.tag == tag }
+
+// AddEnd opens one more reader or writer (a FIFO's open) and tells
+// whoever waits on the pipe: a FIFO's open waits for its partner.
+func (p *Pipe) AddEnd(write bool) {
+	if write {
+		p.writers++
+	} else {
+		p.readers++
+	}
+	p.notify(unix.EPOLLIN | unix.EPOLLOUT)
+}
+
+// Ends reports how many readers and writers are open.
+func (p *Pipe) Ends() (readers, writers int) { return p.readers, p.writers }
 
 // PipeAt returns pipe i (sockets refer to their pipes by index).
 func PipeAt(i int32) *Pipe { return &pipes[i] }
@@ -68,9 +96,11 @@ func (p *Pipe) Index() int32 {
 	return int32((uintptr(unsafe.Pointer(p)) - uintptr(unsafe.Pointer(&pipes[0]))) / unsafe.Sizeof(pipes[0]))
 }
 
-// Reader and Writer are the Impls of the two ends.
+// Reader and Writer are the Impls of the two ends; Both is a reader and
+// a writer in one description (a FIFO opened O_RDWR: AddEnd both first).
 func (p *Pipe) Reader() Impl { return &p.reader }
 func (p *Pipe) Writer() Impl { return &p.writer }
+func (p *Pipe) Both() Impl   { return &p.both }
 
 // Len is the number of bytes buffered; Room the bytes a write can add.
 func (p *Pipe) Len() int  { return p.n }
@@ -248,21 +278,24 @@ func (p *Pipe) WriteAt(buf uintptr, n uint64) uint64 {
 }
 
 func (e *pipeEnd) Read(f *File, buf uintptr, n uint64, off int64) uint64 {
-	if e.write {
+	if e.write && !e.both {
 		return Err(unix.EBADF)
 	}
 	return e.p.ReadAt(buf, n)
 }
 
 func (e *pipeEnd) Write(f *File, buf uintptr, n uint64, off int64) uint64 {
-	if !e.write {
+	if !e.write && !e.both {
 		return Err(unix.EBADF)
 	}
 	return e.p.WriteAt(buf, n)
 }
 
 func (e *pipeEnd) Readiness(f *File) uint32 {
-	if e.write {
+	switch {
+	case e.both:
+		return e.p.ReadEvents() | e.p.WriteEvents()
+	case e.write:
 		return e.p.WriteEvents()
 	}
 	return e.p.ReadEvents()
@@ -270,7 +303,12 @@ func (e *pipeEnd) Readiness(f *File) uint32 {
 
 func (e *pipeEnd) Waitable() *Waitable { return &e.p.W }
 func (e *pipeEnd) Kind() Kind          { return KindPipe }
-func (e *pipeEnd) Release(f *File)     { e.p.Close(e.write) }
+func (e *pipeEnd) Release(f *File) {
+	if e.both {
+		e.p.Close(false)
+	}
+	e.p.Close(e.write || e.both)
+}
 
 func (e *pipeEnd) Stat(f *File) unix.Stat_t {
 	return unix.Stat_t{Mode: unix.S_IFIFO | 0o600, Nlink: 1, Blksize: mm.PageSize}

@@ -331,3 +331,36 @@ func TestWaitOnNonblockingIsEAGAIN(t *testing.T) {
 		t.Fatal("a non-blocking description must not wait")
 	}
 }
+
+// A FIFO's pipe starts with no ends; opens add them, and an O_RDWR
+// description is both; it goes with its last end, and its tag then no
+// longer names it.
+func TestFIFOPipeEnds(t *testing.T) {
+	buf := setup(t, 1)
+	p := NewFIFOPipe(7)
+	if r, w := p.Ends(); r != 0 || w != 0 || !p.IsFIFO(7) || p.IsFIFO(8) {
+		t.Fatalf("new FIFO pipe: ends %d %d, tag 7 %v", r, w, p.IsFIFO(7))
+	}
+	th := sched.New() // an open waiting for its partner
+	sched.BlockOn(th, &p.W.Q, sched.WaitFile, unix.EPOLLIN|unix.EPOLLOUT, 0, 0)
+	p.AddEnd(false)
+	p.AddEnd(true)
+	if th.State != sched.Runnable {
+		t.Error("AddEnd did not retry the waiting open")
+	}
+	f := &Files[Alloc(p.Both(), unix.O_RDWR)]
+	put(t, buf, []byte("rw"))
+	if n := f.Impl.Write(f, buf, 2, -1); n != 2 {
+		t.Fatalf("write through O_RDWR = %#x", n)
+	}
+	if n := f.Impl.Read(f, buf+8, 2, -1); n != 2 || string(get(t, buf+8, 2)) != "rw" {
+		t.Fatalf("read through O_RDWR = %#x", n)
+	}
+	if r := f.Impl.Readiness(f); r&unix.EPOLLOUT == 0 {
+		t.Errorf("O_RDWR readiness %#x lacks EPOLLOUT", r)
+	}
+	DecRef(f.Index())
+	if p.IsFIFO(7) {
+		t.Error("the pipe outlived its last end")
+	}
+}

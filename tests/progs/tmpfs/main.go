@@ -6,12 +6,16 @@
 //	tmpfs fill   write /tmp full: ENOSPC at the size limit, and the app
 //	             (its heap, its goroutines) still works; removing the file
 //	             gives the space back
+//	tmpfs fifo   mkfifo: a blocking open waits for its partner, a
+//	             non-blocking writer without a reader is ENXIO, data then
+//	             EOF, O_RDWR never waits (each checked against Linux)
 package main
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,6 +33,10 @@ func check(err error) {
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "fill" {
 		fill()
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "fifo" {
+		fifo()
 		return
 	}
 	dir, err := os.MkdirTemp("", "gometal-")
@@ -126,4 +134,48 @@ func fill() {
 	check(os.Remove("/tmp/fill"))
 	check(os.WriteFile("/tmp/again", chunk, 0o644))
 	fmt.Println("tmpfs fill ok")
+}
+
+func fifo() {
+	dir, err := os.MkdirTemp("", "fifo-")
+	check(err)
+	name := filepath.Join(dir, "f")
+	check(syscall.Mkfifo(name, 0o600))
+	st, err := os.Stat(name)
+	check(err)
+	fmt.Println("fifo mode:", st.Mode()&fs.ModeNamedPipe != 0)
+
+	_, err = os.OpenFile(name, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	fmt.Println("writer without reader:", errors.Is(err, syscall.ENXIO))
+
+	// The reader's open blocks until the writer's: open both at once.
+	opened := make(chan *os.File)
+	go func() {
+		r, err := os.Open(name)
+		check(err)
+		opened <- r
+	}()
+	w, err := os.OpenFile(name, os.O_WRONLY, 0)
+	check(err)
+	r := <-opened
+	_, err = w.Write([]byte("through the fifo"))
+	check(err)
+	check(w.Close())
+	got, err := io.ReadAll(r)
+	check(err)
+	fmt.Printf("read %q then EOF\n", got)
+	check(r.Close())
+
+	rw, err := os.OpenFile(name, os.O_RDWR, 0)
+	check(err)
+	_, err = rw.Write([]byte("x"))
+	check(err)
+	var b [1]byte
+	_, err = rw.Read(b[:])
+	check(err)
+	check(rw.Close())
+	fmt.Println("O_RDWR:", string(b[:]))
+
+	check(os.RemoveAll(dir))
+	fmt.Println("fifo ok")
 }
