@@ -388,10 +388,10 @@ func TmpRename(from, to []byte) unix.Errno {
 	if !DirExists(ParentOf(to)) {
 		return unix.ENOENT
 	}
-	if j := TmpLookup(to); j == i {
+	if k := lookupName(to); k >= 0 && tmpNames[k].node-1 == i {
 		return 0 // two names of one file: rename(2) does nothing
-	} else if j >= 0 {
-		dst := &TmpNodes[j]
+	} else if k >= 0 {
+		dst := &TmpNodes[tmpNames[k].node-1]
 		if dst.IsDir() != TmpNodes[i].IsDir() {
 			if dst.IsDir() {
 				return unix.EISDIR
@@ -401,7 +401,7 @@ func TmpRename(from, to []byte) unix.Errno {
 		if dst.IsDir() && TmpHasChildren(to) {
 			return unix.ENOTEMPTY
 		}
-		dropName(lookupName(to))
+		dropName(k)
 	} else if _, ok := Lookup(to); ok {
 		return unix.EROFS
 	}

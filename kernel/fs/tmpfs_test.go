@@ -155,7 +155,7 @@ func TestTmpfsUnlinkWhileOpen(t *testing.T) {
 		t.Fatal("writing took no pages")
 	}
 
-	if e := Unlink([]byte("/tmp/f"), false); e != 0 {
+	if e := Unlink([]byte("/tmp/f"), 0, false); e != 0 {
 		t.Fatalf("unlink: %v", e)
 	}
 	if _, ok := lookup("/tmp/f"); ok {
@@ -186,26 +186,32 @@ func TestTmpfsUnlinkWhileOpen(t *testing.T) {
 	}
 }
 
-// Unlink answers as unlinkat(2) does.
+// Unlink answers as unlinkat(2) does, also for paths that end in ".",
+// ".." or a slash (Linux's do_rmdir and do_unlinkat).
 func TestTmpfsUnlinkErrors(t *testing.T) {
 	setup(t, 8, 1)
 	create(t, "/tmp/d", unix.S_IFDIR|0o755)
 	create(t, "/tmp/d/f", unix.S_IFREG|0o644)
 	for _, c := range []struct {
 		path  string
+		tail  Tail
 		rmdir bool
 		want  unix.Errno
 	}{
-		{"/tmp/d", false, unix.EISDIR},
-		{"/tmp/d", true, unix.ENOTEMPTY},
-		{"/tmp/d/f", true, unix.ENOTDIR},
-		{"/tmp/none", false, unix.ENOENT},
-		{"/", true, unix.EROFS},
-		{"/tmp/d/f", false, 0},
-		{"/tmp/d", true, 0},
+		{"/tmp/d", 0, false, unix.EISDIR},
+		{"/tmp/d", 0, true, unix.ENOTEMPTY},
+		{"/tmp/d/f", 0, true, unix.ENOTDIR},
+		{"/tmp/none", 0, false, unix.ENOENT},
+		{"/", 0, true, unix.EROFS},
+		{"/tmp/d", TailDir | TailDot, true, unix.EINVAL},     // rmdir d/.
+		{"/tmp", TailDir | TailDotDot, true, unix.ENOTEMPTY}, // rmdir d/..
+		{"/tmp/d", TailDir | TailDot, false, unix.EISDIR},    // unlink d/.
+		{"/tmp/d/f", TailDir, false, unix.ENOTDIR},           // unlink f/
+		{"/tmp/d/f", 0, false, 0},
+		{"/tmp/d", TailDir, true, 0}, // rmdir d/
 	} {
-		if e := Unlink([]byte(c.path), c.rmdir); e != c.want {
-			t.Errorf("unlink %s (rmdir %v) = %v, want %v", c.path, c.rmdir, e, c.want)
+		if e := Unlink([]byte(c.path), c.tail, c.rmdir); e != c.want {
+			t.Errorf("unlink %s (tail %b, rmdir %v) = %v, want %v", c.path, c.tail, c.rmdir, e, c.want)
 		}
 	}
 }
@@ -261,11 +267,11 @@ func TestTmpfsLongPaths(t *testing.T) {
 		t.Errorf("following the long symlink: %v", e)
 	}
 	for p := path; p != "/tmp"; p = string(ParentOf([]byte(p))) {
-		if e := Unlink([]byte(p), true); e != 0 {
+		if e := Unlink([]byte(p), 0, true); e != 0 {
 			t.Fatalf("rmdir %d bytes: %v", len(p), e)
 		}
 	}
-	Unlink([]byte("/tmp/l"), false)
+	Unlink([]byte("/tmp/l"), 0, false)
 	if got := mm.Pages.Used(); got != used {
 		t.Errorf("pages in use %d after removing everything, want %d", got, used)
 	}
@@ -312,7 +318,7 @@ func TestTmpfsHardLinks(t *testing.T) {
 	if _, ok := lookup("/tmp/a"); !ok {
 		t.Error("rename onto another name of the same file removed the source")
 	}
-	if e := Unlink([]byte("/tmp/a"), false); e != 0 {
+	if e := Unlink([]byte("/tmp/a"), 0, false); e != 0 {
 		t.Fatalf("unlink: %v", e)
 	}
 	if got := readAt(t, f, buf, 0, 16); got != "shared" || !n.Used {
@@ -321,12 +327,12 @@ func TestTmpfsHardLinks(t *testing.T) {
 	if st := n.Stat(f); st.Nlink != 1 {
 		t.Errorf("st_nlink = %d after unlinking one name, want 1", st.Nlink)
 	}
-	Unlink([]byte("/tmp/d/b"), false)
+	Unlink([]byte("/tmp/d/b"), 0, false)
 	if !n.Used {
 		t.Error("the file went with its last name while open")
 	}
 	vfs.DecRef(f.Index())
-	Unlink([]byte("/tmp/d"), true)
+	Unlink([]byte("/tmp/d"), 0, true)
 	if n.Used || mm.Pages.Used() != used {
 		t.Errorf("after the last name and close: used %v, %d pages in use, want %d", n.Used, mm.Pages.Used(), used)
 	}

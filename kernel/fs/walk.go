@@ -211,18 +211,35 @@ func Create(path []byte, mode uint32) (int32, unix.Errno) {
 	return TmpCreate(path, mode)
 }
 
-// Unlink removes path from the namespace: a file, or with rmdir an empty
-// directory (unlinkat(2), AT_REMOVEDIR). A tmpfs node still open lives
-// on, nameless, until its last description goes (TmpRelease).
-func Unlink(path []byte, rmdir bool) unix.Errno {
-	r, ok := LookupAny(path)
-	if !ok {
-		return unix.ENOENT
+// Unlink removes path, which ended as tail says, from the namespace: a
+// file, or with rmdir an empty directory (unlinkat(2), AT_REMOVEDIR). A
+// path that does not end in a name, or ends in a slash, is answered as
+// Linux's do_rmdir and do_unlinkat answer it. A tmpfs node still open
+// lives on, nameless, until its last description goes (TmpRelease).
+func Unlink(path []byte, tail Tail, rmdir bool) unix.Errno {
+	switch {
+	case rmdir && tail&TailDot != 0:
+		return unix.EINVAL
+	case rmdir && tail&TailDotDot != 0:
+		return unix.ENOTEMPTY
+	case !rmdir && tail&(TailDot|TailDotDot) != 0:
+		return unix.EISDIR
 	}
-	if r.Tmp < 0 {
+	k := lookupName(path)
+	if k < 0 {
+		nd, ok := Lookup(path)
+		switch {
+		case !ok:
+			return unix.ENOENT
+		case !rmdir && tail&TailDir != 0 && nd.Mode&unix.S_IFMT != unix.S_IFDIR:
+			return unix.ENOTDIR
+		}
 		return unix.EROFS
 	}
-	nd := &TmpNodes[r.Tmp]
+	nd := &TmpNodes[tmpNames[k].node-1]
+	if !rmdir && tail&TailDir != 0 && !nd.IsDir() {
+		return unix.ENOTDIR
+	}
 	if rmdir {
 		if !nd.IsDir() {
 			return unix.ENOTDIR
@@ -233,7 +250,7 @@ func Unlink(path []byte, rmdir bool) unix.Errno {
 	} else if nd.IsDir() {
 		return unix.EISDIR
 	}
-	dropName(lookupName(path))
+	dropName(k)
 	return 0
 }
 

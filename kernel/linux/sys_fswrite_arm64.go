@@ -41,22 +41,7 @@ func sysUnlinkat(t *sched.Thread, f *sched.Frame) uint64 {
 	if flags&^uint64(unix.AT_REMOVEDIR) != 0 {
 		return errno(unix.EINVAL)
 	}
-	rmdir := flags&unix.AT_REMOVEDIR != 0
-	// As Linux's do_rmdir and do_unlinkat answer a path that does not end
-	// in a name, or ends in a slash.
-	switch {
-	case rmdir && tail&fs.TailDot != 0:
-		return errno(unix.EINVAL)
-	case rmdir && tail&fs.TailDotDot != 0:
-		return errno(unix.ENOTEMPTY)
-	case !rmdir && tail&(fs.TailDot|fs.TailDotDot) != 0:
-		return errno(unix.EISDIR)
-	case !rmdir && tail&fs.TailDir != 0:
-		if r, ok := fs.LookupAny(path[:n]); ok && !r.IsDir() {
-			return errno(unix.ENOTDIR)
-		}
-	}
-	return errno(fs.Unlink(path[:n], rmdir))
+	return errno(fs.Unlink(path[:n], tail, flags&unix.AT_REMOVEDIR != 0))
 }
 
 func renameCommon(f *sched.Frame, flags uint64) uint64 {
