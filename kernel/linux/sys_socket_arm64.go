@@ -108,14 +108,21 @@ func writeSockaddr(addr, lenp uintptr, port uint16, ip [4]byte) uint64 {
 	return 0
 }
 
-func sysBind(t *sched.Thread, f *sched.Frame) uint64 {
-	_, k, e := sockOf(f.X[0])
-	if e != 0 {
-		return e
+// sockAndAddr reads what bind and connect take: the socket (X0) and a
+// sockaddr_in (X1, X2 its length).
+func sockAndAddr(f *sched.Frame) (k *socket.Socket, port uint16, ip [4]byte, r uint64) {
+	_, k, r = sockOf(f.X[0])
+	if r != 0 {
+		return nil, 0, ip, r
 	}
-	port, ip, err := readSockaddr(uintptr(f.X[1]), f.X[2])
-	if err != 0 {
-		return errno(err)
+	port, ip, e := readSockaddr(uintptr(f.X[1]), f.X[2])
+	return k, port, ip, errno(e)
+}
+
+func sysBind(t *sched.Thread, f *sched.Frame) uint64 {
+	k, port, ip, r := sockAndAddr(f)
+	if r != 0 {
+		return r
 	}
 	return errno(k.Bind(port, ip))
 }
@@ -129,13 +136,9 @@ func sysListen(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 func sysConnect(t *sched.Thread, f *sched.Frame) uint64 {
-	_, k, e := sockOf(f.X[0])
-	if e != 0 {
-		return e
-	}
-	port, ip, err := readSockaddr(uintptr(f.X[1]), f.X[2])
-	if err != 0 {
-		return errno(err)
+	k, port, ip, r := sockAndAddr(f)
+	if r != 0 {
+		return r
 	}
 	return errno(k.Connect(port, ip))
 }
