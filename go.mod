@@ -1,4 +1,4 @@
-module gometal
+module github.com/gometal/gometal
 
 go 1.26.0
 
@@ -6,6 +6,7 @@ require (
 	github.com/diskfs/go-diskfs v1.9.4
 	github.com/gokrazy/firmware v0.0.0-20260522070551-527ce0ed43cf
 	github.com/u-root/u-root v0.16.0
+	golang.org/x/mod v0.30.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
 )

@@ -10,9 +10,9 @@
 package main
 
 import (
-	"gometal/drivers/cpu"
-	"gometal/kernel"
-	"gometal/kernel/linux"
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/kernel"
+	"github.com/gometal/gometal/kernel/linux"
 )
 
 func main() {}

@@ -1,9 +1,9 @@
 package kernel
 
 import (
-	"gometal/drivers/bcm2711"
-	"gometal/drivers/pl011"
-	"gometal/drivers/semihost"
+	"github.com/gometal/gometal/drivers/bcm2711"
+	"github.com/gometal/gometal/drivers/pl011"
+	"github.com/gometal/gometal/drivers/semihost"
 )
 
 // The console: every serial port the DTB describes that the kernel can

@@ -1,8 +1,8 @@
 package kernel
 
 import (
-	"gometal/drivers/gic"
-	"gometal/kernel/tty"
+	"github.com/gometal/gometal/drivers/gic"
+	"github.com/gometal/gometal/kernel/tty"
 )
 
 // Console input: a console port's receive interrupt drains the port and

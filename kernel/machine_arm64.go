@@ -3,12 +3,12 @@ package kernel
 import (
 	"sync/atomic"
 
-	"gometal/drivers/bcm2711"
-	"gometal/drivers/cpu"
-	"gometal/drivers/gic"
-	"gometal/drivers/psci"
-	"gometal/drivers/semihost"
-	"gometal/sched"
+	"github.com/gometal/gometal/drivers/bcm2711"
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/drivers/gic"
+	"github.com/gometal/gometal/drivers/psci"
+	"github.com/gometal/gometal/drivers/semihost"
+	"github.com/gometal/gometal/sched"
 )
 
 // How a run ends. Under the CLI's QEMU the host answers semihosting

@@ -3,8 +3,8 @@ package kernel
 import (
 	"sync/atomic"
 
-	"gometal/drivers/cpu"
-	"gometal/sched"
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/sched"
 )
 
 // ExitKernelPanic is the exit status of a run that ended in a kernel

@@ -1,6 +1,6 @@
 package kernel
 
-import "gometal/sched"
+import "github.com/gometal/gometal/sched"
 
 // Personality is the layer above the core that makes the app see an
 // operating system. The core knows exceptions, interrupts, cores, memory

@@ -1,6 +1,6 @@
 package kernel
 
-import "gometal/drivers/cpu"
+import "github.com/gometal/gometal/drivers/cpu"
 
 // SecondaryBoot is read by boot's secondaryEntry before its MMU is on;
 // the offsets below are used by that assembly (secondaryboot_test.go pins them against this struct and the assembly).

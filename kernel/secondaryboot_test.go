@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"gometal/drivers/cpu"
+	"github.com/gometal/gometal/drivers/cpu"
 )
 
 // boot/entry_arm64.s reads SecondaryBoot with the MMU off through

@@ -3,12 +3,12 @@ package kernel
 import (
 	"unsafe"
 
-	"gometal/drivers/cpu"
-	"gometal/drivers/fdt"
-	"gometal/drivers/gic"
-	"gometal/drivers/psci"
-	"gometal/drivers/timer"
-	"gometal/sched"
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/drivers/fdt"
+	"github.com/gometal/gometal/drivers/gic"
+	"github.com/gometal/gometal/drivers/psci"
+	"github.com/gometal/gometal/drivers/timer"
+	"github.com/gometal/gometal/sched"
 )
 
 // Bringing up every core the DTB describes. The boot core is core 0; the

@@ -1,19 +1,19 @@
 package kernel
 
 import (
-	"gometal/kernel/fs"
-	"gometal/kernel/tty"
-	"gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/tty"
+	"github.com/gometal/gometal/kernel/usermem"
 	"unsafe"
 
-	"gometal/drivers/cpu"
-	"gometal/drivers/fdt"
-	"gometal/drivers/gic"
-	"gometal/drivers/pl031"
-	"gometal/drivers/timer"
-	"gometal/kernel/clock"
-	"gometal/kernel/mm"
-	"gometal/sched"
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/drivers/fdt"
+	"github.com/gometal/gometal/drivers/gic"
+	"github.com/gometal/gometal/drivers/pl031"
+	"github.com/gometal/gometal/drivers/timer"
+	"github.com/gometal/gometal/kernel/clock"
+	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/sched"
 )
 
 // Board facts found in the DTB at boot.

@@ -1,6 +1,6 @@
 package kernel
 
-import "gometal/kernel/mm"
+import "github.com/gometal/gometal/kernel/mm"
 
 // The tmpfs's size limit (kernel/fs), as Linux's tmpfs has one: by
 // default half of memory; the boot argument gometal.tmpfs_size=SIZE

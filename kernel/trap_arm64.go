@@ -1,11 +1,11 @@
 package kernel
 
 import (
-	"gometal/drivers/cpu"
-	"gometal/drivers/gic"
-	"gometal/drivers/timer"
-	"gometal/kernel/usermem"
-	"gometal/sched"
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/drivers/gic"
+	"github.com/gometal/gometal/drivers/timer"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/sched"
 )
 
 // trap is called by the entry assembly for every exception from EL0 with

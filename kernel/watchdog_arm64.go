@@ -1,9 +1,9 @@
 package kernel
 
 import (
-	"gometal/drivers/cpu"
-	"gometal/drivers/timer"
-	"gometal/sched"
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/drivers/timer"
+	"github.com/gometal/gometal/sched"
 )
 
 // The watchdog turns a hang into a report. Three things stop work: a

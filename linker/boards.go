@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"gometal/drivers/cpu"
+	"github.com/gometal/gometal/drivers/cpu"
 )
 
 // KernBase is where physical address 0 appears in the kernel's address

@@ -2,14 +2,19 @@ package linker
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 )
 
-// ModulePath is the module the kernel sources belong to.
-const ModulePath = "gometal"
+// ModulePath is the module the kernel sources belong to, and the path
+// `go install ModulePath/cmd/gometal@VERSION` takes.
+const ModulePath = "github.com/gometal/gometal"
 
 // IsRoot reports whether dir holds the gometal module.
 func IsRoot(dir string) bool {
@@ -23,8 +28,10 @@ func IsRoot(dir string) bool {
 }
 
 // FindRoot locates the source tree: $GOMETAL_ROOT, then baked (set at
-// build time by `make build`), then the directories above the working
-// directory and above the executable.
+// build time by `make build`), then a checkout above the working
+// directory, then the module this binary was installed from (`go
+// install …@VERSION` leaves its sources in the module cache), then a
+// checkout above the executable.
 func FindRoot(baked string) (string, error) {
 	if r := os.Getenv("GOMETAL_ROOT"); r != "" {
 		if IsRoot(r) {
@@ -35,24 +42,63 @@ func FindRoot(baked string) (string, error) {
 	if baked != "" && IsRoot(baked) {
 		return baked, nil
 	}
-	var starts []string
 	if wd, err := os.Getwd(); err == nil {
-		starts = append(starts, wd)
-	}
-	if exe, err := os.Executable(); err == nil {
-		starts = append(starts, filepath.Dir(exe))
-	}
-	for _, d := range starts {
-		for {
-			if IsRoot(d) {
-				return d, nil
-			}
-			up := filepath.Dir(d)
-			if up == d {
-				break
-			}
-			d = up
+		if d, ok := rootAbove(wd); ok {
+			return d, nil
 		}
 	}
-	return "", errors.New("cannot find the gometal source tree (needed to build the kernel); set GOMETAL_ROOT to the repository")
+	modErr := errors.New("not installed from a module version")
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Path == ModulePath {
+		var d string
+		if d, modErr = moduleDir(info.Main.Version); modErr == nil {
+			return d, nil
+		}
+	}
+	if exe, err := os.Executable(); err == nil {
+		if d, ok := rootAbove(filepath.Dir(exe)); ok {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("cannot find the gometal source tree (needed to build the kernel): no checkout above the working directory or the executable, and its own module: %v; set GOMETAL_ROOT to a checkout", modErr)
+}
+
+// rootAbove returns the first gometal tree at or above dir.
+func rootAbove(dir string) (string, bool) {
+	for {
+		if IsRoot(dir) {
+			return dir, true
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", false
+		}
+		dir = up
+	}
+}
+
+// moduleDir returns where the go command keeps ModulePath@version: in
+// the module cache after `go install`, so no network is used then.
+// A binary built in a checkout has version "(devel)" or a VCS
+// pseudo-version no proxy serves; those fail here and FindRoot goes on.
+func moduleDir(version string) (string, error) {
+	if version == "" || version == "(devel)" || strings.HasSuffix(version, "+dirty") {
+		return "", fmt.Errorf("built from a checkout (version %q)", version)
+	}
+	cmd := exec.Command("go", "mod", "download", "-json", ModulePath+"@"+version)
+	cmd.Dir = os.TempDir() // outside any module
+	cmd.Env = append(os.Environ(), "GOFLAGS=")
+	out, err := cmd.Output()
+	var m struct{ Dir, Error string }
+	if jerr := json.Unmarshal(out, &m); jerr != nil && err == nil {
+		err = jerr
+	}
+	switch {
+	case m.Error != "":
+		return "", errors.New(m.Error)
+	case err != nil:
+		return "", fmt.Errorf("go mod download %s@%s: %v", ModulePath, version, err)
+	case !IsRoot(m.Dir):
+		return "", fmt.Errorf("%s is not a gometal source tree", m.Dir)
+	}
+	return m.Dir, nil
 }

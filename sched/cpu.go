@@ -3,7 +3,7 @@ package sched
 import (
 	"sync/atomic"
 
-	"gometal/drivers/cpu"
+	"github.com/gometal/gometal/drivers/cpu"
 )
 
 // Kernel stack sizes. Every exception from EL0 runs on its core's kernel

@@ -1,6 +1,6 @@
 package sched
 
-import "gometal/drivers/cpu"
+import "github.com/gometal/gometal/drivers/cpu"
 
 // KernelLock serializes the kernel: a core takes it on every exception
 // from EL0 and holds it until it returns to EL0, except while it waits in

@@ -1,6 +1,6 @@
 package sched
 
-import "gometal/drivers/cpu"
+import "github.com/gometal/gometal/drivers/cpu"
 
 // runQueue is a FIFO of thread indices linked through Thread.next.
 type runQueue struct {

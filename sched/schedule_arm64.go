@@ -1,9 +1,9 @@
 package sched
 
 import (
-	"gometal/drivers/cpu"
-	"gometal/drivers/gic"
-	"gometal/drivers/timer"
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/drivers/gic"
+	"github.com/gometal/gometal/drivers/timer"
 )
 
 // SliceNanos is the time slice: the longest a thread runs while another

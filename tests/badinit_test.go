@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"gometal/linker"
-	"gometal/qemu"
+	"github.com/gometal/gometal/linker"
+	"github.com/gometal/gometal/qemu"
 )
 
 // bootInitrd boots the cached kernel with a hand-made initramfs, past the

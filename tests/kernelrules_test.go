@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"gometal/linker"
+	"github.com/gometal/gometal/linker"
 )
 
 // The kernel's Go runtime is never started (ARCHITECTURE.md, "Rules for
@@ -28,7 +28,7 @@ var escapeRE = regexp.MustCompile(`^(.+\.go):(\d+):(\d+): (.*)$`)
 func TestKernelNoHeapEscapes(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "kernel.elf")
 	b, _ := linker.LookupBoard("virt")
-	cmd := exec.Command("go", "build", "-o", out, "-gcflags=gometal/...=-m", "-ldflags", b.LinkFlags(), "./boot")
+	cmd := exec.Command("go", "build", "-o", out, "-gcflags="+linker.ModulePath+"/...=-m", "-ldflags", b.LinkFlags(), "./boot")
 	cmd.Dir = repoRoot
 	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0", "GOFLAGS=")
 	msg, err := cmd.CombinedOutput()
@@ -63,16 +63,17 @@ func TestKernelNoHeapEscapes(t *testing.T) {
 // (runtime.getitab, persistentalloc), which escape analysis does not
 // report. Assertions to concrete types compile to a comparison.
 func checkNoRuntimeTypeLookups(t *testing.T, elf string) {
-	cmd := exec.Command("go", "tool", "objdump", "-s", "^gometal/", elf)
+	cmd := exec.Command("go", "tool", "objdump", "-s", "^"+regexp.QuoteMeta(linker.ModulePath)+"/", elf)
 	cmd.Dir = repoRoot
 	dis, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("objdump: %v", err)
 	}
-	fn := ""
+	fn, funcs := "", 0
 	for _, line := range strings.Split(string(dis), "\n") {
 		if strings.HasPrefix(line, "TEXT ") {
 			fn = strings.Fields(line)[1]
+			funcs++
 			continue
 		}
 		for _, callee := range []string{"runtime.typeAssert", "runtime.interfaceSwitch", "runtime.assertE2I", "runtime.getitab"} {
@@ -80,6 +81,9 @@ func checkNoRuntimeTypeLookups(t *testing.T, elf string) {
 				t.Errorf("%s calls %s (an interface-to-interface conversion: the runtime is not running)", fn, callee)
 			}
 		}
+	}
+	if funcs < 100 {
+		t.Fatalf("objdump found only %d kernel functions under %s/; is the pattern right?", funcs, linker.ModulePath)
 	}
 }
 
@@ -129,7 +133,7 @@ func TestKernelNoInit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	initRE := regexp.MustCompile(`^(gometal/[^.]+|main)\.init(\.\d+)?$`)
+	initRE := regexp.MustCompile(`^(` + regexp.QuoteMeta(linker.ModulePath) + `/[^.]+|main)\.init(\.\d+)?$`)
 	for _, s := range syms {
 		if initRE.MatchString(s.Name) {
 			t.Errorf("kernel has initializer %s: a package-level variable needs code to initialize (the runtime never runs it)", s.Name)

@@ -17,7 +17,7 @@ import (
 	diskfs "github.com/diskfs/go-diskfs"
 	"github.com/diskfs/go-diskfs/partition/mbr"
 
-	"gometal/qemu"
+	"github.com/gometal/gometal/qemu"
 )
 
 // The Raspberry Pi 4 board on QEMU's raspi4b (QEMU >= 9.0, which make

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"gometal/linker"
+	"github.com/gometal/gometal/linker"
 )
 
 var (
@@ -190,7 +190,7 @@ func TestKernelPanicIsSymbolized(t *testing.T) {
 	t.Parallel()
 	r := gometal(t, "run", "-bootarg", "gometal.crashtest=1", "./tests/progs/hello")
 	r.expect(t, 125, "gometal: kernel panic: nil dereference in the kernel", "pc=0x", "far=0x",
-		"gometal/kernel.Start+", "kernel/start_arm64.go:")
+		"github.com/gometal/gometal/kernel.Start+", "kernel/start_arm64.go:")
 }
 
 func TestTimeoutKillsQEMU(t *testing.T) {

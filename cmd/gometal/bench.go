@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"gometal/linker"
-	"gometal/qemu"
+	"github.com/gometal/gometal/linker"
+	"github.com/gometal/gometal/qemu"
 )
 
 // gometal bench: the same Go benchmark program (tests/progs/bench) booted

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"gometal/qemu"
+	"github.com/gometal/gometal/qemu"
 )
 
 // benchResults is what bench -json keeps: every sample of every side, and

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/term"
 
-	"gometal/linker"
+	"github.com/gometal/gometal/linker"
 )
 
 // flash: build the SD card image for a board and write it to a removable

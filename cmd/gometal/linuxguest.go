@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"strings"
 
-	"gometal/linker"
+	"github.com/gometal/gometal/linker"
 )
 
 // The benchmark harness's Linux side: Debian's own arm64 kernel, fetched

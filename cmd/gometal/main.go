@@ -22,8 +22,8 @@ import (
 
 	"golang.org/x/term"
 
-	"gometal/linker"
-	"gometal/qemu"
+	"github.com/gometal/gometal/linker"
+	"github.com/gometal/gometal/qemu"
 )
 
 // srcRoot is set by `make build` (-ldflags -X main.srcRoot=...).

@@ -1,6 +1,6 @@
 package bcm2711
 
-import "gometal/drivers/cpu"
+import "github.com/gometal/gometal/drivers/cpu"
 
 // Mini UART registers, as offsets from the brcm,bcm2835-aux-uart node's
 // reg (AUX base + 0x40; BCM2711 ARM Peripherals §2.2.2).

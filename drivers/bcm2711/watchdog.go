@@ -1,6 +1,6 @@
 package bcm2711
 
-import "gometal/drivers/cpu"
+import "github.com/gometal/gometal/drivers/cpu"
 
 // The power-management block's watchdog (the brcm,bcm2835-pm-wdt node's
 // first reg). Every write carries the password in its top byte or is

@@ -3,7 +3,7 @@
 // from the "GICv2 Architecture Specification" (Arm IHI 0048B), §4.1.
 package gic
 
-import "gometal/drivers/cpu"
+import "github.com/gometal/gometal/drivers/cpu"
 
 const (
 	gicdCTLR       = 0x000

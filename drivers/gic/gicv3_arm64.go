@@ -1,6 +1,6 @@
 package gic
 
-import "gometal/drivers/cpu"
+import "github.com/gometal/gometal/drivers/cpu"
 
 // GICv3: a distributor for SPIs, one redistributor per core for SGIs and
 // PPIs, and a CPU interface reached through system registers (Arm IHI

@@ -3,7 +3,7 @@
 // "PrimeCell UART (PL011) Technical Reference Manual" (Arm DDI 0183), §3.2.
 package pl011
 
-import "gometal/drivers/cpu"
+import "github.com/gometal/gometal/drivers/cpu"
 
 const (
 	regDR   = 0x00 // data register

@@ -3,7 +3,7 @@
 // Arm DDI 0224 §3.3.
 package pl031
 
-import "gometal/drivers/cpu"
+import "github.com/gometal/gometal/drivers/cpu"
 
 const regDR = 0x000 // data register: seconds since the Unix epoch
 

@@ -8,7 +8,7 @@ package semihost
 import (
 	"unsafe"
 
-	"gometal/drivers/cpu"
+	"github.com/gometal/gometal/drivers/cpu"
 )
 
 const (

@@ -3,7 +3,7 @@
 // clock is built from, and the per-core deadline interrupt.
 package timer
 
-import "gometal/drivers/cpu"
+import "github.com/gometal/gometal/drivers/cpu"
 
 const (
 	ctlEnable = 1 << 0 // CNTV_CTL_EL0.ENABLE

@@ -1,6 +1,6 @@
 package clock
 
-import "gometal/drivers/timer"
+import "github.com/gometal/gometal/drivers/timer"
 
 // Monotonic is CLOCK_MONOTONIC in nanoseconds: the virtual counter.
 func Monotonic() int64 { return timer.Nanos() }

@@ -1,8 +1,8 @@
 package fs
 
 import (
-	"gometal/kernel/usermem"
-	"gometal/kernel/vfs"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/vfs"
 
 	"golang.org/x/sys/unix"
 )

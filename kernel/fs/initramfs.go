@@ -1,6 +1,6 @@
 package fs
 
-import "gometal/kernel/cpio"
+import "github.com/gometal/gometal/kernel/cpio"
 
 // The initramfs is the app's file system: read-only, served straight out
 // of the cpio archive the bootloader left in memory (no copies).

@@ -1,7 +1,7 @@
 package fs
 
 import (
-	"gometal/kernel/vfs"
+	"github.com/gometal/gometal/kernel/vfs"
 
 	"golang.org/x/sys/unix"
 )

@@ -3,10 +3,10 @@ package fs
 import (
 	"unsafe"
 
-	"gometal/kernel/clock"
-	"gometal/kernel/mm"
-	"gometal/kernel/usermem"
-	"gometal/kernel/vfs"
+	"github.com/gometal/gometal/kernel/clock"
+	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/vfs"
 
 	"golang.org/x/sys/unix"
 )

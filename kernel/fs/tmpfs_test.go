@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"gometal/kernel/mm"
-	"gometal/kernel/usermem"
-	"gometal/kernel/vfs"
+	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/vfs"
 
 	"golang.org/x/sys/unix"
 )

@@ -1,7 +1,7 @@
 package fs
 
 import (
-	"gometal/kernel/mm"
+	"github.com/gometal/gometal/kernel/mm"
 
 	"golang.org/x/sys/unix"
 )

@@ -1,7 +1,7 @@
 package fs
 
 import (
-	"gometal/kernel/cpio"
+	"github.com/gometal/gometal/kernel/cpio"
 
 	"golang.org/x/sys/unix"
 )

@@ -1,9 +1,9 @@
 package linux
 
 import (
-	"gometal/kernel/fs"
-	"gometal/kernel/tty"
-	"gometal/kernel/vfs"
+	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/tty"
+	"github.com/gometal/gometal/kernel/vfs"
 
 	"golang.org/x/sys/unix"
 )

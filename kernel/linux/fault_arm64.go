@@ -1,10 +1,10 @@
 package linux
 
 import (
-	"gometal/drivers/cpu"
-	"gometal/kernel/mm"
-	"gometal/kernel/usermem"
-	"gometal/sched"
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/sched"
 )
 
 // Synchronous exceptions from EL0 other than SVC, as Linux answers them

@@ -1,9 +1,9 @@
 package linux
 
 import (
-	"gometal/kernel/fs"
-	"gometal/kernel/vfs"
-	"gometal/sched"
+	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/vfs"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )

@@ -1,16 +1,16 @@
 package linux
 
 import (
-	"gometal/kernel"
-	"gometal/kernel/fs"
-	"gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel"
+	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/usermem"
 	"unsafe"
 
-	"gometal/drivers/cpu"
-	"gometal/kernel/cpio"
-	"gometal/kernel/elf"
-	"gometal/kernel/mm"
-	"gometal/sched"
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/kernel/cpio"
+	"github.com/gometal/gometal/kernel/elf"
+	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/sched"
 )
 
 // The loader: /init's PT_LOAD segments into the app's address space and

@@ -1,6 +1,6 @@
 package linux
 
-import "gometal/kernel"
+import "github.com/gometal/gometal/kernel"
 
 // appOutOfMemory ends the app when a page fault cannot be backed, as the
 // Linux OOM killer would, with a report instead of a hang.

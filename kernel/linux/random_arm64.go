@@ -1,10 +1,10 @@
 package linux
 
 import (
-	"gometal/drivers/cpu"
-	"gometal/kernel"
-	"gometal/kernel/usermem"
-	"gometal/sched"
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/kernel"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )

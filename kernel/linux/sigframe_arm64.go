@@ -1,11 +1,11 @@
 package linux
 
 import (
-	"gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/usermem"
 	"unsafe"
 
-	"gometal/kernel/mm"
-	"gometal/sched"
+	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/sched"
 )
 
 // The signal frame, with the Linux arm64 ABI (arch/arm64/kernel/signal.c):

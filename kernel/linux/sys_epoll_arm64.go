@@ -3,10 +3,10 @@ package linux
 import (
 	"unsafe"
 
-	"gometal/drivers/timer"
-	"gometal/kernel/usermem"
-	"gometal/kernel/vfs"
-	"gometal/sched"
+	"github.com/gometal/gometal/drivers/timer"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/vfs"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )

@@ -1,13 +1,13 @@
 package linux
 
 import (
-	"gometal/kernel/fs"
-	"gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/usermem"
 	"unsafe"
 
-	"gometal/kernel/cpio"
-	"gometal/kernel/vfs"
-	"gometal/sched"
+	"github.com/gometal/gometal/kernel/cpio"
+	"github.com/gometal/gometal/kernel/vfs"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )

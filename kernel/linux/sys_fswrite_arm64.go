@@ -1,13 +1,13 @@
 package linux
 
 import (
-	"gometal/kernel/clock"
-	"gometal/kernel/fs"
-	"gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/clock"
+	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/usermem"
 	"unsafe"
 
-	"gometal/kernel/cpio"
-	"gometal/sched"
+	"github.com/gometal/gometal/kernel/cpio"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )

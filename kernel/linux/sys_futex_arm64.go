@@ -1,8 +1,8 @@
 package linux
 
 import (
-	"gometal/kernel/usermem"
-	"gometal/sched"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )

@@ -1,9 +1,9 @@
 package linux
 
 import (
-	"gometal/kernel/mm"
-	"gometal/kernel/usermem"
-	"gometal/sched"
+	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )

@@ -3,9 +3,9 @@ package linux
 import (
 	"unsafe"
 
-	"gometal/kernel/usermem"
-	"gometal/kernel/vfs"
-	"gometal/sched"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/vfs"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )

@@ -1,12 +1,12 @@
 package linux
 
 import (
-	"gometal/kernel"
-	"gometal/kernel/usermem"
-	"gometal/kernel/vfs"
+	"github.com/gometal/gometal/kernel"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/vfs"
 	"unsafe"
 
-	"gometal/sched"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )

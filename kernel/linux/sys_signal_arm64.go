@@ -1,10 +1,10 @@
 package linux
 
 import (
-	"gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/usermem"
 	"unsafe"
 
-	"gometal/sched"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )

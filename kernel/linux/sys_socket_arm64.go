@@ -1,10 +1,10 @@
 package linux
 
 import (
-	"gometal/kernel/socket"
-	"gometal/kernel/usermem"
-	"gometal/kernel/vfs"
-	"gometal/sched"
+	"github.com/gometal/gometal/kernel/socket"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/vfs"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )

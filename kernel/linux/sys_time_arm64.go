@@ -1,12 +1,12 @@
 package linux
 
 import (
-	"gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/usermem"
 	"unsafe"
 
-	"gometal/drivers/timer"
-	"gometal/kernel/clock"
-	"gometal/sched"
+	"github.com/gometal/gometal/drivers/timer"
+	"github.com/gometal/gometal/kernel/clock"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )

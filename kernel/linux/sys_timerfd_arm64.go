@@ -1,13 +1,13 @@
 package linux
 
 import (
-	"gometal/kernel"
-	"gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel"
+	"github.com/gometal/gometal/kernel/usermem"
 	"unsafe"
 
-	"gometal/drivers/timer"
-	"gometal/kernel/vfs"
-	"gometal/sched"
+	"github.com/gometal/gometal/drivers/timer"
+	"github.com/gometal/gometal/kernel/vfs"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )

@@ -1,10 +1,10 @@
 package linux
 
 import (
-	"gometal/kernel"
-	"gometal/kernel/tty"
-	"gometal/kernel/vfs"
-	"gometal/sched"
+	"github.com/gometal/gometal/kernel"
+	"github.com/gometal/gometal/kernel/tty"
+	"github.com/gometal/gometal/kernel/vfs"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )

@@ -1,6 +1,6 @@
 package linux
 
-import "gometal/sched"
+import "github.com/gometal/gometal/sched"
 
 // lthread is what Linux keeps per thread beyond what the scheduler needs
 // (sched.Thread): signal state, the alternate signal stack,

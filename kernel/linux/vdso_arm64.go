@@ -1,13 +1,13 @@
 package linux
 
 import (
-	"gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/usermem"
 	"unsafe"
 
-	"gometal/drivers/cpu"
-	"gometal/drivers/timer"
-	"gometal/kernel/clock"
-	"gometal/kernel/mm"
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/drivers/timer"
+	"github.com/gometal/gometal/kernel/clock"
+	"github.com/gometal/gometal/kernel/mm"
 )
 
 // vdsoVA is where the vDSO page is mapped in every app (just below the

@@ -3,7 +3,7 @@ package mm
 import (
 	"unsafe"
 
-	"gometal/drivers/cpu"
+	"github.com/gometal/gometal/drivers/cpu"
 )
 
 // PhysOffset is added to a physical address to reach it: cpu.KernBase in

@@ -1,6 +1,6 @@
 package mm
 
-import "gometal/drivers/cpu"
+import "github.com/gometal/gometal/drivers/cpu"
 
 // flushPage removes va's translation from every core's TLB (TLBI VAAE1IS
 // between DSBs: the new entry is visible first, the invalidation complete

@@ -3,7 +3,7 @@ package socket
 import (
 	"unsafe"
 
-	"gometal/kernel/vfs"
+	"github.com/gometal/gometal/kernel/vfs"
 
 	"golang.org/x/sys/unix"
 )

@@ -1,7 +1,7 @@
 package socket
 
 import (
-	"gometal/kernel/vfs"
+	"github.com/gometal/gometal/kernel/vfs"
 
 	"golang.org/x/sys/unix"
 )

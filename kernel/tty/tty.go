@@ -7,8 +7,8 @@
 package tty
 
 import (
-	"gometal/kernel/usermem"
-	"gometal/kernel/vfs"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/vfs"
 
 	"golang.org/x/sys/unix"
 )

@@ -5,9 +5,9 @@ package tty
 import (
 	"testing"
 
-	"gometal/kernel/usermem"
-	"gometal/kernel/vfs"
-	"gometal/sched"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/vfs"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )

@@ -7,7 +7,7 @@ package usermem
 import (
 	"unsafe"
 
-	"gometal/kernel/mm"
+	"github.com/gometal/gometal/kernel/mm"
 
 	"golang.org/x/sys/unix"
 )

@@ -3,8 +3,8 @@ package vfs
 import (
 	"unsafe"
 
-	"gometal/kernel/usermem"
-	"gometal/sched"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )

@@ -1,7 +1,7 @@
 package vfs
 
 import (
-	"gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/usermem"
 
 	"golang.org/x/sys/unix"
 )

@@ -1,7 +1,7 @@
 package vfs
 
 import (
-	"gometal/sched"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )

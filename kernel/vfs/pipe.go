@@ -3,8 +3,8 @@ package vfs
 import (
 	"unsafe"
 
-	"gometal/kernel/mm"
-	"gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/kernel/usermem"
 
 	"golang.org/x/sys/unix"
 )

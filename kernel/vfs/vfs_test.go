@@ -6,9 +6,9 @@ import (
 	"bytes"
 	"testing"
 
-	"gometal/kernel/mm"
-	"gometal/kernel/usermem"
-	"gometal/sched"
+	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )

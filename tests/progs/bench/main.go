@@ -26,7 +26,7 @@ import (
 	"syscall"
 	"time"
 
-	"gometal/tests/progs/internal/guest"
+	"github.com/gometal/gometal/tests/progs/internal/guest"
 
 	"golang.org/x/sys/unix"
 )

@@ -11,7 +11,7 @@ import (
 	"os"
 	"os/user"
 
-	"gometal/tests/progs/internal/guest"
+	"github.com/gometal/gometal/tests/progs/internal/guest"
 
 	"golang.org/x/sys/unix"
 )

@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"os"
 
-	"gometal/tests/progs/internal/guest"
+	"github.com/gometal/gometal/tests/progs/internal/guest"
 
 	"golang.org/x/sys/unix"
 )

@@ -22,7 +22,7 @@ import (
 	"time"
 	"unsafe"
 
-	"gometal/tests/progs/internal/guest"
+	"github.com/gometal/gometal/tests/progs/internal/guest"
 
 	"golang.org/x/sys/unix"
 )
