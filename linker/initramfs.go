@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/u-root/u-root/pkg/cpio"
@@ -22,15 +21,56 @@ type Initramfs struct {
 	Env  []string // "K=V"
 	Cwd  string   // absolute guest working directory ("" = "/")
 	// Trees are host directories copied in at the same guest path (the
-	// package's testdata for go test -exec).
+	// package directory for go test -exec).
 	Trees []Tree
 	// Files are single host files copied in (Guest path = Host path when
 	// Guest is empty).
 	Files []Tree
 }
 
-// Tree copies the host directory Host to the guest path Guest.
-type Tree struct{ Host, Guest string }
+// Tree copies the host directory Host to the guest path Guest, leaving
+// out version-control directories and, when MaxFile > 0, files larger
+// than MaxFile bytes.
+type Tree struct {
+	Host, Guest string
+	MaxFile     int64
+}
+
+// TreeSize is what t would carry: the bytes of its files.
+func TreeSize(t Tree) (int64, error) {
+	var n int64
+	err := walkTree(t, func(p string, d fs.DirEntry, st fs.FileInfo) error {
+		if st.Mode().IsRegular() {
+			n += st.Size()
+		}
+		return nil
+	})
+	return n, err
+}
+
+// walkTree calls f for each entry of t that is carried, in a stable
+// order (WalkDir's lexical one).
+func walkTree(t Tree, f func(p string, d fs.DirEntry, st fs.FileInfo) error) error {
+	return filepath.WalkDir(t.Host, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != t.Host && vcsDirs[d.Name()] {
+			return filepath.SkipDir
+		}
+		st, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		if t.MaxFile > 0 && st.Mode().IsRegular() && st.Size() > t.MaxFile {
+			return nil
+		}
+		return f(p, d, st)
+	})
+}
+
+// vcsDirs are left out of a carried tree.
+var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true}
 
 func nulJoin(ss []string) string {
 	var b strings.Builder
@@ -132,25 +172,9 @@ func newcArchive(recs []cpio.Record) ([]byte, error) {
 // treeRecords walks a host tree in a stable order.
 func treeRecords(t Tree) ([]cpio.Record, error) {
 	var recs []cpio.Record
-	var paths []string
-	err := filepath.WalkDir(t.Host, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		paths = append(paths, p)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
+	err := walkTree(t, func(p string, d fs.DirEntry, st fs.FileInfo) error {
 		rel, _ := filepath.Rel(t.Host, p)
 		name := strings.TrimPrefix(path.Join(t.Guest, filepath.ToSlash(rel)), "/")
-		st, err := os.Lstat(p)
-		if err != nil {
-			return nil, err
-		}
 		perm := uint64(st.Mode().Perm())
 		switch {
 		case st.IsDir():
@@ -158,19 +182,19 @@ func treeRecords(t Tree) ([]cpio.Record, error) {
 		case st.Mode()&fs.ModeSymlink != 0:
 			target, err := os.Readlink(p)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			recs = append(recs, cpio.Symlink(name, target))
 		case st.Mode().IsRegular():
 			data, err := os.ReadFile(p)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			rec := cpio.StaticRecord(data, cpio.Info{Name: name, Mode: cpio.S_IFREG | perm, MTime: uint64(st.ModTime().Unix())})
-			recs = append(recs, rec)
+			recs = append(recs, cpio.StaticRecord(data, cpio.Info{Name: name, Mode: cpio.S_IFREG | perm, MTime: uint64(st.ModTime().Unix())}))
 		}
-	}
-	return recs, nil
+		return nil
+	})
+	return recs, err
 }
 
 // etcRecords are the few /etc files Go's standard library reads: the

@@ -402,17 +402,27 @@ func progressWriter(f *os.File) interface{ Write([]byte) (int, error) } {
 }
 
 // testFiles is what go test's working directory holds for the test: the
-// package directory's own files, its testdata tree, and the time zone
-// database the time package's tests load from GOROOT.
+// package directory's tree (its files, testdata and subdirectories, as
+// go test on Linux sees them) and the time zone database the time
+// package's tests load from GOROOT. A package directory too big to carry
+// is cut down to its own files and testdata, and the user is told.
 func testFiles(wd string) (trees, files []linker.Tree) {
-	if st, err := os.Stat(filepath.Join(wd, "testdata")); err == nil && st.IsDir() {
-		trees = append(trees, linker.Tree{Host: filepath.Join(wd, "testdata"), Guest: filepath.Join(wd, "testdata")})
-	}
-	ents, _ := os.ReadDir(wd)
-	for _, e := range ents {
-		if e.Type().IsRegular() {
-			if info, err := e.Info(); err == nil && info.Size() <= maxPackageFile {
-				files = append(files, linker.Tree{Host: filepath.Join(wd, e.Name())})
+	pkg := linker.Tree{Host: wd, Guest: wd, MaxFile: maxPackageFile}
+	if n, err := linker.TreeSize(pkg); err == nil && n <= maxPackageTree {
+		trees = append(trees, pkg)
+	} else {
+		if err == nil {
+			fmt.Fprintf(os.Stderr, "gometal: %s holds %d MiB, more than the %d MiB carried into the guest; carrying only its own files and testdata\n", wd, n>>20, maxPackageTree>>20)
+		}
+		if st, err := os.Stat(filepath.Join(wd, "testdata")); err == nil && st.IsDir() {
+			trees = append(trees, linker.Tree{Host: filepath.Join(wd, "testdata"), Guest: filepath.Join(wd, "testdata"), MaxFile: maxPackageFile})
+		}
+		ents, _ := os.ReadDir(wd)
+		for _, e := range ents {
+			if e.Type().IsRegular() {
+				if info, err := e.Info(); err == nil && info.Size() <= maxPackageFile {
+					files = append(files, linker.Tree{Host: filepath.Join(wd, e.Name())})
+				}
 			}
 		}
 	}
@@ -426,8 +436,12 @@ func testFiles(wd string) (trees, files []linker.Tree) {
 }
 
 // maxPackageFile keeps a stray large file in a package directory out of
-// the initramfs.
-const maxPackageFile = 16 << 20
+// the initramfs; maxPackageTree bounds the whole package tree, which
+// sits in guest memory (exec's default is 1G).
+const (
+	maxPackageFile = 16 << 20
+	maxPackageTree = 128 << 20
+)
 
 func hostGOROOT() string {
 	if g := os.Getenv("GOROOT"); g != "" {
