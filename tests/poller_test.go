@@ -99,13 +99,11 @@ func idleCPUPercent(t testing.TB, seconds int) (float64, string) {
 }
 
 // The standard library's own tests of what the poller carries: timers,
-// contexts, pipes and deadlines, and the poller package itself. Skipped
-// by name: os's TestStdPipe and TestStatStdin start a child process,
-// which gometal cannot (no fork/exec); time's TestLongAdjustTimers must
+// contexts, io and the poller package itself (os's pipes and deadlines
+// run in TestStdlibOS). Skipped by name: time's TestLongAdjustTimers must
 // push a million channel operations through the scheduler in 60 s, which
 // software emulation of 4 cores on this 2-core host managed in some CI
 // runs and not in others (it passes in under a second on hardware).
 func TestStdlibPollerSuites(t *testing.T) {
 	goTestExec(t, true, []string{"-skip", "^TestLongAdjustTimers$"}, "time", "context", "internal/poll", "io")
-	goTestExec(t, true, []string{"-run", "Pipe|Deadline|Stdin", "-skip", "^(TestStdPipe|TestStatStdin)$"}, "os")
 }

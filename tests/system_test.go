@@ -386,6 +386,22 @@ func TestTmpfsFIFO(t *testing.T) {
 	r.expect(t, 0, "fifo mode: true", "writer without reader: true", `read "through the fifo" then EOF`, "O_RDWR: x", "fifo ok")
 }
 
+// AF_UNIX stream sockets: a path (a socket file; found by its inode) and
+// an abstract name, bytes both ways, the names each end sees, socketpair
+// and Linux's errors. The program prints the same lines on the host's
+// Linux.
+func TestUnixSockets(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "./tests/progs/unixsock")
+	r.expect(t, 0, "socket file: true", "listener addr: true", "client remote: true",
+		"server local is the listener's: true, remote unnamed: true",
+		`echoed: "hello over a path"`, "bind in use: true", "open socket file: true",
+		"dial missing: true", "dial a file: true", "dial a socket that does not listen: true",
+		"file gone with the listener: true", "dial after close: true",
+		"abstract addr: @gometal-abstract", `echoed: "hello over an abstract name"`,
+		`pair: "through a pair" then EOF`, "inet pair: true", "unixsock ok")
+}
+
 // A full tmpfs answers ENOSPC, as Linux's does at its size limit (default
 // half of memory; gometal.tmpfs_size=), and the app keeps its memory.
 func TestTmpfsFullIsENOSPC(t *testing.T) {

@@ -54,6 +54,11 @@ var TmpNodes [MaxTmpNodes]TmpNode
 
 const tmpInoBase = 1 << 32 // keep tmpfs inode numbers apart from the archive's
 
+// tmpInos counts the nodes made, so a node's inode number is never that
+// of an earlier node in the same slot: a bound AF_UNIX socket is found
+// by its file's inode number (kernel/socket).
+var tmpInos uint64
+
 // DirPath is a directory's absolute path (its one name).
 func (n *TmpNode) DirPath() []byte { return tmpNames[n.dirName].path() }
 
@@ -108,7 +113,8 @@ func TmpCreate(path []byte, mode uint32) (int32, unix.Errno) {
 		n := &TmpNodes[i]
 		if !n.Used {
 			now := wallNanos()
-			*n = TmpNode{Used: true, Mode: mode, Ino: tmpInoBase + uint64(i), Mtime: now, Atime: now}
+			tmpInos++
+			*n = TmpNode{Used: true, Mode: mode, Ino: tmpInoBase + tmpInos, Mtime: now, Atime: now}
 			if _, e := addName(path, int32(i)); e != 0 {
 				*n = TmpNode{}
 				return -1, e
@@ -127,6 +133,7 @@ func InitTmpfs(limit uint64) {
 	TmpNodes = [MaxTmpNodes]TmpNode{}
 	tmpNames = [MaxTmpNames]tmpName{}
 	tmpPages = 0
+	tmpInos = 0
 	tmpMaxPages = uintptr(limit / mm.PageSize)
 	TmpCreate([]byte("/tmp"), unix.S_IFDIR|0o1777)
 }

@@ -153,6 +153,9 @@ func openat(t *sched.Thread, f *sched.Frame) uint64 {
 	if nd.IsFIFO() {
 		return openFIFO(t, nd, flags&^openOnlyFlags, cloexec)
 	}
+	if nd.Mode&unix.S_IFMT == unix.S_IFSOCK {
+		return errno(unix.ENXIO) // a socket file is connected to, not opened (open(2))
+	}
 	fd := openFD(nd, flags&^openOnlyFlags, cloexec)
 	if vfs.IsErr(fd) {
 		return fd
@@ -499,6 +502,8 @@ func dirType(mode uint32) byte {
 		return unix.DT_REG
 	case unix.S_IFIFO:
 		return unix.DT_FIFO
+	case unix.S_IFSOCK:
+		return unix.DT_SOCK
 	}
 	return unix.DT_UNKNOWN
 }

@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/socket"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/kernel/vfs"
@@ -39,19 +40,36 @@ func sockOf(fd uint64) (*vfs.File, *socket.Socket, uint64) {
 	return fl, k, 0
 }
 
+// sockTypeFlags are the flags socket(2) and socketpair(2) take in type.
+const sockTypeFlags = unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC
+
+// checkSocket answers what socket(2) and socketpair(2) cannot make:
+// stream sockets of AF_INET (TCP on the loopback) and AF_UNIX only.
+func checkSocket(domain, typ, proto uint64) unix.Errno {
+	switch domain {
+	case unix.AF_INET:
+		if proto != 0 && proto != unix.IPPROTO_TCP {
+			return unix.EPROTONOSUPPORT
+		}
+	case unix.AF_UNIX:
+		if proto != 0 && proto != unix.AF_UNIX { // unix_create: PF_UNIX or 0
+			return unix.EPROTONOSUPPORT
+		}
+	default:
+		return unix.EAFNOSUPPORT
+	}
+	if typ&^uint64(sockTypeFlags) != unix.SOCK_STREAM {
+		return unix.EPROTONOSUPPORT // no datagrams yet (UDP needs a network)
+	}
+	return 0
+}
+
 func sysSocket(t *sched.Thread, f *sched.Frame) uint64 {
 	domain, typ := f.X[0], f.X[1]
-	base := typ &^ uint64(unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
-	if domain != unix.AF_INET {
-		return errno(unix.EAFNOSUPPORT)
+	if e := checkSocket(domain, typ, f.X[2]); e != 0 {
+		return errno(e)
 	}
-	if base != unix.SOCK_STREAM {
-		return errno(unix.EPROTONOSUPPORT) // no UDP without a network
-	}
-	if p := f.X[2]; p != 0 && p != unix.IPPROTO_TCP {
-		return errno(unix.EPROTONOSUPPORT)
-	}
-	k := socket.New(unix.AF_INET)
+	k := socket.New(uint16(domain))
 	if k == nil {
 		return errno(unix.ENFILE)
 	}
@@ -60,6 +78,41 @@ func sysSocket(t *sched.Thread, f *sched.Frame) uint64 {
 		k.Drop()
 	}
 	return fd
+}
+
+// sysSocketpair makes two connected AF_UNIX stream sockets and stores
+// their descriptors in sv[2].
+func sysSocketpair(t *sched.Thread, f *sched.Frame) uint64 {
+	domain, typ, sv := f.X[0], f.X[1], uintptr(f.X[3])
+	if domain == unix.AF_INET {
+		return errno(unix.EOPNOTSUPP) // inet_create: no socketpair for TCP
+	}
+	if e := checkSocket(domain, typ, f.X[2]); e != 0 {
+		return errno(e)
+	}
+	a, b, e := socket.Pair()
+	if e != 0 {
+		return errno(e)
+	}
+	nonblock, cloexec := typ&unix.SOCK_NONBLOCK != 0, typ&unix.SOCK_CLOEXEC != 0
+	fa, ok := sockFD(a, nonblock, cloexec)
+	if !ok {
+		a.Drop()
+		b.Drop() // the pipes go with the sockets' last references
+		return fa
+	}
+	fb, ok := sockFD(b, nonblock, cloexec)
+	if !ok {
+		closeFD(int(fa))
+		b.Drop()
+		return fb
+	}
+	if !usermem.WriteU32(sv, uint32(fa)) || !usermem.WriteU32(sv+4, uint32(fb)) {
+		closeFD(int(fa))
+		closeFD(int(fb))
+		return errno(unix.EFAULT)
+	}
+	return 0
 }
 
 // readSockaddr reads a sockaddr_in: family, port (big-endian), address.
@@ -82,8 +135,39 @@ func readSockaddr(addr uintptr, n uint64) (port uint16, ip [4]byte, e unix.Errno
 	return port, ip, 0
 }
 
-// writeSockaddr stores a sockaddr_in and its length (value-result).
-func writeSockaddr(addr, lenp uintptr, port uint16, ip [4]byte) uint64 {
+// sockaddrMax is the largest sockaddr written back: sockaddr_un.
+const sockaddrMax = 2 + socket.UnixPathMax
+
+// sockName builds k's own name (or its peer's) as a sockaddr of its
+// family: sockaddr_in, or sockaddr_un with what unix(7) says getsockname
+// returns (a path with its NUL; an abstract name as bound; only the
+// family for an unnamed socket).
+func sockName(k *socket.Socket, peer bool) (sa [sockaddrMax]byte, n int) {
+	sa[0], sa[1] = byte(k.Family), byte(k.Family>>8)
+	if k.Family == unix.AF_UNIX {
+		a := &k.Name
+		if peer {
+			a = &k.Peer
+		}
+		n = 2 + copy(sa[2:], a.Bytes())
+		if a.N > 0 && !a.Abstract() && n < len(sa) {
+			n++ // sa is zeroed: the path's NUL
+		}
+		return sa, n
+	}
+	port, ip := k.Port, k.Addr
+	if peer {
+		port, ip = k.PeerPort, k.PeerAddr
+	}
+	sa[2], sa[3] = byte(port>>8), byte(port)
+	copy(sa[4:8], ip[:])
+	return sa, 16 // sizeof(struct sockaddr_in)
+}
+
+// writeSockaddr stores k's name (or its peer's) at addr and its length
+// at lenp (value-result: at most *lenp bytes are written, the full
+// length is returned). A nil addr asks for nothing.
+func writeSockaddr(addr, lenp uintptr, k *socket.Socket, peer bool) uint64 {
 	if addr == 0 {
 		return 0
 	}
@@ -94,38 +178,128 @@ func writeSockaddr(addr, lenp uintptr, port uint16, ip [4]byte) uint64 {
 	if int32(l) < 0 {
 		return errno(unix.EINVAL)
 	}
-	var sa [16]byte
-	sa[0], sa[1] = unix.AF_INET, 0
-	sa[2], sa[3] = byte(port>>8), byte(port)
-	copy(sa[4:8], ip[:])
-	n := uint32(len(sa))
-	if l < n {
-		n = l
+	sa, n := sockName(k, peer)
+	w := uint32(n)
+	if l < w {
+		w = l
 	}
-	if !usermem.CopyOut(addr, sa[:n]) || !usermem.WriteU32(lenp, uint32(len(sa))) {
+	if !usermem.CopyOut(addr, sa[:w]) || !usermem.WriteU32(lenp, uint32(n)) {
 		return errno(unix.EFAULT)
 	}
 	return 0
 }
 
-// sockAndAddr reads what bind and connect take: the socket (X0) and a
-// sockaddr_in (X1, X2 its length).
-func sockAndAddr(f *sched.Frame) (k *socket.Socket, port uint16, ip [4]byte, r uint64) {
-	_, k, r = sockOf(f.X[0])
-	if r != 0 {
-		return nil, 0, ip, r
+// readUnixSockaddr reads a sockaddr_un as unix_validate_addr and
+// unix_mkname_bsd do: 2 < n <= 110 and the family AF_UNIX, else EINVAL;
+// a path ends at its first NUL, an abstract name (a NUL first) takes all
+// n-2 bytes. n == 2 (only the family) gives an unnamed address, which
+// bind takes as "choose a name".
+func readUnixSockaddr(addr uintptr, n uint64) (a socket.UnixAddr, e unix.Errno) {
+	var sa [sockaddrMax]byte
+	if n < 2 || n > sockaddrMax {
+		return a, unix.EINVAL
 	}
-	port, ip, e := readSockaddr(uintptr(f.X[1]), f.X[2])
-	return k, port, ip, errno(e)
+	if !usermem.CopyIn(sa[:n], addr) {
+		return a, unix.EFAULT
+	}
+	if uint16(sa[0])|uint16(sa[1])<<8 != unix.AF_UNIX {
+		return a, unix.EINVAL
+	}
+	name := sa[2:n]
+	if len(name) > 0 && name[0] != 0 {
+		for i, c := range name {
+			if c == 0 {
+				name = name[:i]
+				break
+			}
+		}
+	}
+	a.N = uint8(copy(a.Path[:], name))
+	return a, 0
 }
 
-func sysBind(t *sched.Thread, f *sched.Frame) uint64 {
-	k, port, ip, r := sockAndAddr(f)
+// bindUnix binds k to a: a path gets a socket file, made as mknod would
+// make it (an existing name is EADDRINUSE, as unix_bind_bsd answers).
+func bindUnix(k *socket.Socket, a *socket.UnixAddr) unix.Errno {
+	switch {
+	case k.State != socket.Created:
+		return unix.EINVAL
+	case a.N == 0:
+		return k.Autobind()
+	case a.Abstract():
+		return k.BindUnix(a)
+	}
+	var path [fs.PathMax]byte
+	n, _, e := fs.Resolve(&path, cwd[:cwdLen], a.Bytes(), false)
+	if e != 0 {
+		return e
+	}
+	i, e := fs.Create(path[:n], unix.S_IFSOCK|0o777&^umask)
+	if e == unix.EEXIST {
+		return unix.EADDRINUSE
+	}
+	if e != 0 {
+		return e
+	}
+	a.Ino = fs.TmpNodes[i].Ino
+	return k.BindUnix(a)
+}
+
+// connectUnix connects k to the socket a names: a path must name a
+// socket file (ENOENT if nothing, ECONNREFUSED if not a socket or none
+// listens on it).
+func connectUnix(k *socket.Socket, a *socket.UnixAddr) unix.Errno {
+	if a.N == 0 {
+		return unix.EINVAL
+	}
+	if !a.Abstract() {
+		var path, final [fs.PathMax]byte
+		n, tail, e := fs.Resolve(&path, cwd[:cwdLen], a.Bytes(), false)
+		if e != 0 {
+			return e
+		}
+		r, _, _, e := lookupAt(path[:n], tail, true, &final)
+		if e != 0 {
+			return e
+		}
+		if r.Tmp < 0 || r.Mode()&unix.S_IFMT != unix.S_IFSOCK {
+			return unix.ECONNREFUSED
+		}
+		a.Ino = fs.TmpNodes[r.Tmp].Ino
+	}
+	return k.ConnectUnix(a)
+}
+
+// bindOrConnect reads what bind and connect take, the socket (X0) and a
+// sockaddr of its family (X1, X2 its length), and binds or connects.
+func bindOrConnect(f *sched.Frame, connect bool) uint64 {
+	_, k, r := sockOf(f.X[0])
 	if r != 0 {
 		return r
 	}
+	if k.Family == unix.AF_UNIX {
+		a, e := readUnixSockaddr(uintptr(f.X[1]), f.X[2])
+		switch {
+		case e != 0:
+			return errno(e)
+		case connect:
+			return errno(connectUnix(k, &a))
+		}
+		return errno(bindUnix(k, &a))
+	}
+	port, ip, e := readSockaddr(uintptr(f.X[1]), f.X[2])
+	switch {
+	case e != 0:
+		return errno(e)
+	case connect:
+		return errno(k.Connect(port, ip))
+	}
 	return errno(k.Bind(port, ip))
 }
+
+func sysBind(t *sched.Thread, f *sched.Frame) uint64 { return bindOrConnect(f, false) }
+
+func sysConnect(t *sched.Thread, f *sched.Frame) uint64 { return bindOrConnect(f, true) }
 
 func sysListen(t *sched.Thread, f *sched.Frame) uint64 {
 	_, k, e := sockOf(f.X[0])
@@ -133,14 +307,6 @@ func sysListen(t *sched.Thread, f *sched.Frame) uint64 {
 		return e
 	}
 	return errno(k.Listen())
-}
-
-func sysConnect(t *sched.Thread, f *sched.Frame) uint64 {
-	k, port, ip, r := sockAndAddr(f)
-	if r != 0 {
-		return r
-	}
-	return errno(k.Connect(port, ip))
 }
 
 func sysAccept4(t *sched.Thread, f *sched.Frame) uint64 {
@@ -169,7 +335,7 @@ func sysAccept4(t *sched.Thread, f *sched.Frame) uint64 {
 		return fd
 	}
 	k.Dequeue()
-	if r := writeSockaddr(uintptr(f.X[1]), uintptr(f.X[2]), c.PeerPort, c.PeerAddr); r != 0 {
+	if r := writeSockaddr(uintptr(f.X[1]), uintptr(f.X[2]), c, true); r != 0 {
 		return r
 	}
 	return uint64(fd)
@@ -185,7 +351,7 @@ func sysGetsockname(t *sched.Thread, f *sched.Frame) uint64 {
 	if e != 0 {
 		return e
 	}
-	return writeSockaddr(uintptr(f.X[1]), uintptr(f.X[2]), k.Port, k.Addr)
+	return writeSockaddr(uintptr(f.X[1]), uintptr(f.X[2]), k, false)
 }
 
 func sysGetpeername(t *sched.Thread, f *sched.Frame) uint64 {
@@ -196,7 +362,7 @@ func sysGetpeername(t *sched.Thread, f *sched.Frame) uint64 {
 	if k.State != socket.Connected {
 		return errno(unix.ENOTCONN)
 	}
-	return writeSockaddr(uintptr(f.X[1]), uintptr(f.X[2]), k.PeerPort, k.PeerAddr)
+	return writeSockaddr(uintptr(f.X[1]), uintptr(f.X[2]), k, true)
 }
 
 func sysSetsockopt(t *sched.Thread, f *sched.Frame) uint64 {
@@ -263,7 +429,12 @@ func sysRecvfrom(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	r := vfs.Read(t, fl, uintptr(f.X[1]), f.X[2], -1)
 	if int64(r) >= 0 && t.State == sched.Running && f.X[4] != 0 {
-		if w := writeSockaddr(uintptr(f.X[4]), uintptr(f.X[5]), k.PeerPort, k.PeerAddr); w != 0 {
+		if k.Family == unix.AF_UNIX && k.Peer.N == 0 {
+			// unix_copy_addr: an unnamed sender has no address.
+			if !usermem.WriteU32(uintptr(f.X[5]), 0) {
+				return errno(unix.EFAULT)
+			}
+		} else if w := writeSockaddr(uintptr(f.X[4]), uintptr(f.X[5]), k, true); w != 0 {
 			return w
 		}
 	}

@@ -121,6 +121,7 @@ var sysTable = [...]sysFn{
 	unix.SYS_SENDFILE:          sysNoZeroCopy,
 	unix.SYS_COPY_FILE_RANGE:   sysNoZeroCopy,
 	unix.SYS_SOCKET:            sysSocket,
+	unix.SYS_SOCKETPAIR:        sysSocketpair,
 	unix.SYS_BIND:              sysBind,
 	unix.SYS_LISTEN:            sysListen,
 	unix.SYS_ACCEPT:            sysAccept,

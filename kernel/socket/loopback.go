@@ -13,7 +13,7 @@ func loopback(ip [4]byte) bool { return ip[0] == 127 || ip == [4]byte{} }
 func portInUse(port uint16) bool {
 	for i := range sockets {
 		s := &sockets[i]
-		if (s.State == Bound || s.State == Listening) && s.Port == port {
+		if (s.State == Bound || s.State == Listening) && s.Family == unix.AF_INET && s.Port == port {
 			return true
 		}
 	}
@@ -54,12 +54,16 @@ func (k *Socket) Bind(port uint16, ip [4]byte) unix.Errno {
 }
 
 // Listen makes k accept connections (an unbound socket gets an ephemeral
-// port, as on Linux).
+// port, or an AF_UNIX one an abstract name, as on Linux).
 func (k *Socket) Listen() unix.Errno {
-	switch k.State {
-	case Created:
+	switch {
+	case k.State == Created && k.Family == unix.AF_UNIX:
+		if e := k.autobind(); e != 0 {
+			return e
+		}
+	case k.State == Created:
 		k.Port, k.Addr = ephemeralPort(), [4]byte{}
-	case Bound, Listening:
+	case k.State == Bound || k.State == Listening:
 	default:
 		return unix.EINVAL
 	}
@@ -82,7 +86,7 @@ func (k *Socket) Connect(port uint16, ip [4]byte) unix.Errno {
 	var l *Socket
 	for i := range sockets {
 		s := &sockets[i]
-		if s.State == Listening && s.Port == port {
+		if s.State == Listening && s.Family == unix.AF_INET && s.Port == port {
 			l = s
 			break
 		}
@@ -90,13 +94,44 @@ func (k *Socket) Connect(port uint16, ip [4]byte) unix.Errno {
 	if l == nil {
 		return unix.ECONNREFUSED
 	}
+	unbound := k.State == Created
+	s, e := k.connectTo(l)
+	if e != 0 {
+		return e
+	}
+	if unbound {
+		k.Port = ephemeralPort()
+	}
+	k.Addr = [4]byte{127, 0, 0, 1}
+	k.PeerPort, k.PeerAddr = port, [4]byte{127, 0, 0, 1}
+	s.Port, s.Addr = port, [4]byte{127, 0, 0, 1}
+	s.PeerPort, s.PeerAddr = k.Port, k.Addr
+	return 0
+}
+
+// connectTo connects k to listener l (either family): it makes the
+// server end, queues it on l for Accept and wakes l's waiters; the
+// connection works at once. The caller fills in the addresses.
+func (k *Socket) connectTo(l *Socket) (*Socket, unix.Errno) {
 	if l.nbacklog == backlogMax {
-		return unix.EAGAIN
+		return nil, unix.EAGAIN
 	}
-	s := New(unix.AF_INET)
+	s := New(k.Family)
 	if s == nil {
-		return unix.ENFILE
+		return nil, unix.ENFILE
 	}
+	if e := join(k, s); e != 0 {
+		s.State = Free
+		return nil, e
+	}
+	l.backlog[l.nbacklog] = s.index()
+	l.nbacklog++
+	vfs.Notify(&l.W, unix.EPOLLIN) // accept and epoll waiters
+	return s, 0
+}
+
+// join connects k and s with a pipe each way.
+func join(k, s *Socket) unix.Errno {
 	up, down := vfs.NewPipe(), vfs.NewPipe()
 	if up == nil || down == nil {
 		for _, p := range [2]*vfs.Pipe{up, down} {
@@ -105,27 +140,16 @@ func (k *Socket) Connect(port uint16, ip [4]byte) unix.Errno {
 				p.Close(true)
 			}
 		}
-		s.State = Free
 		return unix.ENOMEM
 	}
-	if k.State == Created {
-		k.Port = ephemeralPort()
-	}
-	k.Addr = [4]byte{127, 0, 0, 1}
-	k.PeerPort, k.PeerAddr = port, [4]byte{127, 0, 0, 1}
 	k.tx, k.rx = up.Index(), down.Index()
 	k.State = Connected
 	s.State = Connected
-	s.Port, s.Addr = port, [4]byte{127, 0, 0, 1}
-	s.PeerPort, s.PeerAddr = k.Port, k.Addr
 	s.rx, s.tx = up.Index(), down.Index()
 	// Each side hears of its own pipe ends: data to read on rx, room to
 	// write on tx, and the peer's close of either.
 	up.WriteOwner, up.ReadOwner = &k.W, &s.W
 	down.WriteOwner, down.ReadOwner = &s.W, &k.W
-	l.backlog[l.nbacklog] = s.index()
-	l.nbacklog++
-	vfs.Notify(&l.W, unix.EPOLLIN) // accept and epoll waiters
 	return 0
 }
 

@@ -1,7 +1,7 @@
-// Package socket owns sockets as file objects: today loopback TCP
-// streams, each connection two vfs pipes (one per direction), with
-// listen's queue of server ends; bind, connect, accept and shutdown as
-// operations on a Socket. Descriptors, user-memory sockaddrs and the
+// Package socket owns sockets as file objects: loopback TCP streams and
+// AF_UNIX streams (unix.go), each connection two vfs pipes (one per
+// direction), with listen's queue of server ends; bind, connect, accept
+// and shutdown as operations on a Socket. Descriptors, user-memory sockaddrs and the
 // syscall ABI are the Linux layer's (kernel/linux/sys_socket_arm64.go). Builds
 // on the host: go test ./kernel/socket.
 package socket
@@ -51,12 +51,14 @@ type Socket struct {
 	Addr     [4]byte
 	PeerPort uint16
 	PeerAddr [4]byte
-	rx, tx   int32 // pipes, -1 when not connected
-	backlog  [backlogMax]int32
-	nbacklog int
-	refs     int // descriptions open on it
-	shutRd   bool
-	shutWr   bool
+	// An AF_UNIX socket's own name and its peer's (unix.go).
+	Name, Peer UnixAddr
+	rx, tx     int32 // pipes, -1 when not connected
+	backlog    [backlogMax]int32
+	nbacklog   int
+	refs       int // descriptions open on it
+	shutRd     bool
+	shutWr     bool
 }
 
 var sockets [MaxSockets]Socket
@@ -85,9 +87,10 @@ func New(family uint16) *Socket {
 // Opened counts a description made on k.
 func (k *Socket) Opened() { k.refs++ }
 
-// Drop frees a socket New made that never got a description.
+// Drop frees a socket New (or Pair) made that never got a description.
 func (k *Socket) Drop() {
 	if k.refs == 0 {
+		k.closeEnds()
 		k.State = Free
 	}
 }

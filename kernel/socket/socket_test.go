@@ -39,7 +39,13 @@ func open(t *testing.T, k *Socket) *vfs.File {
 
 func newOpen(t *testing.T) (*Socket, *vfs.File) {
 	t.Helper()
-	k := New(unix.AF_INET)
+	return newOfFamily(t, unix.AF_INET)
+}
+
+// newOfFamily makes a socket of family with a description.
+func newOfFamily(t *testing.T, family uint16) (*Socket, *vfs.File) {
+	t.Helper()
+	k := New(family)
 	if k == nil {
 		t.Fatal("socket table full")
 	}

@@ -1,0 +1,132 @@
+package socket
+
+import (
+	"golang.org/x/sys/unix"
+)
+
+// AF_UNIX stream sockets (unix(7)) within the machine. A name is a path,
+// an abstract name or none. The Linux layer turns a path into the socket
+// file's inode number: bind makes the file (an S_IFSOCK tmpfs node) and
+// connect finds the listener bound to the inode the path names now, so a
+// path that was unlinked, or rebound to a new file, never reaches an old
+// socket. Connections are a pipe each way, as loopback TCP's are.
+
+// UnixPathMax is the size of sockaddr_un's sun_path.
+const UnixPathMax = 108
+
+// UnixAddr is an AF_UNIX socket's name: N bytes of Path, which starts
+// with a NUL for an abstract name; Ino is the socket file's inode number
+// for a path. N == 0: unnamed.
+type UnixAddr struct {
+	Ino  uint64
+	N    uint8
+	Path [UnixPathMax]byte
+}
+
+// Bytes is the name as bind(2) gave it (an abstract name with its NUL).
+func (a *UnixAddr) Bytes() []byte { return a.Path[:a.N] }
+
+// Abstract reports whether a is an abstract name (no file).
+func (a *UnixAddr) Abstract() bool { return a.N > 0 && a.Path[0] == 0 }
+
+// same reports whether a and b name the same socket.
+func (a *UnixAddr) same(b *UnixAddr) bool {
+	if a.Abstract() || b.Abstract() {
+		return string(a.Bytes()) == string(b.Bytes())
+	}
+	return a.Ino != 0 && a.Ino == b.Ino
+}
+
+// bound returns the socket bound to a, or nil.
+func bound(a *UnixAddr) *Socket {
+	for i := range sockets {
+		s := &sockets[i]
+		if s.Family == unix.AF_UNIX && (s.State == Bound || s.State == Listening) && s.Name.same(a) {
+			return s
+		}
+	}
+	return nil
+}
+
+// BindUnix names k. A path's file the Linux layer has made (and so knows
+// to be new); an abstract name must be free.
+func (k *Socket) BindUnix(a *UnixAddr) unix.Errno {
+	if k.State != Created {
+		return unix.EINVAL
+	}
+	if a.Abstract() && bound(a) != nil {
+		return unix.EADDRINUSE
+	}
+	k.Name = *a
+	k.State = Bound
+	return 0
+}
+
+// autobindDigits: Linux's autobind names a socket with a NUL and five
+// hex digits (unix_autobind).
+const autobindDigits = 5
+
+// autobind gives k a free abstract name, as bind with only a family, or
+// listen on an unbound socket, does on Linux.
+func (k *Socket) autobind() unix.Errno {
+	const hex = "0123456789abcdef"
+	var a UnixAddr
+	a.N = 1 + autobindDigits
+	for n := 0; n < 1<<(4*autobindDigits); n++ {
+		for d := 0; d < autobindDigits; d++ {
+			a.Path[autobindDigits-d] = hex[n>>(4*d)&0xf]
+		}
+		if bound(&a) == nil {
+			return k.BindUnix(&a)
+		}
+	}
+	return unix.EADDRINUSE
+}
+
+// Autobind is bind(2) with only a family.
+func (k *Socket) Autobind() unix.Errno {
+	if k.State != Created {
+		return unix.EINVAL
+	}
+	return k.autobind()
+}
+
+// ConnectUnix connects k to the listener named a.
+func (k *Socket) ConnectUnix(a *UnixAddr) unix.Errno {
+	switch k.State {
+	case Connected:
+		return unix.EISCONN
+	case Listening:
+		return unix.EINVAL
+	}
+	l := bound(a)
+	if l == nil || l.State != Listening {
+		return unix.ECONNREFUSED
+	}
+	s, e := k.connectTo(l)
+	if e != 0 {
+		return e
+	}
+	k.Peer = l.Name
+	s.Name, s.Peer = l.Name, k.Name
+	return 0
+}
+
+// Pair makes two connected AF_UNIX sockets (socketpair(2)), or returns
+// an error with nothing made.
+func Pair() (*Socket, *Socket, unix.Errno) {
+	a := New(unix.AF_UNIX)
+	if a == nil {
+		return nil, nil, unix.ENFILE
+	}
+	b := New(unix.AF_UNIX)
+	if b == nil {
+		a.State = Free
+		return nil, nil, unix.ENFILE
+	}
+	if e := join(a, b); e != 0 {
+		a.State, b.State = Free, Free
+		return nil, nil, e
+	}
+	return a, b, 0
+}
