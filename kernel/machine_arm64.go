@@ -37,6 +37,7 @@ func initPowerManagement() {
 // Exit ends the run with status. It never returns.
 func Exit(status int) {
 	if semihosting {
+		writeTrace()
 		semihost.Exit(status)
 	}
 	Puts("gometal: all cores halted (status ")

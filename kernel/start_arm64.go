@@ -218,6 +218,9 @@ func readBootargs() {
 		if v, ok := bytesCut(w, "gometal.tmpfs_size="); ok {
 			tmpSizeArg = v
 		}
+		if v, ok := bytesCut(w, "gometal.trace="); ok {
+			traceBootarg(v)
+		}
 		switch string(w) {
 		case "quiet":
 			quiet = true

@@ -6,6 +6,7 @@ import (
 	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/sched"
+	"github.com/gometal/gometal/sched/trace"
 )
 
 // trap is called by the entry assembly for every exception from EL0 with
@@ -65,15 +66,20 @@ func handleIRQs(c *sched.CPU) {
 		}
 		switch {
 		case id == timerIRQ:
+			trace.Record(c.ID, trace.KindIRQ, trace.IRQTimer, 0, id)
 			c.Stats.Ticks++
 			sched.StopTimer(c) // re-armed by ArmTimer on the way out
 			now := c.Heartbeat
 			sched.ExpireTimers(now)
 			watchdog(c, now)
 		case id == gic.SGIWake:
+			trace.Record(c.ID, trace.KindIRQ, trace.IRQSGI, 0, id)
 			c.Stats.SGIsIn++
 		case consoleIRQ(id):
+			trace.Record(c.ID, trace.KindIRQ, trace.IRQUART, 0, id)
 			c.Stats.UARTIRQs++
+		default:
+			trace.Record(c.ID, trace.KindIRQ, trace.IRQOther, 0, id)
 		}
 		gic.EOI(iar)
 		if id == gic.SGIWake {

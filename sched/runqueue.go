@@ -1,6 +1,9 @@
 package sched
 
-import "github.com/gometal/gometal/drivers/cpu"
+import (
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/sched/trace"
+)
 
 // runQueue is a FIFO of thread indices linked through Thread.next.
 type runQueue struct {
@@ -75,6 +78,7 @@ func enqueue(t *Thread, core int) {
 	q.push(Index(t), me.Heartbeat)
 	if core != me.ID && (CPUs[core].Idle || q.n == 1) {
 		me.Stats.SGIsOut++
+		trace.Record(me.ID, trace.KindSGI, trace.SGIWakeup, 0, uint32(core))
 		kick(core)
 	}
 }
@@ -84,6 +88,7 @@ func enqueue(t *Thread, core int) {
 func Kick(core int) {
 	if me := self(); core != me.ID && core >= 0 && core < len(CPUs) {
 		me.Stats.SGIsOut++
+		trace.Record(me.ID, trace.KindSGI, trace.SGIKick, 0, uint32(core))
 		kick(core)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/gometal/gometal/drivers/cpu"
 	"github.com/gometal/gometal/drivers/gic"
 	"github.com/gometal/gometal/drivers/timer"
+	"github.com/gometal/gometal/sched/trace"
 )
 
 // SliceNanos is the time slice: the longest a thread runs while another
@@ -74,9 +75,11 @@ func Schedule(c *CPU, f *Frame) {
 	// free under QEMU's TCG, and microseconds do not matter here.
 	now := c.Heartbeat
 	if cur != nil {
+		tid := uint32(cur.TID)
 		switch cur.State {
 		case Running:
 			if mustMove(cur, c) {
+				trace.Record(c.ID, trace.KindStop, trace.StopMigrate, 0, tid)
 				cur.Ctx = *f
 				c.Current = -1
 				c.Stats.Migrations++
@@ -86,22 +89,30 @@ func Schedule(c *CPU, f *Frame) {
 			if !HasRunnable(c) || now < c.SliceEnd {
 				return
 			}
+			trace.Record(c.ID, trace.KindStop, trace.StopSlice, 0, tid)
 			cur.Ctx = *f
 			cur.State = Runnable
 			runQueues[c.ID].push(c.Current, now)
-		case Blocked, Runnable:
+		case Blocked:
+			trace.Record(c.ID, trace.KindStop, trace.StopBlocked, uint16(cur.Wait), tid)
+			cur.Ctx = *f
+		case Runnable:
+			trace.Record(c.ID, trace.KindStop, trace.StopYield, 0, tid)
 			cur.Ctx = *f
 		case Dead:
+			trace.Record(c.ID, trace.KindStop, trace.StopExit, 0, tid)
 			cur.State = Free
 		}
 		c.Current = -1
 	}
 	for {
+		how := trace.RunLocal
 		i := runQueues[c.ID].pop()
 		if i < 0 {
-			i = steal(c)
+			i, how = steal(c), trace.RunStolen
 		}
 		if i >= 0 {
+			trace.Record(c.ID, trace.KindRun, how, 0, uint32(Threads[i].TID))
 			t := &Threads[i]
 			t.State = Running
 			t.CPU = int32(c.ID)
@@ -136,11 +147,13 @@ func idle(c *CPU) {
 	}
 	c.Idle = true
 	c.Stats.Idles++
+	trace.Record(c.ID, trace.KindIdle, 0, 0, 0)
 	KernelLock.Unlock()
 	cpu.WFI()
 	KernelLock.Lock(c.ID)
 	c.Idle = false
 	c.Heartbeat = timer.Now()
+	trace.Record(c.ID, trace.KindWake, 0, 0, 0)
 	IdleIRQ(c)
 }
 

@@ -50,6 +50,8 @@ const usage = `usage:
   gometal bench [-side both|gometal|linux] [-runs N] [-quick] [-o FILE] [FIGURE...]
                                                            the benchmark program on gometal and on
                                                            Debian's arm64 Linux, alternating; a table
+  gometal trace [-json OUT.json] FILE                      a kernel trace (run -trace): per-core table;
+                                                           -json: Chrome/Perfetto trace events
 flags for run and exec:
   -smp N          cores, 1 to 8 (default 4): GOMAXPROCS and NumCPU follow
   -m SIZE         guest memory (default 512M for run, 1G for exec)
@@ -61,6 +63,9 @@ flags for run and exec:
   -qemu-arg A     extra QEMU argument (repeatable)
   -machine M      QEMU -M value (default virt)
   -gdb            start QEMU halted, waiting for gdb-multiarch on :1234
+  -trace FILE     record the kernel trace (per core: threads run and why they
+                  stopped, idle, interrupts, SGIs, syscalls, signal frames)
+                  and write it to FILE at exit; read it with gometal trace
   -v              print the QEMU command line
 Interactive runs: Ctrl-A x ends QEMU.
 `
@@ -90,6 +95,8 @@ func run(args []string) int {
 		return benchCmd(args[1:])
 	case "flash":
 		return flashCmd(args[1:])
+	case "trace":
+		return traceCmd(args[1:])
 	case "help", "-h", "-help", "--help":
 		fmt.Print(usage)
 		return 0
@@ -115,6 +122,7 @@ type options struct {
 	machine  string
 	gdb      bool
 	verbose  bool
+	trace    string
 	set      map[string]bool // flags given on the command line
 }
 
@@ -137,6 +145,7 @@ func parseFlags(name string, args []string, exec bool) (*options, []string, erro
 	fs.StringVar(&o.machine, "machine", "", "QEMU -M value")
 	fs.BoolVar(&o.gdb, "gdb", false, "wait for gdb")
 	fs.BoolVar(&o.verbose, "v", false, "print the QEMU command")
+	fs.StringVar(&o.trace, "trace", "", "write the kernel trace to this file")
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
@@ -292,6 +301,13 @@ func boot(args []string, exec bool) int {
 		cfg.Append = append(cfg.Append, "quiet")
 	}
 	cfg.Append = append(cfg.Append, o.bootargs...)
+	if o.trace != "" {
+		arg, err := traceBootarg(o.trace)
+		if err != nil {
+			return fail("-trace: %v", err)
+		}
+		cfg.Append = append(cfg.Append, arg)
+	}
 	if o.gdb {
 		cfg.Timeout = 0
 		fmt.Fprintf(os.Stderr, "gometal: QEMU waits for gdb: gdb-multiarch %s -ex 'target remote :1234'\n", k.ELF)
@@ -308,7 +324,49 @@ func boot(args []string, exec bool) int {
 			return 1
 		}
 	}
+	if o.trace != "" {
+		reportTrace(o.trace)
+	}
 	return status
+}
+
+// traceBootarg checks the trace file's path and makes the boot argument
+// that carries it: the kernel opens it through semihosting, which QEMU
+// answers relative to its own directory, and boot arguments are words.
+func traceBootarg(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	if strings.ContainsAny(abs, " \t\n\"") {
+		return "", fmt.Errorf("%q: the path must have no spaces or quotes (it travels as a kernel boot argument)", abs)
+	}
+	if st, err := os.Stat(filepath.Dir(abs)); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("%q: no such directory", filepath.Dir(abs))
+	}
+	if err := os.Remove(abs); err != nil && !os.IsNotExist(err) {
+		return "", err // a stale trace must not pass for this run's
+	}
+	return "gometal.trace=" + abs, nil
+}
+
+// reportTrace says in one line what the trace holds, or why there is none.
+func reportTrace(path string) {
+	if _, err := os.Stat(path); err != nil {
+		fmt.Fprintf(os.Stderr, "gometal: %v\n", errNoTrace)
+		return
+	}
+	t, err := readTrace(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gometal: %v\n", err)
+		return
+	}
+	var n, lost uint64
+	for i := range t.Cores {
+		n += uint64(len(t.Cores[i].Events))
+		lost += t.Cores[i].lost()
+	}
+	fmt.Fprintf(os.Stderr, "gometal: kernel trace in %s: %d cores, %d events (%d lost to full rings); gometal trace %s\n", path, len(t.Cores), n, lost, path)
 }
 
 // fitBoard checks the flags against what the board's QEMU machine can

@@ -5,6 +5,7 @@ import (
 	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/sched"
+	"github.com/gometal/gometal/sched/trace"
 
 	"golang.org/x/sys/unix"
 )
@@ -282,6 +283,7 @@ func deliverSignals(t *sched.Thread, f *sched.Frame) {
 			return
 		}
 		sigDelivered[sig]++
+		trace.Record(int(t.CPU), trace.KindSignal, 0, uint16(sig), uint32(t.TID))
 		return
 	}
 	// No handler runs: a cut-short call that SA_RESTART would restart is

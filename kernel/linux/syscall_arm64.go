@@ -5,6 +5,7 @@ import (
 	"github.com/gometal/gometal/kernel/tty"
 	"github.com/gometal/gometal/kernel/vfs"
 	"github.com/gometal/gometal/sched"
+	"github.com/gometal/gometal/sched/trace"
 
 	"golang.org/x/sys/unix"
 )
@@ -144,6 +145,7 @@ var unknownSeen [512 / 64]uint64
 func syscall(c *sched.CPU, t *sched.Thread, f *sched.Frame) {
 	nr := f.X[8]
 	c.LastSyscall = nr
+	trace.Record(c.ID, trace.KindSyscall, 0, uint16(nr), uint32(t.TID))
 	var fn sysFn
 	if nr < uint64(len(sysTable)) {
 		fn = sysTable[nr]
@@ -158,6 +160,7 @@ func syscall(c *sched.CPU, t *sched.Thread, f *sched.Frame) {
 			}
 		}
 		f.X[0] = errno(unix.ENOSYS)
+		trace.Record(c.ID, trace.KindSysret, 0, uint16(nr), uint32(t.TID))
 		return
 	}
 	syscallCount++
@@ -181,6 +184,11 @@ func syscall(c *sched.CPU, t *sched.Thread, f *sched.Frame) {
 			f.X[0] = r
 		}
 	}
+	blocked := uint8(0)
+	if t.State == sched.Blocked {
+		blocked = 1
+	}
+	trace.Record(c.ID, trace.KindSysret, blocked, uint16(nr), uint32(t.TID))
 }
 
 var syscallCount uint64

@@ -1,0 +1,82 @@
+package kernel
+
+import (
+	"unsafe"
+
+	"github.com/gometal/gometal/drivers/semihost"
+	"github.com/gometal/gometal/drivers/timer"
+	"github.com/gometal/gometal/sched"
+	"github.com/gometal/gometal/sched/trace"
+)
+
+// The kernel trace on its way out: boot argument gometal.trace=PATH
+// turns recording on (sched/trace), and at exit the rings go to the
+// host file PATH through semihosting, in sched/trace's format. Without
+// semihosting (a board) there is no host to write to; the CLI only asks
+// for a trace under QEMU.
+
+// traceName is the host path, NUL-terminated (bootargs are words, so it
+// has no spaces).
+var (
+	traceName    [512]byte
+	traceNameLen int
+	traceHeader  trace.Header
+	traceCores   [len(sched.CPUs)]trace.CoreHeader
+)
+
+// traceBootarg takes gometal.trace=PATH.
+func traceBootarg(path []byte) {
+	if len(path) == 0 || len(path) >= len(traceName) {
+		Puts("gometal: gometal.trace= needs a host path shorter than 512 bytes; not tracing\n")
+		return
+	}
+	traceNameLen = copy(traceName[:], path)
+	traceName[traceNameLen] = 0
+	trace.Enable()
+}
+
+// writeTrace writes the rings to the host file, if tracing is on. Other
+// cores may still record for an instant after Disable; their last event
+// may then be torn, which the reader tolerates as one bad event.
+func writeTrace() {
+	if !trace.On() || !semihosting {
+		return
+	}
+	trace.Disable()
+	h := semihost.Create(&traceName[0], traceNameLen)
+	if h < 0 {
+		Puts("gometal: cannot create the trace file on the host\n")
+		return
+	}
+	cores := 0
+	for i := range sched.CPUs {
+		if sched.CPUs[i].Online {
+			cores = i + 1
+		}
+	}
+	copy(traceHeader.Magic[:], trace.Magic)
+	traceHeader.Version = trace.Version
+	traceHeader.Cores = uint32(cores)
+	traceHeader.Freq = timer.Freq()
+	for i := 0; i < cores; i++ {
+		first, second, n := trace.Ring(i)
+		traceCores[i] = trace.CoreHeader{Written: n, Kept: uint64(len(first) + len(second))}
+	}
+	ok := semihost.Write(h, uintptr(unsafe.Pointer(&traceHeader)), uint64(unsafe.Sizeof(traceHeader))) &&
+		semihost.Write(h, uintptr(unsafe.Pointer(&traceCores[0])), uint64(cores)*uint64(unsafe.Sizeof(traceCores[0])))
+	for i := 0; ok && i < cores; i++ {
+		first, second, _ := trace.Ring(i)
+		ok = writeEvents(h, first) && writeEvents(h, second)
+	}
+	semihost.Close(h)
+	if !ok {
+		Puts("gometal: writing the trace file on the host failed\n")
+	}
+}
+
+func writeEvents(h int64, ev []trace.Event) bool {
+	if len(ev) == 0 {
+		return true
+	}
+	return semihost.Write(h, uintptr(unsafe.Pointer(&ev[0])), uint64(len(ev))*trace.EventSize)
+}
