@@ -13,13 +13,14 @@ import (
 // The socket system calls: arguments, sockaddrs in app memory and
 // descriptors here; the sockets themselves are package socket's.
 
-// sockFD installs a descriptor for socket k.
-func sockFD(k *socket.Socket, nonblock, cloexec bool) (uint64, bool) {
+// sockFD installs a descriptor for socket k; typ carries the
+// SOCK_NONBLOCK and SOCK_CLOEXEC flags socket, socketpair and accept4 take.
+func sockFD(k *socket.Socket, typ uint64) (uint64, bool) {
 	flags := uint32(unix.O_RDWR)
-	if nonblock {
+	if typ&unix.SOCK_NONBLOCK != 0 {
 		flags |= unix.O_NONBLOCK
 	}
-	fd := openFD(k, flags, cloexec)
+	fd := openFD(k, flags, typ&unix.SOCK_CLOEXEC != 0)
 	if vfs.IsErr(fd) {
 		return fd, false
 	}
@@ -40,7 +41,8 @@ func sockOf(fd uint64) (*vfs.File, *socket.Socket, uint64) {
 	return fl, k, 0
 }
 
-// sockTypeFlags are the flags socket(2) and socketpair(2) take in type.
+// sockTypeFlags are the flags socket(2) and socketpair(2) take in type,
+// and accept4(2) in flags.
 const sockTypeFlags = unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC
 
 // checkSocket answers what socket(2) and socketpair(2) cannot make:
@@ -73,7 +75,7 @@ func sysSocket(t *sched.Thread, f *sched.Frame) uint64 {
 	if k == nil {
 		return errno(unix.ENFILE)
 	}
-	fd, ok := sockFD(k, typ&unix.SOCK_NONBLOCK != 0, typ&unix.SOCK_CLOEXEC != 0)
+	fd, ok := sockFD(k, typ)
 	if !ok {
 		k.Drop()
 	}
@@ -94,14 +96,13 @@ func sysSocketpair(t *sched.Thread, f *sched.Frame) uint64 {
 	if e != 0 {
 		return errno(e)
 	}
-	nonblock, cloexec := typ&unix.SOCK_NONBLOCK != 0, typ&unix.SOCK_CLOEXEC != 0
-	fa, ok := sockFD(a, nonblock, cloexec)
+	fa, ok := sockFD(a, typ)
 	if !ok {
 		a.Drop()
 		b.Drop() // the pipes go with the sockets' last references
 		return fa
 	}
-	fb, ok := sockFD(b, nonblock, cloexec)
+	fb, ok := sockFD(b, typ)
 	if !ok {
 		closeFD(int(fa))
 		b.Drop()
@@ -318,7 +319,7 @@ func sysAccept4(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EINVAL)
 	}
 	flags := f.X[3]
-	if flags&^uint64(unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC) != 0 {
+	if flags&^uint64(sockTypeFlags) != 0 {
 		return errno(unix.EINVAL)
 	}
 	c := k.Pending()
@@ -330,7 +331,7 @@ func sysAccept4(t *sched.Thread, f *sched.Frame) uint64 {
 		// SA_RESTART handler).
 		return vfs.Wait(t, fl, unix.EPOLLIN)
 	}
-	fd, ok := sockFD(c, flags&unix.SOCK_NONBLOCK != 0, flags&unix.SOCK_CLOEXEC != 0)
+	fd, ok := sockFD(c, flags)
 	if !ok {
 		return fd
 	}
