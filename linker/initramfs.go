@@ -9,12 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	kfs "github.com/gometal/gometal/kernel/fs"
 	"github.com/u-root/u-root/pkg/cpio"
 )
 
-// Initramfs describes the archive the kernel unpacks nothing from but
-// serves in place: the app as /init and the /.gometal settings the kernel
-// reads (argv and envp as NUL-terminated strings, the working directory).
+// Initramfs describes the archive the kernel unpacks into its file
+// system at boot (files' bytes stay in the archive until written): the
+// app as /init and the /.gometal settings the kernel reads (argv and envp as NUL-terminated strings, the working directory).
 type Initramfs struct {
 	App  string   // host path of the static linux/arm64 ELF
 	Argv []string // argv, argv[0] included
@@ -36,16 +37,17 @@ type Tree struct {
 	MaxFile     int64
 }
 
-// TreeSize is what t would carry: the bytes of its files.
-func TreeSize(t Tree) (int64, error) {
-	var n int64
-	err := walkTree(t, func(p string, d fs.DirEntry, st fs.FileInfo) error {
+// TreeSize is what t would carry: the bytes of its files, and how many
+// entries (files, directories, symlinks) it has.
+func TreeSize(t Tree) (bytes int64, entries int, err error) {
+	err = walkTree(t, func(p string, d fs.DirEntry, st fs.FileInfo) error {
+		entries++
 		if st.Mode().IsRegular() {
-			n += st.Size()
+			bytes += st.Size()
 		}
 		return nil
 	})
-	return n, err
+	return bytes, entries, err
 }
 
 // walkTree calls f for each entry of t that is carried, in a stable
@@ -139,8 +141,16 @@ func (r *Initramfs) Bytes() ([]byte, error) {
 	for i := range recs {
 		recs[i].Info.Ino = uint64(i + 2) // distinct inodes for os.SameFile
 	}
+	if len(recs) > MaxInitramfsEntries {
+		return nil, fmt.Errorf("the initramfs would hold %d files, more than the %d the kernel's file table takes", len(recs), MaxInitramfsEntries)
+	}
 	return newcArchive(recs)
 }
+
+// MaxInitramfsEntries is how many entries an initramfs may have: the
+// kernel's inode table (kernel/fs.MaxInodes) less room for what the app
+// makes.
+const MaxInitramfsEntries = kfs.MaxInodes - 1024
 
 // newcArchive writes recs (and any parent directories they lack) as a
 // cpio newc archive with its trailer.

@@ -61,7 +61,8 @@ func goTestExecOn(t *testing.T, board string, short bool, flags []string, pkgs .
 // TestStdlibOS runs Go's whole os suite (-short) and path/filepath's on
 // gometal, skipping by name only the tests listed in stdlibSkips, each
 // with its reason (also in the README). The suites cover files, dirs,
-// symlinks, hard links, FIFOs, os.Root, truncate and times on the tmpfs,
+// symlinks, hard links, FIFOs, os.Root, truncate, times and working
+// directories deeper than PATH_MAX on the file system,
 // pipes and deadlines through the poller, and AF_UNIX sockets.
 func TestStdlibOS(t *testing.T) {
 	t.Parallel()
@@ -78,9 +79,8 @@ func TestStdlibOS(t *testing.T) {
 // Why tests are skipped, by cause.
 const (
 	needsProcesses = "starts a process (fork/exec, kill, pidfd, os.Executable): gometal runs one program, no processes yet"
-	needsUsrBin    = "reads the host's /usr/bin; a gometal root holds the app, /dev, /etc and /tmp, no /usr"
+	needsUsrBin    = "reads the host's /usr/bin, a big directory of programs; a gometal root holds the app, /dev, /etc and /tmp, no /usr"
 	needsGOROOT    = "walks $GOROOT/src, which is not carried into the guest"
-	needsDeepPaths = "needs a working directory deeper than PATH_MAX; the tmpfs names files by absolute path (README: Does not work yet)"
 )
 
 var stdlibSkips = map[string][]struct{ name, why string }{
@@ -97,9 +97,6 @@ var stdlibSkips = map[string][]struct{ name, why string }{
 		{"TestFileChdirTestlog", needsProcesses},
 		{"TestChdirAndGetwd", needsUsrBin},
 		{"TestReaddirnamesOneAtATime", needsUsrBin},
-		{"TestGetwdDeep", needsDeepPaths},
-		{"TestGetwdDeepWithPWDSet", needsDeepPaths},
-		{"TestRemoveAllLongPath", needsDeepPaths},
 	},
 	"path/filepath": {
 		{"TestBug3486", needsGOROOT},

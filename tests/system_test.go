@@ -316,7 +316,7 @@ func TestHostileSyscalls(t *testing.T) {
 func TestTmpfsWritableFiles(t *testing.T) {
 	t.Parallel()
 	r := gometal(t, "run", "./tests/progs/tmpfs")
-	r.expect(t, 0, `log="one\ntwo\n"`, "sparse size 10003 truncated 5000", "entries: [big link log sparse z]", "tmpfs ok")
+	r.expect(t, 0, `log="one\ntwo\n"`, "sparse size 10003 truncated 5000", "entries: [big link log sparse z]", "initramfs file appended, renamed, removed", "tmpfs ok")
 	if strings.Contains(r.out, "FAIL") {
 		t.Error("the program reported a failure")
 	}

@@ -331,9 +331,20 @@ func boot(args []string, exec bool) int {
 }
 
 // traceBootarg checks the trace file's path and makes the boot argument
-// that carries it: the kernel opens it through semihosting, which QEMU
-// answers relative to its own directory, and boot arguments are words.
+// that carries it.
 func traceBootarg(path string) (string, error) {
+	abs, err := hostPathArg(path)
+	if err != nil {
+		return "", err
+	}
+	return "gometal.trace=" + abs, nil
+}
+
+// hostPathArg makes path absolute and checks that it can travel as a
+// boot argument to a file the kernel creates through semihosting, which
+// QEMU answers relative to its own directory; a file left from an
+// earlier run is removed, so it cannot pass for this run's.
+func hostPathArg(path string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", err
@@ -345,9 +356,9 @@ func traceBootarg(path string) (string, error) {
 		return "", fmt.Errorf("%q: no such directory", filepath.Dir(abs))
 	}
 	if err := os.Remove(abs); err != nil && !os.IsNotExist(err) {
-		return "", err // a stale trace must not pass for this run's
+		return "", err
 	}
-	return "gometal.trace=" + abs, nil
+	return abs, nil
 }
 
 // reportTrace says in one line what the trace holds, or why there is none.
@@ -466,11 +477,15 @@ func progressWriter(f *os.File) interface{ Write([]byte) (int, error) } {
 // is cut down to its own files and testdata, and the user is told.
 func testFiles(wd string) (trees, files []linker.Tree) {
 	pkg := linker.Tree{Host: wd, Guest: wd, MaxFile: maxPackageFile}
-	if n, err := linker.TreeSize(pkg); err == nil && n <= maxPackageTree {
+	if n, count, err := linker.TreeSize(pkg); err == nil && n <= maxPackageTree && count <= maxPackageEntries {
 		trees = append(trees, pkg)
 	} else {
-		if err == nil {
+		switch {
+		case err != nil:
+		case n > maxPackageTree:
 			fmt.Fprintf(os.Stderr, "gometal: %s holds %d MiB, more than the %d MiB carried into the guest; carrying only its own files and testdata\n", wd, n>>20, maxPackageTree>>20)
+		default:
+			fmt.Fprintf(os.Stderr, "gometal: %s holds %d files, more than the %d carried into the guest; carrying only its own files and testdata\n", wd, count, maxPackageEntries)
 		}
 		if st, err := os.Stat(filepath.Join(wd, "testdata")); err == nil && st.IsDir() {
 			trees = append(trees, linker.Tree{Host: filepath.Join(wd, "testdata"), Guest: filepath.Join(wd, "testdata"), MaxFile: maxPackageFile})
@@ -499,6 +514,9 @@ func testFiles(wd string) (trees, files []linker.Tree) {
 const (
 	maxPackageFile = 16 << 20
 	maxPackageTree = 128 << 20
+	// maxPackageEntries leaves half of what an initramfs may hold for
+	// the skeleton, the time zones and what the test makes.
+	maxPackageEntries = linker.MaxInitramfsEntries / 2
 )
 
 func hostGOROOT() string {

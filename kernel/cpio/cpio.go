@@ -150,13 +150,18 @@ func trim(p string) string {
 	}
 }
 
-func trimB(p []byte) []byte {
+// TrimName strips "./" and "/" prefixes from an entry's name, and makes
+// "." (the archive's root) empty, so names compare as paths below the
+// root.
+func TrimName(p []byte) []byte {
 	for {
 		switch {
 		case len(p) >= 2 && p[0] == '.' && p[1] == '/':
 			p = p[2:]
 		case len(p) >= 1 && p[0] == '/':
 			p = p[1:]
+		case len(p) == 1 && p[0] == '.':
+			return p[:0]
 		default:
 			return p
 		}
@@ -177,7 +182,7 @@ func Lookup(a []byte, path string) (Entry, Err) {
 		if err != OK {
 			return found, err
 		}
-		if string(trimB(e.Name)) == want {
+		if string(TrimName(e.Name)) == want {
 			found, res = e, OK
 		}
 		off = next

@@ -1,12 +1,8 @@
 package fs
 
-import (
-	"github.com/gometal/gometal/kernel/vfs"
+import "github.com/gometal/gometal/kernel/vfs"
 
-	"golang.org/x/sys/unix"
-)
-
-// FIFOs (fifo(7)): a tmpfs node of type S_IFIFO names a pipe that exists
+// FIFOs (fifo(7)): an inode of type S_IFIFO names a pipe that exists
 // while some description has one of its ends open; opens of the FIFO
 // while it exists share it. Its descriptions are pipe ends (vfs), so
 // reads, writes, readiness and the last close are a pipe's. How an open
@@ -16,12 +12,9 @@ import (
 // never taken for that of a new one in the same slot.
 var fifoSeq uint64
 
-// IsFIFO reports whether n is a FIFO.
-func (n *TmpNode) IsFIFO() bool { return n.Mode&unix.S_IFMT == unix.S_IFIFO }
-
 // FIFOPipe returns the pipe of FIFO n, making it if no end is open, or
 // nil when the pipe table is full.
-func FIFOPipe(n *TmpNode) *vfs.Pipe {
+func FIFOPipe(n *Inode) *vfs.Pipe {
 	if n.fifoTag == 0 {
 		fifoSeq++
 		n.fifoTag = fifoSeq

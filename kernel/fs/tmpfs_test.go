@@ -20,34 +20,47 @@ import (
 
 const testPages = 256
 
-// setup empties the tmpfs with a limit of limitPages pages and returns an
-// app buffer of bufPages pages.
+// setup empties the file system (an empty initramfs: the root and /tmp)
+// with a limit of limitPages pages and returns an app buffer of bufPages
+// pages.
 func setup(t *testing.T, limitPages, bufPages int) uintptr {
 	t.Helper()
 	base := usermem.HostReset(testPages, bufPages)
 	Archive = nil
 	vfs.Reset()
-	InitTmpfs(uint64(limitPages) * mm.PageSize)
+	if ue, ok := Init(uint64(limitPages) * mm.PageSize); !ok {
+		t.Fatalf("init: %+v", ue)
+	}
 	return base
 }
 
-func create(t *testing.T, path string, mode uint32) *TmpNode {
+// walk resolves path from the root as a create does (no final symlink
+// followed).
+func walk(t *testing.T, path string) *Walk {
 	t.Helper()
-	i, e := Create([]byte(path), mode)
+	w := new(Walk)
+	if e := Resolve(w, RootIno, []byte(path), ForCreate); e != 0 {
+		t.Fatalf("walk %s: %v", path, e)
+	}
+	return w
+}
+
+func create(t *testing.T, path string, mode uint32) *Inode {
+	t.Helper()
+	i, e := Create(walk(t, path), mode)
 	if e != 0 {
 		t.Fatalf("create %s: %v", path, e)
 	}
-	return &TmpNodes[i]
+	return &Inodes[i]
 }
 
 // open makes a description of n, as openat does.
-func open(t *testing.T, n *TmpNode) *vfs.File {
+func open(t *testing.T, n *Inode) *vfs.File {
 	t.Helper()
-	fi := vfs.Alloc(n, unix.O_RDWR)
+	fi := Open(n.Index(), unix.O_RDWR)
 	if fi < 0 {
 		t.Fatal("no free description")
 	}
-	n.Opens++
 	return &vfs.Files[fi]
 }
 
@@ -72,12 +85,47 @@ func readAt(t *testing.T, f *vfs.File, buf uintptr, off int64, n int) string {
 	return string(b)
 }
 
-func lookup(path string) (*TmpNode, bool) {
-	r, ok := LookupAny([]byte(path))
-	if !ok || r.Tmp < 0 {
+func lookup(path string) (*Inode, bool) {
+	var w Walk
+	i, e := Lookup(&w, RootIno, []byte(path), 0)
+	if e != 0 {
 		return nil, false
 	}
-	return &TmpNodes[r.Tmp], true
+	return &Inodes[i], true
+}
+
+// rename walks both paths and renames, as renameat does.
+func rename(from, to string) unix.Errno {
+	var wf, wt Walk
+	if e := Resolve(&wf, RootIno, []byte(from), ForCreate); e != 0 {
+		return e
+	}
+	if e := Resolve(&wt, RootIno, []byte(to), ForCreate); e != 0 {
+		return e
+	}
+	return Rename(&wf, &wt)
+}
+
+// unlink walks path and unlinks, as unlinkat does.
+func unlink(path string, rmdir bool) unix.Errno {
+	var w Walk
+	if e := Resolve(&w, RootIno, []byte(path), ForCreate); e != 0 {
+		return e
+	}
+	return Unlink(&w, rmdir)
+}
+
+// link walks both paths and links, as linkat does.
+func link(from, to string) unix.Errno {
+	var wf, wt Walk
+	i, e := Lookup(&wf, RootIno, []byte(from), 0)
+	if e != 0 {
+		return e
+	}
+	if e := Resolve(&wt, RootIno, []byte(to), ForCreate); e != 0 {
+		return e
+	}
+	return Link(i, &wt)
 }
 
 // rename(2) moves a directory with everything below it; the checks
@@ -101,10 +149,10 @@ func TestTmpfsRename(t *testing.T) {
 		{"/tmp/a", "/tmp/file", unix.ENOTDIR},   // a directory over a file
 		{"/tmp/none", "/tmp/x", unix.ENOENT},    // no source
 		{"/tmp/a", "/tmp/nodir/a", unix.ENOENT}, // no target directory
-		{"/", "/tmp/root", unix.EROFS},          // the initramfs is read-only
-		{"/tmp/a", "/tmp/" + strings.Repeat("n", PathMax), unix.ENAMETOOLONG},
+		{"/", "/tmp/root", unix.EBUSY},          // the root
+		{"/tmp/a", "/tmp/" + strings.Repeat("n", NameMax+1), unix.ENAMETOOLONG},
 	} {
-		if e := TmpRename([]byte(c.from), []byte(c.to)); e != c.want {
+		if e := rename(c.from, c.to); e != c.want {
 			t.Errorf("rename %s -> %.20s: %v, want %v", c.from, c.to, e, c.want)
 		}
 	}
@@ -112,7 +160,7 @@ func TestTmpfsRename(t *testing.T) {
 		t.Fatal("a failed rename moved /tmp/a/f")
 	}
 
-	if e := TmpRename([]byte("/tmp/a"), []byte("/tmp/b")); e != 0 {
+	if e := rename("/tmp/a", "/tmp/b"); e != 0 {
 		t.Fatalf("rename /tmp/a /tmp/b: %v", e)
 	}
 	if _, ok := lookup("/tmp/a"); ok {
@@ -125,7 +173,7 @@ func TestTmpfsRename(t *testing.T) {
 	if !ok {
 		t.Fatal("/tmp/b/f missing")
 	}
-	if n != f.Impl.(*TmpNode) {
+	if n != f.Impl.(*Inode) {
 		t.Error("the open description does not follow its file")
 	}
 	if got := readAt(t, f, buf, 0, 16); got != "hello" {
@@ -134,10 +182,10 @@ func TestTmpfsRename(t *testing.T) {
 
 	// Over an existing file: the target is replaced, its old node goes.
 	create(t, "/tmp/c", unix.S_IFREG|0o644)
-	if e := TmpRename([]byte("/tmp/b/f"), []byte("/tmp/c")); e != 0 {
+	if e := rename("/tmp/b/f", "/tmp/c"); e != 0 {
 		t.Fatalf("rename over a file: %v", e)
 	}
-	if n, _ := lookup("/tmp/c"); n != f.Impl.(*TmpNode) {
+	if n, _ := lookup("/tmp/c"); n != f.Impl.(*Inode) {
 		t.Error("/tmp/c is not the renamed file")
 	}
 }
@@ -150,12 +198,12 @@ func TestTmpfsUnlinkWhileOpen(t *testing.T) {
 	f := open(t, n)
 	data := strings.Repeat("x", 5000) // two pages
 	write(t, f, buf, data)
-	used := tmpPages
+	used := dataPages
 	if used == 0 {
 		t.Fatal("writing took no pages")
 	}
 
-	if e := Unlink([]byte("/tmp/f"), 0, false); e != 0 {
+	if e := unlink("/tmp/f", false); e != 0 {
 		t.Fatalf("unlink: %v", e)
 	}
 	if _, ok := lookup("/tmp/f"); ok {
@@ -173,45 +221,46 @@ func TestTmpfsUnlinkWhileOpen(t *testing.T) {
 	if st := n.Stat(f); st.Size != 5004 {
 		t.Errorf("size = %d, want 5004", st.Size)
 	}
-	if tmpPages < used {
-		t.Errorf("pages freed while open: %d < %d", tmpPages, used)
+	if dataPages < used {
+		t.Errorf("pages freed while open: %d < %d", dataPages, used)
 	}
 
 	vfs.DecRef(f.Index()) // the last close
 	if n.Used {
 		t.Error("the node outlived its last description")
 	}
-	if tmpPages != 0 {
-		t.Errorf("%d pages still held after the last close", tmpPages)
+	if dataPages != 0 {
+		t.Errorf("%d pages still held after the last close", dataPages)
 	}
 }
 
 // Unlink answers as unlinkat(2) does, also for paths that end in ".",
-// ".." or a slash (Linux's do_rmdir and do_unlinkat).
-func TestTmpfsUnlinkErrors(t *testing.T) {
+// ".." or a slash (Linux's do_rmdir and do_unlinkat; each checked on
+// Linux).
+func TestUnlinkErrors(t *testing.T) {
 	setup(t, 8, 1)
 	create(t, "/tmp/d", unix.S_IFDIR|0o755)
 	create(t, "/tmp/d/f", unix.S_IFREG|0o644)
 	for _, c := range []struct {
 		path  string
-		tail  Tail
 		rmdir bool
 		want  unix.Errno
 	}{
-		{"/tmp/d", 0, false, unix.EISDIR},
-		{"/tmp/d", 0, true, unix.ENOTEMPTY},
-		{"/tmp/d/f", 0, true, unix.ENOTDIR},
-		{"/tmp/none", 0, false, unix.ENOENT},
-		{"/", 0, true, unix.EROFS},
-		{"/tmp/d", TailDir | TailDot, true, unix.EINVAL},     // rmdir d/.
-		{"/tmp", TailDir | TailDotDot, true, unix.ENOTEMPTY}, // rmdir d/..
-		{"/tmp/d", TailDir | TailDot, false, unix.EISDIR},    // unlink d/.
-		{"/tmp/d/f", TailDir, false, unix.ENOTDIR},           // unlink f/
-		{"/tmp/d/f", 0, false, 0},
-		{"/tmp/d", TailDir, true, 0}, // rmdir d/
+		{"/tmp/d", false, unix.EISDIR},
+		{"/tmp/d", true, unix.ENOTEMPTY},
+		{"/tmp/d/f", true, unix.ENOTDIR},
+		{"/tmp/none", false, unix.ENOENT},
+		{"/", true, unix.EBUSY},
+		{"/", false, unix.EISDIR},
+		{"/tmp/d/.", true, unix.EINVAL},
+		{"/tmp/d/..", true, unix.ENOTEMPTY},
+		{"/tmp/d/.", false, unix.EISDIR},
+		{"/tmp/d/f/", false, unix.ENOTDIR},
+		{"/tmp/d/f", false, 0},
+		{"/tmp/d/", true, 0},
 	} {
-		if e := Unlink([]byte(c.path), c.tail, c.rmdir); e != c.want {
-			t.Errorf("unlink %s (tail %b, rmdir %v) = %v, want %v", c.path, c.tail, c.rmdir, e, c.want)
+		if e := unlink(c.path, c.rmdir); e != c.want {
+			t.Errorf("unlink %s (rmdir %v) = %v, want %v", c.path, c.rmdir, e, c.want)
 		}
 	}
 }
@@ -231,47 +280,77 @@ func TestTmpfsLimit(t *testing.T) {
 	if r := f.Impl.Write(f, buf, 1, -1); r != vfs.Err(unix.ENOSPC) {
 		t.Errorf("write when full = %#x, want ENOSPC", r)
 	}
-	TmpTruncate(f.Impl.(*TmpNode), 0)
-	if tmpPages != 0 {
-		t.Errorf("truncate to 0 left %d pages", tmpPages)
+	Truncate(f.Impl.(*Inode), 0)
+	if dataPages != 0 {
+		t.Errorf("truncate to 0 left %d pages", dataPages)
 	}
 }
 
-// Paths and symlink targets may be as long as Linux allows (PATH_MAX,
-// names up to NAME_MAX), and a node's name pages go back with it.
-func TestTmpfsLongPaths(t *testing.T) {
-	setup(t, 8, 1)
+// The tree holds names, not paths: a directory may be deeper than
+// PATH_MAX (reached a step at a time, as Go's os tests do with chdir),
+// getcwd's path for it is ENAMETOOLONG, a symlink may hold a target of
+// PATH_MAX-1 bytes, and everything's pages go back with it.
+func TestDeepTree(t *testing.T) {
+	setup(t, 64, 1)
 	used := mm.Pages.Used()
 	name := strings.Repeat("d", NameMax)
-	path := "/tmp"
-	for len(path)+1+NameMax < 3500 {
-		path += "/" + name
-		create(t, path, unix.S_IFDIR|0o755)
+	dir := create(t, "/tmp/"+name, unix.S_IFDIR|0o755).Index()
+	depth := 1
+	var w Walk
+	for ; depth < 2*PathMax/NameMax; depth++ {
+		if e := Resolve(&w, dir, []byte(name), ForCreate); e != 0 {
+			t.Fatalf("walk at depth %d: %v", depth, e)
+		}
+		i, e := Create(&w, unix.S_IFDIR|0o755)
+		if e != 0 {
+			t.Fatalf("mkdir at depth %d: %v", depth, e)
+		}
+		dir = i
 	}
-	var dst [PathMax]byte
-	n, _, e := Resolve(&dst, nil, []byte(path+"/../"+name), false)
-	if e != 0 || string(dst[:n]) != path {
-		t.Fatalf("resolve a %d-byte path: %v", len(path), e)
+	var buf [PathMax]byte
+	if _, e := PathOf(dir, buf[:]); e != unix.ENAMETOOLONG {
+		t.Errorf("the path of a directory %d names deep: %v, want ENAMETOOLONG", depth, e)
 	}
-	if _, _, e := Resolve(&dst, nil, []byte("/tmp/"+name+"d"), false); e != unix.ENAMETOOLONG {
+	// Up by "..", from the bottom, to where the path fits again.
+	up := strings.Repeat("../", depth-PathMax/(NameMax+1)+1)
+	i, e := Lookup(&w, dir, []byte(up), 0)
+	if e != 0 {
+		t.Fatalf("lookup %d x ..: %v", depth-PathMax/(NameMax+1)+1, e)
+	}
+	n, e := PathOf(i, buf[:])
+	if e != 0 || !strings.HasPrefix(string(buf[:n]), "/tmp/"+name+"/"+name) {
+		t.Errorf("path of an ancestor: %.40q, %v", buf[:n], e)
+	}
+	if e := Resolve(&w, RootIno, []byte("/tmp/"+name+"d"), 0); e != unix.ENAMETOOLONG {
 		t.Errorf("a %d-byte name: %v, want ENAMETOOLONG", NameMax+1, e)
 	}
+	if e := Resolve(&w, RootIno, make([]byte, PathMax+1), 0); e != unix.ENAMETOOLONG {
+		t.Errorf("a %d-byte path: %v, want ENAMETOOLONG", PathMax+1, e)
+	}
+	target := strings.Repeat("/"+name, PathMax/(NameMax+1)-1)
 	link := create(t, "/tmp/l", unix.S_IFLNK|0o777)
-	if e := link.SetLink([]byte(path)); e != 0 {
-		t.Fatalf("a %d-byte symlink: %v", len(path), e)
+	if e := link.SetLink([]byte("/tmp" + target)); e != 0 {
+		t.Fatalf("a %d-byte symlink: %v", len(target)+4, e)
 	}
 	if e := link.SetLink(make([]byte, PathMax)); e != unix.ENAMETOOLONG {
 		t.Errorf("a symlink of PATH_MAX bytes: %v", e)
 	}
-	if r, _, _, e := LookupFollow([]byte("/tmp/l"), true, &dst); e != 0 || !r.IsDir() {
+	link.SetLink([]byte("/tmp" + target))
+	if i, e := Lookup(&w, RootIno, []byte("/tmp/l"), Follow); e != 0 || !Inodes[i].IsDir() {
 		t.Errorf("following the long symlink: %v", e)
 	}
-	for p := path; p != "/tmp"; p = string(ParentOf([]byte(p))) {
-		if e := Unlink([]byte(p), 0, true); e != 0 {
-			t.Fatalf("rmdir %d bytes: %v", len(p), e)
+	// rmdir from the bottom up, each by ".." from below.
+	for ; depth > 0; depth-- {
+		parent := Parent(dir)
+		if e := Resolve(&w, parent, []byte(name), ForCreate); e != 0 || w.Node != dir {
+			t.Fatalf("walk to rmdir at depth %d: %v", depth, e)
 		}
+		if e := Unlink(&w, true); e != 0 {
+			t.Fatalf("rmdir at depth %d: %v", depth, e)
+		}
+		dir = parent
 	}
-	Unlink([]byte("/tmp/l"), 0, false)
+	unlink("/tmp/l", false)
 	if got := mm.Pages.Used(); got != used {
 		t.Errorf("pages in use %d after removing everything, want %d", got, used)
 	}
@@ -298,7 +377,7 @@ func TestTmpfsHardLinks(t *testing.T) {
 		{"/tmp/a", "/tmp/no/b", unix.ENOENT}, // no directory for it
 		{"/tmp/a", "/tmp/d/b", 0},
 	} {
-		if e := Link([]byte(c.from), []byte(c.to)); e != c.want {
+		if e := link(c.from, c.to); e != c.want {
 			t.Errorf("link %s %s = %v, want %v", c.from, c.to, e, c.want)
 		}
 	}
@@ -308,17 +387,18 @@ func TestTmpfsHardLinks(t *testing.T) {
 	if st := n.Stat(f); st.Nlink != 2 {
 		t.Errorf("st_nlink = %d, want 2", st.Nlink)
 	}
-	if k, name, m := TmpChild([]byte("/tmp/d"), 0); k < 0 || string(name) != "b" || m != n {
+	d, _ := lookup("/tmp/d")
+	if i, name, _, ok := Entry(d.Index(), firstEntryPos); !ok || string(name) != "b" || &Inodes[i] != n {
 		t.Errorf("the directory lists %q", name)
 	}
 	// rename(2) of one name onto another of the same file does nothing.
-	if e := TmpRename([]byte("/tmp/a"), []byte("/tmp/d/b")); e != 0 {
+	if e := rename("/tmp/a", "/tmp/d/b"); e != 0 {
 		t.Errorf("rename onto a name of the same file: %v", e)
 	}
 	if _, ok := lookup("/tmp/a"); !ok {
 		t.Error("rename onto another name of the same file removed the source")
 	}
-	if e := Unlink([]byte("/tmp/a"), 0, false); e != 0 {
+	if e := unlink("/tmp/a", false); e != 0 {
 		t.Fatalf("unlink: %v", e)
 	}
 	if got := readAt(t, f, buf, 0, 16); got != "shared" || !n.Used {
@@ -327,12 +407,12 @@ func TestTmpfsHardLinks(t *testing.T) {
 	if st := n.Stat(f); st.Nlink != 1 {
 		t.Errorf("st_nlink = %d after unlinking one name, want 1", st.Nlink)
 	}
-	Unlink([]byte("/tmp/d/b"), 0, false)
+	unlink("/tmp/d/b", false)
 	if !n.Used {
 		t.Error("the file went with its last name while open")
 	}
 	vfs.DecRef(f.Index())
-	Unlink([]byte("/tmp/d"), 0, true)
+	unlink("/tmp/d", true)
 	if n.Used || mm.Pages.Used() != used {
 		t.Errorf("after the last name and close: used %v, %d pages in use, want %d", n.Used, mm.Pages.Used(), used)
 	}

@@ -1,13 +1,11 @@
 package fs
 
 import (
-	"github.com/gometal/gometal/kernel/cpio"
-
 	"golang.org/x/sys/unix"
 )
 
-// Path walk over the two layers: a path names a tmpfs node if one has
-// it, else an initramfs node; symlinks in either are expanded here.
+// The path walk: one component at a time from a directory, as
+// path_resolution(7) describes and Linux's link_path_walk does.
 
 // PathMax is the longest path a system call takes (PATH_MAX, with its
 // NUL), NameMax the longest name in a directory (NAME_MAX), as on Linux.
@@ -15,48 +13,6 @@ const (
 	PathMax = 4096
 	NameMax = 255
 )
-
-// Ref names a node in either layer: the tmpfs (tmp >= 0) or the
-// initramfs.
-type Ref struct {
-	Tmp int32
-	Nd  Node
-}
-
-func (r *Ref) Mode() uint32 {
-	if r.Tmp >= 0 {
-		return TmpNodes[r.Tmp].Mode
-	}
-	return r.Nd.Mode
-}
-
-func (r *Ref) IsDir() bool { return r.Mode()&cpio.S_IFMT == cpio.S_IFDIR }
-
-// LookupAny finds a path in the tmpfs, then in the initramfs.
-func LookupAny(path []byte) (Ref, bool) {
-	if i := TmpLookup(path); i >= 0 {
-		return Ref{Tmp: i}, true
-	}
-	nd, ok := Lookup(path)
-	return Ref{Tmp: -1, Nd: nd}, ok
-}
-
-// LookupFollow looks up an absolute path Resolve has already walked,
-// following a final symlink if follow is set; buf receives the final
-// path, which it returns with how the symlink's target ended (a link to
-// "d/" names a directory).
-func LookupFollow(path []byte, follow bool, buf *[PathMax]byte) (Ref, []byte, Tail, unix.Errno) {
-	n, tail, e := Resolve(buf, nil, path, follow)
-	cur := buf[:n]
-	if e != 0 {
-		return Ref{Tmp: -1}, cur, tail, e
-	}
-	r, ok := LookupAny(cur)
-	if !ok {
-		return r, cur, tail, unix.ENOENT
-	}
-	return r, cur, tail, 0
-}
 
 // Tail says how a path ended, for the calls whose answer depends on it
 // (Linux's LAST_DOT, LAST_DOTDOT and trailing slashes).
@@ -73,50 +29,81 @@ const (
 	TailDotDot
 )
 
-// Resolve walks path p one component at a time from directory base (an
-// absolute path Resolve produced; unused when p is absolute), as
-// path_resolution(7) describes, and writes the absolute path it reaches
-// into dst, returning its length and how p ended:
-//   - "." stays; ".." goes to the parent of the directory reached so far,
-//     after any symlink that led there (physically, not by editing the
-//     string: with a -> b/c, "a/.." is b);
-//   - a symlink met as a directory is replaced by its target, read from
+// How a walk treats its last component.
+type WalkFlags uint8
+
+const (
+	// Follow: a final symlink is followed (stat, open without
+	// O_NOFOLLOW); without it a final symlink is what the walk names
+	// (lstat, unlink), unless a slash follows it.
+	Follow WalkFlags = 1 << iota
+	// ForCreate: the last component is a name to make, so a slash after
+	// a final symlink does not follow it either (mkdir("dangling/") is
+	// EEXIST, not a directory made at the target).
+	ForCreate
+)
+
+// Walk is where a walk ended: the directory that holds the last
+// component, that component's name (empty when the path ended at "/",
+// "." or ".."), and the inode it names (-1 if none: a name to create, or
+// ENOENT for a lookup).
+type Walk struct {
+	Dir, Node int32
+	Tail      Tail
+	name      [NameMax]byte
+	nameLen   int
+}
+
+// Name is the last component's name.
+func (w *Walk) Name() []byte { return w.name[:w.nameLen] }
+
+// maxSymlinks bounds symlink expansions in one lookup (Linux: 40).
+const maxSymlinks = 40
+
+// Resolve walks p from directory base (the root when p is absolute) and
+// records in w where it ended:
+//   - "." stays; ".." goes to the parent of the directory reached so far
+//     (after any symlink that led there: with a -> b/c, "a/.." is b);
+//   - a symlink met as a directory is replaced by its target, walked from
 //     the directory that holds it (or from / if absolute); the final one
-//     only if follow is set (a trailing slash is reported as TailDir for
-//     the caller to decide);
+//     as flags say;
 //   - a name followed by more components must be a directory, and so must
 //     a final name followed by a slash unless it is a symlink.
 //
 // A missing directory is ENOENT, a file where a directory must be
-// ENOTDIR, more than maxSymlinks symlinks ELOOP. A missing final
-// component is no error: the path names it, for the caller to create or
-// to answer ENOENT.
-func Resolve(dst *[PathMax]byte, base, p []byte, follow bool) (int, Tail, unix.Errno) {
-	var rem [PathMax]byte // what is left to walk
+// ENOTDIR, a removed directory ENOENT, more than maxSymlinks symlinks
+// ELOOP, a name over NAME_MAX or a path over PATH_MAX ENAMETOOLONG. A
+// missing final component is no error (w.Node is -1).
+func Resolve(w *Walk, base int32, p []byte, flags WalkFlags) unix.Errno {
+	var rem [PathMax]byte // what is left to walk; symlinks expand in place
 	rn := copy(rem[:], p)
 	if rn < len(p) {
-		return 0, 0, unix.ENAMETOOLONG
+		return unix.ENAMETOOLONG
 	}
-	n := 1
-	dst[0] = '/'
-	if (len(p) == 0 || p[0] != '/') && len(base) > 0 {
-		n = copy(dst[:], base)
+	cur := base
+	if len(p) > 0 && p[0] == '/' {
+		cur = RootIno
+	}
+	if !Inodes[cur].IsDir() {
+		return unix.ENOTDIR
+	}
+	*w = Walk{Dir: Parent(cur), Node: cur}
+	if w.Dir < 0 {
+		w.Dir = cur
 	}
 	links := 0
-	var tail Tail
 	for i := 0; ; {
 		for i < rn && rem[i] == '/' {
 			i++
 		}
 		if i == rn {
-			return n, tail, 0
+			return 0
 		}
 		j := i
 		for j < rn && rem[j] != '/' {
 			j++
 		}
 		comp := rem[i:j]
-		i = j
 		last := true // nothing but slashes after comp
 		for k := j; k < rn; k++ {
 			if rem[k] != '/' {
@@ -125,144 +112,100 @@ func Resolve(dst *[PathMax]byte, base, p []byte, follow bool) (int, Tail, unix.E
 			}
 		}
 		slash := j < rn // a slash follows comp: it must be a directory
+		i = j
+		// cur is a directory here: the root, a directory a component
+		// reached, or one a symlink led to (checked below).
+		if Inodes[cur].Nlink == 0 && cur != RootIno {
+			return unix.ENOENT // removed: nothing is in it, nothing can be made
+		}
 		switch string(comp) {
 		case ".":
-			tail = tail&TailDir | TailDot
+			w.Tail = w.Tail&TailDir | TailDot
+			w.nameLen = 0
 			continue
 		case "..":
-			n = len(ParentOf(dst[:n]))
-			tail = TailDir | TailDotDot
+			cur = Parent(cur)
+			if cur < 0 {
+				return unix.ENOENT
+			}
+			*w = Walk{Dir: Parent(cur), Node: cur, Tail: TailDir | TailDotDot}
 			continue
 		}
 		if len(comp) > NameMax {
-			return 0, 0, unix.ENAMETOOLONG
+			return unix.ENAMETOOLONG
 		}
-		tail = 0
+		w.Tail = 0
 		if slash {
-			tail = TailDir
+			w.Tail = TailDir
 		}
-		m := n
-		if m > 1 {
-			if m == PathMax {
-				return 0, 0, unix.ENAMETOOLONG
+		w.Dir = cur
+		w.nameLen = copy(w.name[:], comp)
+		k := lookupName(cur, comp)
+		if k < 0 {
+			w.Node = -1
+			if last {
+				return 0
 			}
-			dst[m] = '/'
-			m++
+			return unix.ENOENT
 		}
-		if m+len(comp) > PathMax {
-			return 0, 0, unix.ENAMETOOLONG
-		}
-		m += copy(dst[m:], comp)
-		r, ok := LookupAny(dst[:m])
-		link := ok && r.Mode()&cpio.S_IFMT == cpio.S_IFLNK
+		i2 := dentries[k].inode
+		w.Node = i2
+		n := &Inodes[i2]
+		follow := !last || flags&Follow != 0 || slash && flags&ForCreate == 0
 		switch {
-		case !ok && last:
-			return m, tail, 0
-		case !ok:
-			return m, tail, unix.ENOENT
-		case link && (!last || follow):
+		case n.IsSymlink() && follow:
 			links++
 			if links > maxSymlinks {
-				return m, tail, unix.ELOOP
+				return unix.ELOOP
 			}
-			target := LinkTarget(&r)
+			target := n.Link()
 			if len(target) == 0 {
-				return m, tail, unix.ENOENT
+				return unix.ENOENT
 			}
 			// What is left becomes the target followed by the rest (which
 			// starts with its slash, if any).
-			var next [PathMax]byte
-			t := copy(next[:], target)
-			if t+rn-i > PathMax {
-				return m, tail, unix.ENAMETOOLONG
+			rest := rn - i
+			if len(target)+rest > PathMax {
+				return unix.ENAMETOOLONG
 			}
-			t += copy(next[t:], rem[i:rn])
-			rn, i = copy(rem[:], next[:t]), 0
+			copy(rem[len(target):], rem[i:rn])
+			copy(rem[:], target)
+			rn, i = len(target)+rest, 0
 			if target[0] == '/' {
-				n = 1
+				cur = RootIno
 			}
-		case slash && !link && !r.IsDir():
-			return m, tail, unix.ENOTDIR
-		default:
-			n = m
+			// Until the target's components are walked, the walk is at
+			// the directory holding the link.
+			w.Node, w.nameLen, w.Tail = cur, 0, 0
+			w.Dir = Parent(cur)
+			if w.Dir < 0 {
+				w.Dir = cur
+			}
+		case slash && !n.IsSymlink() && !n.IsDir():
+			return unix.ENOTDIR
+		case !last:
+			cur = i2
 		}
 	}
 }
 
-// maxSymlinks bounds symlink expansions in one lookup (Linux: 40).
-const maxSymlinks = 40
-
-func LinkTarget(r *Ref) []byte {
-	if r.Tmp >= 0 {
-		return TmpNodes[r.Tmp].Link()
+// Lookup walks p from base, as Resolve does, and checks what a lookup
+// (not a create) needs: the last component exists (ENOENT), and is a
+// directory if a slash followed it (ENOTDIR). It returns the inode.
+func Lookup(w *Walk, base int32, p []byte, flags WalkFlags) (int32, unix.Errno) {
+	if e := Resolve(w, base, p, flags&^ForCreate); e != 0 {
+		return -1, e
 	}
-	return r.Nd.Data
+	return w.Found()
 }
 
-// Create makes a new tmpfs node at path, which must not exist yet in
-// either layer and whose directory must.
-func Create(path []byte, mode uint32) (int32, unix.Errno) {
-	if _, ok := LookupAny(path); ok {
-		return -1, unix.EEXIST
-	}
-	if !DirExists(ParentOf(path)) {
-		return -1, unix.ENOENT
-	}
-	return TmpCreate(path, mode)
-}
-
-// Unlink removes path, which ended as tail says, from the namespace: a
-// file, or with rmdir an empty directory (unlinkat(2), AT_REMOVEDIR). A
-// path that does not end in a name, or ends in a slash, is answered as
-// Linux's do_rmdir and do_unlinkat answer it. A tmpfs node still open
-// lives on, nameless, until its last description goes (TmpRelease).
-func Unlink(path []byte, tail Tail, rmdir bool) unix.Errno {
+// Found checks a walk as Lookup does.
+func (w *Walk) Found() (int32, unix.Errno) {
 	switch {
-	case rmdir && tail&TailDot != 0:
-		return unix.EINVAL
-	case rmdir && tail&TailDotDot != 0:
-		return unix.ENOTEMPTY
-	case !rmdir && tail&(TailDot|TailDotDot) != 0:
-		return unix.EISDIR
+	case w.Node < 0:
+		return -1, unix.ENOENT
+	case w.Tail&TailDir != 0 && !Inodes[w.Node].IsDir():
+		return -1, unix.ENOTDIR
 	}
-	k := lookupName(path)
-	if k < 0 {
-		nd, ok := Lookup(path)
-		switch {
-		case !ok:
-			return unix.ENOENT
-		case !rmdir && tail&TailDir != 0 && nd.Mode&unix.S_IFMT != unix.S_IFDIR:
-			return unix.ENOTDIR
-		}
-		return unix.EROFS
-	}
-	nd := &TmpNodes[tmpNames[k].node-1]
-	if !rmdir && tail&TailDir != 0 && !nd.IsDir() {
-		return unix.ENOTDIR
-	}
-	if rmdir {
-		if !nd.IsDir() {
-			return unix.ENOTDIR
-		}
-		if TmpHasChildren(path) {
-			return unix.ENOTEMPTY
-		}
-	} else if nd.IsDir() {
-		return unix.EISDIR
-	}
-	dropName(k)
-	return 0
-}
-
-// Symlink makes a symlink at path whose target is target (symlink(2)).
-func Symlink(path, target []byte) unix.Errno {
-	i, e := Create(path, unix.S_IFLNK|0o777)
-	if e != 0 {
-		return e
-	}
-	if e := TmpNodes[i].SetLink(target); e != 0 {
-		dropName(lookupName(path))
-		return e
-	}
-	return 0
+	return w.Node, 0
 }

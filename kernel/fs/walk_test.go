@@ -3,6 +3,7 @@
 package fs
 
 import (
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -59,10 +60,41 @@ func TestResolveWalksLikeLinux(t *testing.T) {
 		{"/", ".", false, "/", dot, 0},
 		{"/tmp/b/c", "..", false, "/tmp/b", dir | dotdot, 0},
 	} {
-		var dst [PathMax]byte
-		n, tail, e := Resolve(&dst, []byte(c.base), []byte(c.p), c.follow)
-		if e != c.err || e == 0 && (string(dst[:n]) != c.want || tail != c.tail) {
-			t.Errorf("Resolve(%q, %q, follow=%v) = %q, tail %b, %v; want %q, %b, %v", c.base, c.p, c.follow, dst[:n], tail, e, c.want, c.tail, c.err)
+		var base Walk
+		b, e := Lookup(&base, RootIno, []byte(c.base), 0)
+		if e != 0 {
+			t.Fatalf("lookup %s: %v", c.base, e)
+		}
+		var w Walk
+		flags := ForCreate
+		if c.follow {
+			flags = Follow
+		}
+		e = Resolve(&w, b, []byte(c.p), flags)
+		got := ""
+		if e == 0 {
+			got = walkPath(t, &w)
+		}
+		if e != c.err || e == 0 && (got != c.want || w.Tail != c.tail) {
+			t.Errorf("Resolve(%q, %q, follow=%v) = %q, tail %b, %v; want %q, %b, %v", c.base, c.p, c.follow, got, w.Tail, e, c.want, c.tail, c.err)
 		}
 	}
+}
+
+// walkPath is the absolute path of where a walk ended.
+func walkPath(t *testing.T, w *Walk) string {
+	t.Helper()
+	var buf [PathMax]byte
+	if w.nameLen == 0 {
+		n, e := PathOf(w.Node, buf[:])
+		if e != 0 {
+			t.Fatalf("path of %d: %v", w.Node, e)
+		}
+		return string(buf[:n])
+	}
+	n, e := PathOf(w.Dir, buf[:])
+	if e != 0 {
+		t.Fatalf("path of %d: %v", w.Dir, e)
+	}
+	return strings.TrimSuffix(string(buf[:n]), "/") + "/" + string(w.Name())
 }

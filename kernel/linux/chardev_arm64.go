@@ -24,14 +24,20 @@ const (
 	devConsole = tty.Rdev
 )
 
-// openCharDev opens device node nd; a number no driver here answers is
+// openCharDev opens device node i; a number no driver here answers is
 // ENXIO, as on Linux.
-func openCharDev(nd fs.Node, flags uint32) uint64 {
+func openCharDev(i int32, flags uint32) uint64 {
 	cloexec := flags&unix.O_CLOEXEC != 0
 	flags &^= openOnlyFlags
-	switch nd.Rdev {
+	switch fs.Inodes[i].Rdev {
 	case devNull, devZero, devFull, devRandom, devURandom:
-		return openNode(&memDevImpl, nd, flags, cloexec)
+		fd := openFD(&memDevImpl, flags, cloexec)
+		if !vfs.IsErr(fd) {
+			fl, _ := getFD(fd)
+			devNodes[fl.Index()] = i
+			fs.Hold(i)
+		}
+		return fd
 	case devConsole, devTTY:
 		return openFD(&tty.Console, flags, cloexec)
 	}
@@ -39,15 +45,27 @@ func openCharDev(nd fs.Node, flags uint32) uint64 {
 }
 
 // memDev is the Impl of the memory devices (mem(4), null(4), random(4));
-// which one a description is comes from its node's number. Like an
-// initramfs file it keeps its node in archiveNodes, and takes Stat and
-// Release from archiveFile.
+// which one a description is comes from its device node (devNodes).
 type memDev struct {
-	fs.ArchiveFile
+	vfs.Base
 	W vfs.Waitable // never notified: always ready
 }
 
 var memDevImpl memDev
+
+// devNodes holds the device node each memory-device description was
+// opened on, indexed like vfs.Files; the description holds the inode.
+var devNodes [vfs.MaxFiles]int32
+
+func devRdev(f *vfs.File) uint32 { return fs.Inodes[devNodes[f.Index()]].Rdev }
+
+func (d *memDev) Stat(f *vfs.File) unix.Stat_t {
+	var st unix.Stat_t
+	fs.Inodes[devNodes[f.Index()]].StatTo(&st)
+	return st
+}
+
+func (d *memDev) Release(f *vfs.File) { fs.Drop(devNodes[f.Index()]) }
 
 // maxDevRead bounds one read of a memory device: the kernel lock is held
 // while it fills the buffer, and a short read is what read(2) allows.
@@ -56,7 +74,7 @@ const maxDevRead = 1 << 20
 // Read: /dev/null is always at its end; /dev/zero and /dev/full read as
 // zeros; /dev/random and /dev/urandom give the getrandom stream.
 func (d *memDev) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
-	rdev := fs.NodeOf(f).Rdev
+	rdev := devRdev(f)
 	if rdev == devNull || n == 0 {
 		return 0
 	}
@@ -65,7 +83,7 @@ func (d *memDev) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 
 // Write: writes vanish, except on /dev/full, which is always full.
 func (d *memDev) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
-	if fs.NodeOf(f).Rdev == devFull {
+	if devRdev(f) == devFull {
 		return errno(unix.ENOSPC)
 	}
 	return n

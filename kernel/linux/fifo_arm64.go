@@ -20,7 +20,7 @@ import (
 // across tries; a signal that ends or restarts the wait gives it back
 // (dropFIFOWait), so no end is counted twice or leaked.
 
-func openFIFO(t *sched.Thread, n *fs.TmpNode, flags uint32, cloexec bool) uint64 {
+func openFIFO(t *sched.Thread, n *fs.Inode, flags uint32, cloexec bool) uint64 {
 	p := fs.FIFOPipe(n)
 	if p == nil {
 		return errno(unix.ENFILE)

@@ -11,6 +11,8 @@ import (
 	"github.com/gometal/gometal/kernel/elf"
 	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/sched"
+
+	"golang.org/x/sys/unix"
 )
 
 // The loader: /init's PT_LOAD segments into the app's address space and
@@ -21,27 +23,53 @@ import (
 // shell reports a command it cannot execute).
 const exitCannotRun = 126
 
+// unpackFailed says why the initramfs could not become the file system,
+// and stops: the app cannot run without it.
+func unpackFailed(ue *fs.UnpackError) {
+	if ue.Err != cpio.OK {
+		kernel.Puts("gometal: the initramfs is not a cpio newc archive: ")
+		kernel.Puts(ue.Err.String())
+	} else {
+		kernel.Puts("gometal: cannot unpack the initramfs at ")
+		kernel.PutBytes(ue.Entry)
+		kernel.Puts(": ")
+		if ue.Errno == unix.ENOSPC {
+			kernel.Puts("more files than the kernel's table holds (")
+			kernel.PutDec(fs.MaxInodes)
+			kernel.Puts(" inodes; ")
+			kernel.PutDec(int64(ue.Count))
+			kernel.Puts(" entries made)")
+		} else {
+			kernel.Puts("errno ")
+			kernel.PutDec(int64(ue.Errno))
+		}
+	}
+	kernel.Puts("\n")
+	appExit(exitCannotRun)
+}
+
 // loadInit loads /init and returns its first thread, ready to enter.
 func loadInit() *sched.Thread {
-	initCwd()
-	fs.InitTmpfs(kernel.TmpfsLimit())
 	initConsoleFDs()
 	kernel.InitConsoleIRQ()
 	if !usermem.App.Init(&mm.Pages) {
 		kernel.Panic("out of memory creating the app's address space")
 	}
-	if _, _, err := cpio.Next(fs.Archive, 0); err != cpio.OK && err != cpio.ErrEnd {
-		kernel.Puts("gometal: the initramfs is not a cpio newc archive: ")
-		kernel.Puts(err.String())
-		kernel.Puts("\n")
-		appExit(exitCannotRun)
+	if ue, ok := fs.Init(kernel.TmpfsLimit()); !ok {
+		unpackFailed(&ue)
 	}
-	nd, ok := fs.Lookup([]byte("/init"))
-	if !ok || nd.Mode&cpio.S_IFMT != cpio.S_IFREG {
+	initCwd()
+	var w fs.Walk
+	i, e := fs.Lookup(&w, fs.RootIno, []byte("/init"), fs.Follow)
+	img := []byte(nil)
+	if e == 0 {
+		img = fs.ArchiveData(i)
+	}
+	if img == nil {
 		kernel.Puts("gometal: the initramfs has no /init (a regular file)\n")
 		appExit(exitCannotRun)
 	}
-	img := nd.Data
+	fs.Inodes[i].Running = true // writing it is ETXTBSY while it runs, as on Linux
 	ef, err := elf.Parse(img)
 	if err != elf.OK {
 		kernel.Puts("gometal: /init is not a loadable arm64 ELF executable: ")

@@ -1,90 +1,75 @@
 package linux
 
 import (
+	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/usermem"
 	"unsafe"
 
-	"github.com/gometal/gometal/kernel/cpio"
 	"github.com/gometal/gometal/kernel/vfs"
 	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )
 
-// File-system syscalls over the read-only initramfs and the console.
+// File-system syscalls over kernel/fs and the console.
 
-// cwd is the app's working directory (absolute, cleaned).
-var cwd [fs.PathMax]byte
-var cwdLen = 1
+// cwd is the app's working directory: an inode, held (fs.Hold) so that
+// it lives on if removed, as Linux's cwd holds its dentry; a path may
+// reach it that is longer than PATH_MAX.
+var cwd int32 = fs.RootIno
 
+// initCwd starts the app where the CLI's /.gometal/cwd says (gometal
+// exec: the package's directory, as go test runs a test binary there).
 func initCwd() {
-	cwd[0] = '/'
+	cwd = fs.RootIno
 	if c := fs.ConfigFile(".gometal/cwd"); len(c) > 0 {
-		if n := fs.CleanPath(cwd[:], []byte("/"), c); n > 0 {
-			cwdLen = n
+		var w fs.Walk
+		if i, e := fs.Lookup(&w, fs.RootIno, c, fs.Follow); e == 0 && fs.Inodes[i].IsDir() {
+			cwd = i
+		} else if kernel.Info("the working directory in /.gometal/cwd is not a directory; starting in /") {
+			kernel.InfoEnd()
 		}
 	}
+	fs.Hold(cwd)
 }
 
-// resolveAt turns (dirfd, path) into the absolute path it names in dst,
-// walked by fs.Resolve with the symlinks among its directories expanded
-// and a final one left as it is, and says how the path ended (a trailing
-// slash, "." or "..": fs.Tail).
-func resolveAt(dst *[fs.PathMax]byte, dirfd int64, upath uintptr) (int, fs.Tail, unix.Errno) {
+// resolveAt walks (dirfd, path) as fs.Resolve walks (flags say how the
+// last component is treated) and records where it ended in w.
+func resolveAt(w *fs.Walk, dirfd int64, upath uintptr, flags fs.WalkFlags) unix.Errno {
 	var raw [fs.PathMax]byte
 	n, e := usermem.CopyInString(raw[:], upath)
 	if e != 0 {
-		return 0, 0, e
+		return e
 	}
 	if n == 0 {
-		return 0, 0, unix.ENOENT
+		return unix.ENOENT
 	}
-	var base []byte
-	var dirBuf [fs.PathMax]byte
-	if raw[0] == '/' || dirfd == unix.AT_FDCWD {
-		base = cwd[:cwdLen]
-	} else {
+	base := cwd
+	if raw[0] != '/' && dirfd != unix.AT_FDCWD {
 		d, ok := getFD(uint64(dirfd))
 		if !ok {
-			return 0, 0, unix.EBADF
+			return unix.EBADF
 		}
-		dn, _ := fs.DirPath(d, &dirBuf)
-		if dn < 0 {
-			return 0, 0, unix.ENOTDIR
+		if base = fs.DirOf(d); base < 0 {
+			return unix.ENOTDIR
 		}
-		base = dirBuf[:dn]
 	}
-	return fs.Resolve(dst, base, raw[:n], false)
+	return fs.Resolve(w, base, raw[:n], flags)
 }
 
-// lookupAt looks up a path resolveAt walked, following a final symlink
-// if follow is set or a slash followed it (POSIX 4.13); after a slash (in
-// the path or at the end of a symlink it followed) it must be a
-// directory, which it reports in dir.
-func lookupAt(path []byte, tail fs.Tail, follow bool, buf *[fs.PathMax]byte) (r fs.Ref, fp []byte, dir bool, e unix.Errno) {
-	r, fp, ftail, e := fs.LookupFollow(path, follow || tail&fs.TailDir != 0, buf)
-	dir = (tail|ftail)&fs.TailDir != 0
-	if e == 0 && dir && !r.IsDir() {
-		return r, fp, dir, unix.ENOTDIR
+// lookupAt walks (dirfd, path) to an inode that must exist (and be a
+// directory if a slash followed it): fs.Lookup over a user path.
+func lookupAt(w *fs.Walk, dirfd int64, upath uintptr, flags fs.WalkFlags) (int32, unix.Errno) {
+	if e := resolveAt(w, dirfd, upath, flags&^fs.ForCreate); e != 0 {
+		return -1, e
 	}
-	return r, fp, dir, e
+	return w.Found()
 }
 
 // openOnlyFlags act at open and are not kept in the description's
 // status flags (open(2): "file creation flags"); F_GETFL does not show them.
 const openOnlyFlags = unix.O_CLOEXEC | unix.O_CREAT | unix.O_EXCL | unix.O_NOCTTY | unix.O_NOFOLLOW | unix.O_DIRECTORY | unix.O_TRUNC
-
-// openNode makes a description for impl that keeps initramfs node nd
-// (fs.Nodes) and gives it the lowest free descriptor.
-func openNode(impl vfs.Impl, nd fs.Node, flags uint32, cloexec bool) uint64 {
-	fd := freeFD(0)
-	if fd < 0 {
-		return errno(unix.EMFILE)
-	}
-	setFD(fd, fs.OpenNode(impl, nd, flags), cloexec)
-	return uint64(fd)
-}
 
 func sysOpenat(t *sched.Thread, f *sched.Frame) uint64 {
 	r := openat(t, f)
@@ -95,76 +80,70 @@ func sysOpenat(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 func openat(t *sched.Thread, f *sched.Frame) uint64 {
-	var path [fs.PathMax]byte
-	n, tail, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
-	if e != 0 {
-		return errno(e)
-	}
 	flags := uint32(f.X[2])
-	if flags&unix.O_CREAT != 0 && tail != 0 {
-		return errno(unix.EISDIR) // O_CREAT names a file: "x/" is a directory (open(2))
-	}
-	var final [fs.PathMax]byte
 	// O_CREAT|O_EXCL never follows a final symlink: the name must be new
 	// (open(2)), so a dangling symlink is EEXIST, not a file created at
 	// its target.
 	excl := flags&(unix.O_CREAT|unix.O_EXCL) == unix.O_CREAT|unix.O_EXCL
-	r, fp, dir, e := lookupAt(path[:n], tail, flags&unix.O_NOFOLLOW == 0 && !excl, &final)
-	created := false
-	if e == unix.ENOENT && flags&unix.O_CREAT != 0 {
-		if dir {
-			return errno(unix.EISDIR) // through a symlink to "x/"
-		}
-		if !fs.DirExists(fs.ParentOf(fp)) {
-			return errno(unix.ENOENT)
-		}
-		i, e := fs.TmpCreate(fp, unix.S_IFREG|uint32(f.X[3])&0o7777&^umask)
-		if e != 0 {
-			return errno(e)
-		}
-		r, created = fs.Ref{Tmp: i}, true
-	} else if e != 0 {
+	var wf fs.WalkFlags
+	if flags&unix.O_NOFOLLOW == 0 && !excl {
+		wf = fs.Follow
+	}
+	var w fs.Walk
+	if e := resolveAt(&w, int64(f.X[0]), uintptr(f.X[1]), wf); e != 0 {
 		return errno(e)
 	}
-	if !created && excl {
+	if flags&unix.O_CREAT != 0 && w.Tail != 0 {
+		return errno(unix.EISDIR) // O_CREAT names a file: "x/" is a directory (open(2))
+	}
+	i := w.Node
+	switch {
+	case i < 0 && flags&unix.O_CREAT != 0:
+		var e unix.Errno
+		if i, e = fs.Create(&w, unix.S_IFREG|uint32(f.X[3])&0o7777&^umask); e != 0 {
+			return errno(e)
+		}
+	case excl:
 		return errno(unix.EEXIST)
+	default:
+		var e unix.Errno
+		if i, e = w.Found(); e != 0 {
+			return errno(e)
+		}
 	}
+	nd := &fs.Inodes[i]
 	write := flags&unix.O_ACCMODE != unix.O_RDONLY
-	if flags&unix.O_DIRECTORY != 0 && !r.IsDir() {
+	switch mode := nd.Mode & unix.S_IFMT; {
+	case flags&unix.O_DIRECTORY != 0 && mode != unix.S_IFDIR:
 		return errno(unix.ENOTDIR)
-	}
-	if r.Mode()&cpio.S_IFMT == cpio.S_IFLNK {
-		return errno(unix.ELOOP)
-	}
-	if r.IsDir() && write {
-		return errno(unix.EISDIR)
-	}
-	if r.Tmp < 0 && r.Mode()&cpio.S_IFMT == unix.S_IFCHR {
-		return openCharDev(r.Nd, flags)
-	}
-	if r.Tmp < 0 && (write || flags&unix.O_TRUNC != 0) {
-		return errno(unix.EROFS) // the initramfs is read-only
-	}
-	cloexec := flags&unix.O_CLOEXEC != 0
-	if r.Tmp < 0 {
-		return openNode(fs.ArchiveImpl(&r.Nd), r.Nd, flags&^openOnlyFlags, cloexec)
-	}
-	nd := &fs.TmpNodes[r.Tmp]
-	if nd.IsFIFO() {
-		return openFIFO(t, nd, flags&^openOnlyFlags, cloexec)
-	}
-	if nd.Mode&unix.S_IFMT == unix.S_IFSOCK {
+	case mode == unix.S_IFLNK:
+		return errno(unix.ELOOP) // O_NOFOLLOW on a symlink
+	case mode == unix.S_IFDIR && (write || flags&(unix.O_CREAT|unix.O_TRUNC) != 0):
+		return errno(unix.EISDIR) // O_TRUNC asks to write too (build_open_flags)
+	case mode == unix.S_IFCHR:
+		return openCharDev(i, flags)
+	case mode == unix.S_IFIFO:
+		return openFIFO(t, nd, flags&^openOnlyFlags, flags&unix.O_CLOEXEC != 0)
+	case mode == unix.S_IFSOCK:
 		return errno(unix.ENXIO) // a socket file is connected to, not opened (open(2))
+	case nd.Running && write:
+		return errno(unix.ETXTBSY)
 	}
-	fd := openFD(nd, flags&^openOnlyFlags, cloexec)
-	if vfs.IsErr(fd) {
-		return fd
+	fd := freeFD(0)
+	if fd < 0 {
+		return errno(unix.EMFILE)
 	}
-	nd.Opens++
-	if flags&unix.O_TRUNC != 0 && write && !r.IsDir() {
-		fs.TmpTruncate(nd, 0)
+	if flags&unix.O_TRUNC != 0 && write {
+		if e := fs.Truncate(nd, 0); e != 0 {
+			return errno(e)
+		}
 	}
-	return fd
+	fi := fs.Open(i, flags&^openOnlyFlags)
+	if fi < 0 {
+		return errno(unix.ENFILE)
+	}
+	setFD(fd, fi, flags&unix.O_CLOEXEC != 0)
+	return uint64(fd)
 }
 
 // umask is the app's file-creation mask.
@@ -329,50 +308,31 @@ func sysFstat(t *sched.Thread, f *sched.Frame) uint64 {
 func sysNewfstatat(t *sched.Thread, f *sched.Frame) uint64 {
 	flags := f.X[3]
 	var st unix.Stat_t
-	if flags&unix.AT_EMPTY_PATH != 0 {
-		var first [1]byte
-		if usermem.CopyIn(first[:], uintptr(f.X[1])) && first[0] == 0 {
-			fl, ok := getFD(f.X[0])
-			if !ok {
-				return errno(unix.EBADF)
-			}
-			st = fl.Impl.Stat(fl)
-			return putStat(uintptr(f.X[2]), &st)
+	if flags&unix.AT_EMPTY_PATH != 0 && emptyPath(uintptr(f.X[1])) {
+		fl, ok := getFD(f.X[0])
+		if !ok {
+			return errno(unix.EBADF)
 		}
+		st = fl.Impl.Stat(fl)
+		return putStat(uintptr(f.X[2]), &st)
 	}
-	var path [fs.PathMax]byte
-	n, tail, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
+	var wf fs.WalkFlags
+	if flags&unix.AT_SYMLINK_NOFOLLOW == 0 {
+		wf = fs.Follow
+	}
+	var w fs.Walk
+	i, e := lookupAt(&w, int64(f.X[0]), uintptr(f.X[1]), wf)
 	if e != 0 {
 		return errno(e)
 	}
-	var final [fs.PathMax]byte
-	r, _, _, e := lookupAt(path[:n], tail, flags&unix.AT_SYMLINK_NOFOLLOW == 0, &final)
-	if e != 0 {
-		return errno(e)
-	}
-	if r.Tmp >= 0 {
-		fs.TmpStat(&st, &fs.TmpNodes[r.Tmp])
-	} else {
-		fs.FillStat(&st, &r.Nd)
-	}
+	fs.Inodes[i].StatTo(&st)
 	return putStat(uintptr(f.X[2]), &st)
 }
 
 func sysFaccessat(t *sched.Thread, f *sched.Frame) uint64 {
-	var path [fs.PathMax]byte
-	n, tail, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
-	if e != 0 {
-		return errno(e)
-	}
-	var final [fs.PathMax]byte
-	r, _, _, e := lookupAt(path[:n], tail, true, &final)
-	if e != 0 {
-		return errno(e)
-	}
-	if f.X[2]&unix.W_OK != 0 && r.Tmp < 0 {
-		return errno(unix.EROFS)
-	}
-	return 0
+	var w fs.Walk
+	_, e := lookupAt(&w, int64(f.X[0]), uintptr(f.X[1]), fs.Follow)
+	return errno(e)
 }
 
 func sysReadlinkat(t *sched.Thread, f *sched.Frame) uint64 {
@@ -380,20 +340,16 @@ func sysReadlinkat(t *sched.Thread, f *sched.Frame) uint64 {
 	if procSelfExe(uintptr(f.X[1])) {
 		target = []byte("/init") // os.Executable asks; there is no /proc
 	} else {
-		var path, final [fs.PathMax]byte
-		n, tail, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
-		if e != 0 {
-			return errno(e)
-		}
 		// A trailing slash follows the link: then it names no symlink.
-		r, _, _, e := lookupAt(path[:n], tail, false, &final)
+		var w fs.Walk
+		i, e := lookupAt(&w, int64(f.X[0]), uintptr(f.X[1]), 0)
 		if e != 0 {
 			return errno(e)
 		}
-		if r.Mode()&cpio.S_IFMT != cpio.S_IFLNK {
+		if !fs.Inodes[i].IsSymlink() {
 			return errno(unix.EINVAL)
 		}
-		target = fs.LinkTarget(&r)
+		target = fs.Inodes[i].Link()
 	}
 	if uint64(len(target)) > f.X[3] {
 		target = target[:f.X[3]]
@@ -411,109 +367,85 @@ func procSelfExe(addr uintptr) bool {
 	return e == 0 && string(b[:n]) == "/proc/self/exe"
 }
 
-// Directory positions: archive offsets for initramfs entries, then
-// tmpfsPos+index for tmpfs entries, so one directory can list both layers.
-const tmpfsPos = 1 << 40
-
+// sysGetdents64 lists a directory from its description's position on:
+// ".", "..", then its entries in the order they were made (fs.Entry);
+// each record's d_off is the position after it, which lseek accepts.
 func sysGetdents64(t *sched.Thread, f *sched.Frame) uint64 {
 	fl, ok := getFD(f.X[0])
 	if !ok {
 		return errno(unix.EBADF)
 	}
-	var dirBuf [fs.PathMax]byte
-	dn, archive := fs.DirPath(fl, &dirBuf)
-	if dn < 0 {
+	dir := fs.DirOf(fl)
+	if dir < 0 {
 		return errno(unix.ENOTDIR)
 	}
 	buf, size := uintptr(f.X[1]), f.X[2]
 	written := uint64(0)
-	emit := func(ino uint64, next int64, typ byte, name []byte) bool {
-		// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
-		if len(name) > 255 {
-			name = name[:255]
+	for {
+		i, name, next, ok := fs.Entry(dir, fl.Pos)
+		if !ok {
+			break
 		}
+		// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
 		reclen := (19 + uint64(len(name)) + 1 + 7) &^ 7
 		if written+reclen > size {
-			return false
+			if written == 0 {
+				return errno(unix.EINVAL) // the buffer is too small for one record
+			}
+			break
 		}
-		var rec [19 + 256 + 8]byte
-		put64(rec[:], 0, ino)
+		var rec [19 + fs.NameMax + 1 + 7]byte
+		put64(rec[:], 0, fs.Inodes[i].Ino)
 		put64(rec[:], 8, uint64(next))
 		rec[16] = byte(reclen)
 		rec[17] = byte(reclen >> 8)
-		rec[18] = typ
+		rec[18] = dirType(fs.Inodes[i].Mode)
 		copy(rec[19:], name)
 		if !usermem.CopyOut(buf+uintptr(written), rec[:reclen]) {
-			return false
+			if written == 0 {
+				return errno(unix.EFAULT)
+			}
+			break
 		}
 		written += reclen
-		return true
-	}
-	full := false
-	if archive {
-		dir := fs.Nodes[fl.Index()].Name
-		for fl.Pos < tmpfsPos && !full {
-			e, next, err := cpio.Next(fs.Archive, int(fl.Pos))
-			if err != cpio.OK {
-				fl.Pos = tmpfsPos
-				break
-			}
-			name := fs.TrimName(e.Name)
-			if fs.IsChild(dir, name) {
-				base := name[len(dir):]
-				if len(dir) > 0 {
-					base = base[1:]
-				}
-				if !emit(uint64(e.Ino)+3, int64(next), dirType(e.Mode), base) {
-					full = true
-					break
-				}
-			}
-			fl.Pos = int64(next)
-		}
-	} else if fl.Pos < tmpfsPos {
-		fl.Pos = tmpfsPos
-	}
-	for !full && fl.Pos >= tmpfsPos {
-		k, base, n := fs.TmpChild(dirBuf[:dn], int(fl.Pos-tmpfsPos))
-		if k < 0 {
-			fl.Pos = tmpfsPos + fs.MaxTmpNames
-			break
-		}
-		if !emit(n.Ino, tmpfsPos+int64(k)+1, dirType(n.Mode), base) {
-			full = true
-			break
-		}
-		fl.Pos = tmpfsPos + int64(k) + 1
-	}
-	if full && written == 0 {
-		return errno(unix.EINVAL)
+		fl.Pos = next
 	}
 	return written
 }
 
 func dirType(mode uint32) byte {
-	switch mode & cpio.S_IFMT {
-	case cpio.S_IFDIR:
+	switch mode & unix.S_IFMT {
+	case unix.S_IFDIR:
 		return unix.DT_DIR
-	case cpio.S_IFLNK:
+	case unix.S_IFLNK:
 		return unix.DT_LNK
-	case cpio.S_IFREG:
+	case unix.S_IFREG:
 		return unix.DT_REG
 	case unix.S_IFIFO:
 		return unix.DT_FIFO
 	case unix.S_IFSOCK:
 		return unix.DT_SOCK
+	case unix.S_IFCHR:
+		return unix.DT_CHR
+	case unix.S_IFBLK:
+		return unix.DT_BLK
 	}
 	return unix.DT_UNKNOWN
 }
 
+// sysGetcwd is getcwd(2): the working directory's path, built up from
+// its name through its parents; ENAMETOOLONG past PATH_MAX (Go's
+// os.Getwd then walks "..", as it does on Linux), ENOENT once removed,
+// ERANGE if the caller's buffer is too small.
 func sysGetcwd(t *sched.Thread, f *sched.Frame) uint64 {
-	if f.X[1] < uint64(cwdLen)+1 {
+	var buf [fs.PathMax]byte
+	n, e := fs.PathOf(cwd, buf[:len(buf)-1])
+	if e != 0 {
+		return errno(e)
+	}
+	if f.X[1] < uint64(n)+1 {
 		return errno(unix.ERANGE)
 	}
-	var buf [fs.PathMax + 1]byte
-	n := copy(buf[:], cwd[:cwdLen])
 	buf[n] = 0
 	if !usermem.CopyOut(uintptr(f.X[0]), buf[:n+1]) {
 		return errno(unix.EFAULT)
@@ -522,21 +454,24 @@ func sysGetcwd(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 func sysChdir(t *sched.Thread, f *sched.Frame) uint64 {
-	var path [fs.PathMax]byte
-	n, tail, e := resolveAt(&path, unix.AT_FDCWD, uintptr(f.X[0]))
+	var w fs.Walk
+	i, e := lookupAt(&w, unix.AT_FDCWD, uintptr(f.X[0]), fs.Follow)
 	if e != 0 {
 		return errno(e)
 	}
-	var final [fs.PathMax]byte
-	r, fp, _, e := lookupAt(path[:n], tail, true, &final)
-	if e != 0 {
-		return errno(e)
-	}
-	if !r.IsDir() {
+	if !fs.Inodes[i].IsDir() {
 		return errno(unix.ENOTDIR)
 	}
-	cwdLen = copy(cwd[:], fp)
+	setCwd(i)
 	return 0
+}
+
+// setCwd makes directory i the working directory, holding it instead of
+// the old one.
+func setCwd(i int32) {
+	fs.Hold(i)
+	fs.Drop(cwd)
+	cwd = i
 }
 
 func sysFchdir(t *sched.Thread, f *sched.Frame) uint64 {
@@ -544,11 +479,11 @@ func sysFchdir(t *sched.Thread, f *sched.Frame) uint64 {
 	if !ok {
 		return errno(unix.EBADF)
 	}
-	n, _ := fs.DirPath(fl, &cwd) // writes only a directory's path
-	if n < 0 {
+	i := fs.DirOf(fl)
+	if i < 0 {
 		return errno(unix.ENOTDIR)
 	}
-	cwdLen = n
+	setCwd(i)
 	return 0
 }
 

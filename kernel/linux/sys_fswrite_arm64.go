@@ -6,24 +6,23 @@ import (
 	"github.com/gometal/gometal/kernel/usermem"
 	"unsafe"
 
-	"github.com/gometal/gometal/kernel/cpio"
 	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )
 
-// Syscalls that change the file system. They act on the tmpfs; anything
-// that came in the initramfs answers EROFS.
+// Syscalls that change the file system (kernel/fs), the initramfs's
+// files as well as the app's: the root file system is writable, as
+// Linux's initramfs is.
 
-// createAt makes a new tmpfs node at (dirfd, upath), which must not
-// exist yet and whose directory must.
+// createAt makes a new inode at (dirfd, upath), which must not exist yet
+// and whose directory must.
 func createAt(dirfd int64, upath uintptr, mode uint32) (int32, unix.Errno) {
-	var path [fs.PathMax]byte
-	n, _, e := resolveAt(&path, dirfd, upath)
-	if e != 0 {
+	var w fs.Walk
+	if e := resolveAt(&w, dirfd, upath, fs.ForCreate); e != 0 {
 		return -1, e
 	}
-	return fs.Create(path[:n], mode)
+	return fs.Create(&w, mode)
 }
 
 func sysMkdirat(t *sched.Thread, f *sched.Frame) uint64 {
@@ -32,55 +31,39 @@ func sysMkdirat(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 func sysUnlinkat(t *sched.Thread, f *sched.Frame) uint64 {
-	var path [fs.PathMax]byte
-	n, tail, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
-	if e != 0 {
-		return errno(e)
-	}
 	flags := f.X[2]
 	if flags&^uint64(unix.AT_REMOVEDIR) != 0 {
 		return errno(unix.EINVAL)
 	}
-	return errno(fs.Unlink(path[:n], tail, flags&unix.AT_REMOVEDIR != 0))
+	var w fs.Walk
+	if e := resolveAt(&w, int64(f.X[0]), uintptr(f.X[1]), fs.ForCreate); e != 0 {
+		return errno(e)
+	}
+	return errno(fs.Unlink(&w, flags&unix.AT_REMOVEDIR != 0))
 }
 
 func renameCommon(f *sched.Frame, flags uint64) uint64 {
-	var from, to [fs.PathMax]byte
-	n, ftail, e := resolveAt(&from, int64(f.X[0]), uintptr(f.X[1]))
-	if e != 0 {
+	var from, to fs.Walk
+	if e := resolveAt(&from, int64(f.X[0]), uintptr(f.X[1]), fs.ForCreate); e != 0 {
 		return errno(e)
 	}
-	m, ttail, e := resolveAt(&to, int64(f.X[2]), uintptr(f.X[3]))
-	if e != 0 {
+	if e := resolveAt(&to, int64(f.X[2]), uintptr(f.X[3]), fs.ForCreate); e != 0 {
 		return errno(e)
-	}
-	// A path that does not end in a name cannot be renamed or replaced
-	// (Linux's do_renameat2: EBUSY); one that ends in a slash must be a
-	// directory.
-	if (ftail|ttail)&(fs.TailDot|fs.TailDotDot) != 0 {
-		return errno(unix.EBUSY)
-	}
-	if (ftail|ttail)&fs.TailDir != 0 {
-		if r, ok := fs.LookupAny(from[:n]); ok && !r.IsDir() {
-			return errno(unix.ENOTDIR)
-		}
 	}
 	if flags&^uint64(unix.RENAME_NOREPLACE) != 0 {
 		return errno(unix.EINVAL)
 	}
-	if flags&unix.RENAME_NOREPLACE != 0 {
-		if _, ok := fs.LookupAny(to[:m]); ok {
-			return errno(unix.EEXIST)
-		}
+	if flags&unix.RENAME_NOREPLACE != 0 && to.Node >= 0 && from.Node >= 0 {
+		return errno(unix.EEXIST)
 	}
-	return errno(fs.TmpRename(from[:n], to[:m]))
+	return errno(fs.Rename(&from, &to))
 }
 
 func sysRenameat(t *sched.Thread, f *sched.Frame) uint64  { return renameCommon(f, 0) }
 func sysRenameat2(t *sched.Thread, f *sched.Frame) uint64 { return renameCommon(f, f.X[4]) }
 
 func sysSymlinkat(t *sched.Thread, f *sched.Frame) uint64 {
-	var target, path [fs.PathMax]byte
+	var target [fs.PathMax]byte
 	tn, e := usermem.CopyInString(target[:], uintptr(f.X[0]))
 	if e != 0 {
 		return errno(e)
@@ -88,40 +71,33 @@ func sysSymlinkat(t *sched.Thread, f *sched.Frame) uint64 {
 	if tn == 0 {
 		return errno(unix.ENOENT)
 	}
-	n, _, e := resolveAt(&path, int64(f.X[1]), uintptr(f.X[2]))
-	if e != 0 {
+	var w fs.Walk
+	if e := resolveAt(&w, int64(f.X[1]), uintptr(f.X[2]), fs.ForCreate); e != 0 {
 		return errno(e)
 	}
-	return errno(fs.Symlink(path[:n], target[:tn]))
+	return errno(fs.Symlink(&w, target[:tn]))
 }
 
-// sysLinkat is linkat(2): another name for a tmpfs file. AT_SYMLINK_FOLLOW
+// sysLinkat is linkat(2): another name for a file. AT_SYMLINK_FOLLOW
 // links what a final symlink points to; without it the symlink itself.
 func sysLinkat(t *sched.Thread, f *sched.Frame) uint64 {
 	flags := f.X[4]
 	if flags&^uint64(unix.AT_SYMLINK_FOLLOW|unix.AT_EMPTY_PATH) != 0 {
 		return errno(unix.EINVAL)
 	}
-	var from, to, final [fs.PathMax]byte
-	n, tail, e := resolveAt(&from, int64(f.X[0]), uintptr(f.X[1]))
+	var wf fs.WalkFlags
+	if flags&unix.AT_SYMLINK_FOLLOW != 0 {
+		wf = fs.Follow
+	}
+	var from, to fs.Walk
+	i, e := lookupAt(&from, int64(f.X[0]), uintptr(f.X[1]), wf)
 	if e != 0 {
 		return errno(e)
 	}
-	_, fp, _, e := lookupAt(from[:n], tail, flags&unix.AT_SYMLINK_FOLLOW != 0, &final)
-	if e != 0 {
+	if e := resolveAt(&to, int64(f.X[2]), uintptr(f.X[3]), fs.ForCreate); e != 0 {
 		return errno(e)
 	}
-	m, ttail, e := resolveAt(&to, int64(f.X[2]), uintptr(f.X[3]))
-	if e != 0 {
-		return errno(e)
-	}
-	if ttail != 0 {
-		if _, ok := fs.LookupAny(to[:m]); ok {
-			return errno(unix.EEXIST)
-		}
-		return errno(unix.ENOENT) // a new name cannot end in "/" (do_linkat)
-	}
-	return errno(fs.Link(fp, to[:m]))
+	return errno(fs.Link(i, &to))
 }
 
 func sysFtruncate(t *sched.Thread, f *sched.Frame) uint64 {
@@ -130,52 +106,36 @@ func sysFtruncate(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EBADF)
 	}
 	size := int64(f.X[1])
-	if size < 0 || size > fs.TmpMaxSize {
+	if size < 0 || size > fs.MaxSize {
 		return errno(unix.EINVAL)
 	}
-	switch impl := fl.Impl.(type) {
-	case *fs.TmpNode:
-		if impl.IsDir() || !fl.Writable() {
-			return errno(unix.EINVAL)
-		}
-		fs.TmpTruncate(impl, size)
-		return 0
-	case *fs.ArchiveFile:
-		if !impl.IsDir() {
-			return errno(unix.EROFS)
-		}
+	nd, ok := fl.Impl.(*fs.Inode)
+	if !ok || nd.IsDir() || !fl.Writable() {
+		return errno(unix.EINVAL)
 	}
-	return errno(unix.EINVAL)
+	return errno(fs.Truncate(nd, size))
 }
 
 // sysTruncate is truncate(2): ftruncate by path, following symlinks.
 func sysTruncate(t *sched.Thread, f *sched.Frame) uint64 {
-	var path, final [fs.PathMax]byte
-	n, tail, e := resolveAt(&path, unix.AT_FDCWD, uintptr(f.X[0]))
-	if e != 0 {
-		return errno(e)
-	}
 	size := int64(f.X[1])
-	if size < 0 || size > fs.TmpMaxSize {
-		return errno(unix.EINVAL)
-	}
-	r, _, _, e := lookupAt(path[:n], tail, true, &final)
+	var w fs.Walk
+	i, e := lookupAt(&w, unix.AT_FDCWD, uintptr(f.X[0]), fs.Follow)
 	switch {
 	case e != 0:
 		return errno(e)
-	case r.IsDir():
-		return errno(unix.EISDIR)
-	case r.Mode()&cpio.S_IFMT != cpio.S_IFREG:
+	case size < 0 || size > fs.MaxSize:
 		return errno(unix.EINVAL)
-	case r.Tmp < 0:
-		return errno(unix.EROFS) // the initramfs is read-only
+	case fs.Inodes[i].IsDir():
+		return errno(unix.EISDIR)
+	case fs.Inodes[i].Mode&unix.S_IFMT != unix.S_IFREG:
+		return errno(unix.EINVAL)
 	}
-	fs.TmpTruncate(&fs.TmpNodes[r.Tmp], size)
-	return 0
+	return errno(fs.Truncate(&fs.Inodes[i], size))
 }
 
 // sysChmodLike accepts permission, ownership and timestamp changes on
-// tmpfs nodes (mode bits are kept; owners and times are not enforced).
+// inodes (mode bits are kept; owners and times are not enforced).
 func sysFchmod(t *sched.Thread, f *sched.Frame) uint64 { return chmodFD(f.X[0], f.X[1]) }
 
 // chmodFD sets the mode of the file descriptor fd refers to.
@@ -184,30 +144,25 @@ func chmodFD(fd, mode uint64) uint64 {
 	if !ok {
 		return errno(unix.EBADF)
 	}
-	if nd, ok := fl.Impl.(*fs.TmpNode); ok {
+	if nd, ok := fl.Impl.(*fs.Inode); ok {
 		nd.Mode = nd.Mode&unix.S_IFMT | uint32(mode)&0o7777
-		return 0
 	}
-	return errno(unix.EROFS)
+	return 0 // the console and the anonymous files take it and keep nothing
 }
 
-// pathTmpNode finds the tmpfs node (dirfd X0, path X1) names, following
-// a final symlink if follow is set (EROFS for the initramfs's).
-func pathTmpNode(f *sched.Frame, follow bool) (int32, uint64) {
-	var path [fs.PathMax]byte
-	n, tail, e := resolveAt(&path, int64(f.X[0]), uintptr(f.X[1]))
+// pathInode finds the inode (dirfd X0, path X1) names, following a
+// final symlink if follow is set.
+func pathInode(f *sched.Frame, follow bool) (int32, uint64) {
+	var wf fs.WalkFlags
+	if follow {
+		wf = fs.Follow
+	}
+	var w fs.Walk
+	i, e := lookupAt(&w, int64(f.X[0]), uintptr(f.X[1]), wf)
 	if e != 0 {
 		return -1, errno(e)
 	}
-	var final [fs.PathMax]byte
-	r, _, _, e := lookupAt(path[:n], tail, follow, &final)
-	if e != 0 {
-		return -1, errno(e)
-	}
-	if r.Tmp < 0 {
-		return -1, errno(unix.EROFS)
-	}
-	return r.Tmp, 0
+	return i, 0
 }
 
 // sysFchmodat is fchmodat(2), which has no flags: it follows symlinks.
@@ -224,11 +179,11 @@ func chmodAt(f *sched.Frame, flags uint64) uint64 {
 	if flags&unix.AT_EMPTY_PATH != 0 && emptyPath(uintptr(f.X[1])) {
 		return chmodFD(f.X[0], f.X[2])
 	}
-	i, e := pathTmpNode(f, flags&unix.AT_SYMLINK_NOFOLLOW == 0)
+	i, e := pathInode(f, flags&unix.AT_SYMLINK_NOFOLLOW == 0)
 	if e != 0 {
 		return e
 	}
-	nd := &fs.TmpNodes[i]
+	nd := &fs.Inodes[i]
 	if nd.Mode&unix.S_IFMT == unix.S_IFLNK {
 		return errno(unix.EOPNOTSUPP) // a symlink has no mode of its own (fchmodat2)
 	}
@@ -254,22 +209,22 @@ func sysUtimensat(t *sched.Thread, f *sched.Frame) uint64 {
 		if !ok {
 			return errno(unix.EBADF)
 		}
-		nd, ok := fl.Impl.(*fs.TmpNode)
+		nd, ok := fl.Impl.(*fs.Inode)
 		if !ok {
-			return errno(unix.EROFS)
+			return 0 // nothing kept for the console or anonymous files
 		}
 		i = nd.Index()
 	} else {
 		var e uint64
-		if i, e = pathTmpNode(f, f.X[3]&unix.AT_SYMLINK_NOFOLLOW == 0); e != 0 {
+		if i, e = pathInode(f, f.X[3]&unix.AT_SYMLINK_NOFOLLOW == 0); e != 0 {
 			return e
 		}
 	}
 	if set[0] {
-		fs.TmpNodes[i].Atime = times[0]
+		fs.Inodes[i].Atime = times[0]
 	}
 	if set[1] {
-		fs.TmpNodes[i].Mtime = times[1]
+		fs.Inodes[i].Mtime = times[1]
 	}
 	return 0
 }
@@ -308,9 +263,9 @@ func readUtimes(addr uintptr) (times [2]int64, set [2]bool, e unix.Errno) {
 }
 
 // sysFchownat: ownership is not kept (one user), but the path must name
-// a tmpfs file, as on Linux a read-only file system answers EROFS.
+// a file (ENOENT, ENOTDIR as a lookup answers).
 func sysFchownat(t *sched.Thread, f *sched.Frame) uint64 {
-	_, e := pathTmpNode(f, f.X[4]&unix.AT_SYMLINK_NOFOLLOW == 0)
+	_, e := pathInode(f, f.X[4]&unix.AT_SYMLINK_NOFOLLOW == 0)
 	return e
 }
 

@@ -230,19 +230,18 @@ func bindUnix(k *socket.Socket, a *socket.UnixAddr) unix.Errno {
 	case a.Abstract():
 		return k.BindUnix(a)
 	}
-	var path [fs.PathMax]byte
-	n, _, e := fs.Resolve(&path, cwd[:cwdLen], a.Bytes(), false)
-	if e != 0 {
+	var w fs.Walk
+	if e := fs.Resolve(&w, cwd, a.Bytes(), fs.ForCreate); e != 0 {
 		return e
 	}
-	i, e := fs.Create(path[:n], unix.S_IFSOCK|0o777&^umask)
+	i, e := fs.Create(&w, unix.S_IFSOCK|0o777&^umask)
 	if e == unix.EEXIST {
 		return unix.EADDRINUSE
 	}
 	if e != 0 {
 		return e
 	}
-	a.Ino = fs.TmpNodes[i].Ino
+	a.Ino = fs.Inodes[i].Ino
 	return k.BindUnix(a)
 }
 
@@ -254,19 +253,15 @@ func connectUnix(k *socket.Socket, a *socket.UnixAddr) unix.Errno {
 		return unix.EINVAL
 	}
 	if !a.Abstract() {
-		var path, final [fs.PathMax]byte
-		n, tail, e := fs.Resolve(&path, cwd[:cwdLen], a.Bytes(), false)
+		var w fs.Walk
+		i, e := fs.Lookup(&w, cwd, a.Bytes(), fs.Follow)
 		if e != 0 {
 			return e
 		}
-		r, _, _, e := lookupAt(path[:n], tail, true, &final)
-		if e != 0 {
-			return e
-		}
-		if r.Tmp < 0 || r.Mode()&unix.S_IFMT != unix.S_IFSOCK {
+		if fs.Inodes[i].Mode&unix.S_IFMT != unix.S_IFSOCK {
 			return unix.ECONNREFUSED
 		}
-		a.Ino = fs.TmpNodes[r.Tmp].Ino
+		a.Ino = fs.Inodes[i].Ino
 	}
 	return k.ConnectUnix(a)
 }

@@ -6,7 +6,7 @@ import (
 
 // AF_UNIX stream sockets (unix(7)) within the machine. A name is a path,
 // an abstract name or none. The Linux layer turns a path into the socket
-// file's inode number: bind makes the file (an S_IFSOCK tmpfs node) and
+// file's inode number: bind makes the file (an S_IFSOCK inode) and
 // connect finds the listener bound to the inode the path names now, so a
 // path that was unlinked, or rebound to a new file, never reaches an old
 // socket. Connections are a pipe each way, as loopback TCP's are.

@@ -50,11 +50,9 @@ type Kind uint8
 const (
 	KindAnon Kind = iota
 	KindConsole
-	KindFile    // initramfs file
-	KindDir     // initramfs directory
-	KindDevice  // /dev/null and friends
-	KindTmpFile // tmpfs file
-	KindTmpDir  // tmpfs directory
+	KindFile   // regular file
+	KindDir    // directory
+	KindDevice // /dev/null and friends
 	KindPipe
 	KindSocket
 	KindEventfd
@@ -63,7 +61,7 @@ const (
 	NumKinds
 )
 
-var kindNames = [NumKinds]string{"anon", "console", "file", "dir", "device", "tmpfile", "tmpdir", "pipe", "socket", "eventfd", "timerfd", "epoll"}
+var kindNames = [NumKinds]string{"anon", "console", "file", "dir", "device", "pipe", "socket", "eventfd", "timerfd", "epoll"}
 
 // String names k.
 func (k Kind) String() string { return kindNames[k] }

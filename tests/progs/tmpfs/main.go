@@ -1,6 +1,6 @@
 // Tmpfs exercises the writable file system over the initramfs: temp
 // directories, writes, appends, seeks, truncation, renames, listing and
-// removal, and read-only errors for the initramfs itself.
+// removal, and changes to a file that came in the initramfs.
 //
 //	tmpfs        the checks above
 //	tmpfs fill   write /tmp full: ENOSPC at the size limit, and the app
@@ -94,11 +94,41 @@ func main() {
 		fmt.Println("FAIL: RemoveAll left", dir, err)
 		os.Exit(1)
 	}
-	if err := os.WriteFile("/init", nil, 0o755); !errors.Is(err, syscall.EROFS) {
-		fmt.Println("FAIL: writing /init:", err)
+	initramfsWritable()
+	fmt.Println("tmpfs ok")
+}
+
+// initramfsWritable changes a file that came in the initramfs, as on
+// Linux, whose initramfs is unpacked into a writable tmpfs: the old
+// bytes stay, the new ones follow, and it may be renamed and removed.
+// The file is the CLI's own (/.gometal/argv, read by the kernel before
+// the app starts), so that the program run on a host changes nothing.
+func initramfsWritable() {
+	const name = "/.gometal/argv"
+	old, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Println("not under gometal: no", name, "to change")
+		return
+	}
+	check(err)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
+	check(err)
+	_, err = f.WriteString("127.0.0.2 extra\n")
+	check(err)
+	check(f.Close())
+	check(os.Rename(name, name+".old"))
+	now, err := os.ReadFile(name + ".old")
+	check(err)
+	if string(now) != string(old)+"127.0.0.2 extra\n" {
+		fmt.Printf("FAIL: %s after an append: %q (was %q)\n", name, now, old)
 		os.Exit(1)
 	}
-	fmt.Println("tmpfs ok")
+	check(os.Remove(name + ".old"))
+	if _, err := os.Stat(name); !errors.Is(err, fs.ErrNotExist) {
+		fmt.Println("FAIL: renamed", name, "still there:", err)
+		os.Exit(1)
+	}
+	fmt.Println("initramfs file appended, renamed, removed")
 }
 
 func fill() {

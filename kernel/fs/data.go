@@ -1,0 +1,223 @@
+package fs
+
+import (
+	"github.com/gometal/gometal/kernel/clock"
+	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/vfs"
+
+	"golang.org/x/sys/unix"
+)
+
+// File data. A file the app writes keeps its bytes in pages reached
+// through a two-level index (a root page of 512 leaf-index pages, each of
+// 512 data pages: 1 GiB at most per file). A file that came in the
+// initramfs is read straight out of the archive until it is first
+// changed; then its bytes are copied into pages (copy on write), so the
+// root file system is writable, as Linux's initramfs (a tmpfs) is.
+
+const (
+	indexN  = mm.PageSize / 8 // entries per index page
+	MaxSize = indexN * indexN * mm.PageSize
+)
+
+// The size limit, as Linux's tmpfs has one: past it a write fails with
+// ENOSPC instead of taking the memory the app's own page faults need.
+// dataPages counts data and index pages alike (the archive's bytes are
+// not counted: they were in memory before the kernel started).
+var (
+	dataPages    uintptr
+	maxDataPages uintptr
+)
+
+// page returns the data page for byte offset off, allocating it (and
+// index pages) if alloc is set; 0 means a hole (or no memory).
+func page(n *Inode, off int64, alloc bool) uintptr {
+	pg := uint64(off) / mm.PageSize
+	root := indexSlot(&n.root, alloc)
+	if root == 0 {
+		return 0
+	}
+	leaf := indexSlot(&indexWords(root)[pg/indexN], alloc)
+	if leaf == 0 {
+		return 0
+	}
+	return indexSlot(&indexWords(leaf)[pg%indexN], alloc)
+}
+
+// indexSlot returns the page a slot points to, filling an empty slot with
+// a new zeroed page when alloc is set.
+func indexSlot[T uintptr | uint64](slot *T, alloc bool) uintptr {
+	if *slot == 0 && alloc {
+		*slot = T(getPage())
+	}
+	return uintptr(*slot)
+}
+
+func getPage() uintptr {
+	if dataPages >= maxDataPages {
+		return 0
+	}
+	p := mm.Pages.Get()
+	if p != 0 {
+		dataPages++
+	}
+	return p
+}
+
+func putPage(p uintptr) {
+	mm.Pages.Put(p)
+	dataPages--
+}
+
+func indexWords(pa uintptr) *[indexN]uint64 {
+	return (*[indexN]uint64)(usermem.PtrOf(mm.PageBytes(pa)))
+}
+
+// unshare copies a file's archive bytes into pages of its own, before
+// its first change: ENOSPC (and nothing changed) if they do not fit.
+func unshare(n *Inode) unix.Errno {
+	if n.archive == nil || n.IsSymlink() {
+		return 0
+	}
+	src := n.archive
+	for off := 0; off < len(src); off += mm.PageSize {
+		p := page(n, int64(off), true)
+		if p == 0 {
+			n.archive = nil // pages, not the archive, for freeing
+			Truncate(n, 0)
+			n.archive, n.Size = src, int64(len(src))
+			return unix.ENOSPC
+		}
+		copy(mm.PageBytes(p)[:], src[off:])
+	}
+	n.archive = nil
+	return 0
+}
+
+// Truncate sets the size, freeing whole pages past it and zeroing the
+// tail of the last one (ftruncate(2)).
+func Truncate(n *Inode, size int64) unix.Errno {
+	if n.Running {
+		return unix.ETXTBSY
+	}
+	if size == 0 {
+		n.archive = nil // nothing left to copy
+	}
+	if e := unshare(n); e != 0 {
+		return e
+	}
+	if size < n.Size && n.root != 0 {
+		keep := (uint64(size) + mm.PageSize - 1) / mm.PageSize
+		rootW := indexWords(n.root)
+		for hi := uint64(0); hi < indexN; hi++ {
+			if rootW[hi] == 0 {
+				continue
+			}
+			leaf := indexWords(uintptr(rootW[hi]))
+			empty := true
+			for lo := uint64(0); lo < indexN; lo++ {
+				if leaf[lo] == 0 {
+					continue
+				}
+				if hi*indexN+lo >= keep {
+					putPage(uintptr(leaf[lo]))
+					leaf[lo] = 0
+				} else {
+					empty = false
+				}
+			}
+			if empty {
+				putPage(uintptr(rootW[hi]))
+				rootW[hi] = 0
+			}
+		}
+		if keep == 0 {
+			putPage(n.root)
+			n.root = 0
+		} else if rem := size % mm.PageSize; rem != 0 {
+			if p := page(n, size, false); p != 0 {
+				clear(mm.PageBytes(p)[rem:])
+			}
+		}
+	}
+	n.Size = size
+	n.Mtime = clock.Realtime()
+	return 0
+}
+
+// readData copies file bytes at off to the app.
+func readData(n *Inode, buf uintptr, count uint64, off int64) uint64 {
+	if off >= n.Size {
+		return 0
+	}
+	if rest := uint64(n.Size - off); count > rest {
+		count = rest
+	}
+	if n.archive != nil {
+		if !usermem.CopyOut(buf, n.archive[off:off+int64(count)]) {
+			return vfs.Err(unix.EFAULT)
+		}
+		return count
+	}
+	var zero [256]byte
+	done := uint64(0)
+	for done < count {
+		pos := off + int64(done)
+		in := uint64(pos % mm.PageSize)
+		chunk := min(mm.PageSize-in, count-done)
+		var ok bool
+		if p := page(n, pos, false); p != 0 {
+			ok = usermem.CopyOut(buf+uintptr(done), mm.PageBytes(p)[in:in+chunk])
+		} else {
+			ok = true
+			for z := uint64(0); z < chunk && ok; z += uint64(len(zero)) {
+				m := min(uint64(len(zero)), chunk-z)
+				ok = usermem.CopyOut(buf+uintptr(done+z), zero[:m])
+			}
+		}
+		if !ok {
+			if done > 0 {
+				return done
+			}
+			return vfs.Err(unix.EFAULT)
+		}
+		done += chunk
+	}
+	return done
+}
+
+// writeData copies app bytes into the file at off.
+func writeData(n *Inode, buf uintptr, count uint64, off int64) uint64 {
+	if off < 0 || uint64(off)+count > MaxSize {
+		return vfs.Err(unix.EFBIG)
+	}
+	if e := unshare(n); e != 0 {
+		return vfs.Err(e)
+	}
+	done := uint64(0)
+	for done < count {
+		pos := off + int64(done)
+		in := uint64(pos % mm.PageSize)
+		chunk := min(mm.PageSize-in, count-done)
+		p := page(n, pos, true)
+		if p == 0 {
+			if done > 0 {
+				break
+			}
+			return vfs.Err(unix.ENOSPC)
+		}
+		if !usermem.CopyIn(mm.PageBytes(p)[in:in+chunk], buf+uintptr(done)) {
+			if done > 0 {
+				break
+			}
+			return vfs.Err(unix.EFAULT)
+		}
+		done += chunk
+	}
+	if end := off + int64(done); end > n.Size {
+		n.Size = end
+	}
+	n.Mtime = clock.Realtime()
+	return done
+}

@@ -1,0 +1,121 @@
+package fs
+
+import (
+	"github.com/gometal/gometal/kernel/vfs"
+
+	"golang.org/x/sys/unix"
+)
+
+// An inode as an open file: each Inode is the vfs.Impl of the
+// descriptions opened on it (regular files and directories; FIFOs open
+// as pipe ends, device nodes as their driver's file, and the Linux layer
+// chooses which). A description holds its inode (Hold) until Release.
+
+// Open makes a description of inode i with status flags flags, holding
+// the inode: its index, or -1 when the description table is full.
+func Open(i int32, flags uint32) int32 {
+	fi := vfs.Alloc(&Inodes[i], flags)
+	if fi >= 0 {
+		Hold(i)
+	}
+	return fi
+}
+
+func (n *Inode) Read(f *vfs.File, buf uintptr, count uint64, off int64) uint64 {
+	if n.IsDir() {
+		return vfs.Err(unix.EISDIR)
+	}
+	pos := off
+	if off < 0 {
+		pos = f.Pos
+	}
+	r := readData(n, buf, count, pos)
+	if off < 0 && !vfs.IsErr(r) {
+		f.Pos += int64(r)
+	}
+	return r
+}
+
+func (n *Inode) Write(f *vfs.File, buf uintptr, count uint64, off int64) uint64 {
+	if n.IsDir() {
+		return vfs.Err(unix.EBADF)
+	}
+	pos := off
+	if off < 0 {
+		pos = f.Pos
+		if f.Flags&unix.O_APPEND != 0 {
+			pos = n.Size
+		}
+	}
+	r := writeData(n, buf, count, pos)
+	if off < 0 && !vfs.IsErr(r) {
+		f.Pos = pos + int64(r)
+	}
+	return r
+}
+
+func (n *Inode) Seek(f *vfs.File, off int64, whence int) uint64 {
+	if n.IsDir() {
+		return SeekDir(f, off, whence)
+	}
+	return SeekFile(f, off, whence, n.Size)
+}
+
+func (n *Inode) Stat(f *vfs.File) unix.Stat_t {
+	var st unix.Stat_t
+	n.StatTo(&st)
+	return st
+}
+
+// Release: an unlinked inode goes with its last open description.
+func (n *Inode) Release(f *vfs.File) { Drop(n.Index()) }
+
+func (n *Inode) Kind() vfs.Kind {
+	if n.IsDir() {
+		return vfs.KindDir
+	}
+	return vfs.KindFile
+}
+
+// SeekFile is lseek on a file of size bytes.
+func SeekFile(f *vfs.File, off int64, whence int, size int64) uint64 {
+	var base int64
+	switch whence {
+	case unix.SEEK_SET:
+	case unix.SEEK_CUR:
+		base = f.Pos
+	case unix.SEEK_END:
+		base = size
+	default:
+		return vfs.Err(unix.EINVAL)
+	}
+	if base+off < 0 {
+		return vfs.Err(unix.EINVAL)
+	}
+	f.Pos = base + off
+	return uint64(f.Pos)
+}
+
+// SeekDir is lseek on a directory: to a position getdents gave (d_off),
+// or where it is now.
+func SeekDir(f *vfs.File, off int64, whence int) uint64 {
+	switch {
+	case whence == unix.SEEK_SET && off >= 0:
+		f.Pos = off
+		return uint64(off)
+	case whence == unix.SEEK_CUR && off == 0:
+		return uint64(f.Pos)
+	}
+	return vfs.Err(unix.EINVAL)
+}
+
+// DirOf returns the inode of directory description f, or -1 if f is
+// not a directory. (A type switch on the concrete type, not an interface
+// assertion: converting one interface to another looks up an itab at run
+// time, and the runtime that would do it is not running.)
+func DirOf(f *vfs.File) int32 {
+	if n, ok := f.Impl.(*Inode); ok && n.IsDir() {
+		return n.Index()
+	}
+	return -1
+}

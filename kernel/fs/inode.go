@@ -1,0 +1,193 @@
+package fs
+
+import (
+	"unsafe"
+
+	"github.com/gometal/gometal/kernel/clock"
+	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/kernel/vfs"
+
+	"golang.org/x/sys/unix"
+)
+
+// Inodes: the files, directories, symlinks, device nodes, FIFOs and
+// socket files of the one file system. An inode is what a name leads to
+// (dentry.go holds the names); it lives while it has a name or an open
+// description (or is the working directory), as on Linux.
+//
+// Each inode is its own vfs.Impl (file.go), a pointer into the fixed
+// table, so a description's interface value never allocates.
+
+const (
+	// MaxInodes bounds the file system: the initramfs's entries and
+	// everything the app makes. A bigger initramfs is refused at boot
+	// with both numbers (unpack.go).
+	MaxInodes = 8192
+	// RootIno is the root directory's slot and inode number, as on a
+	// Linux tmpfs (whose root is inode 1).
+	RootIno = 1
+)
+
+// Inode is one file of any type.
+type Inode struct {
+	vfs.Base
+	Used  bool
+	Nlink int // names (dentries); 0: unlinked, alive while open
+	Mode  uint32
+	Rdev  uint32 // device nodes: major<<8 | minor, as stat's st_rdev
+	Size  int64
+	Mtime int64 // ns
+	Atime int64 // ns: set at creation and by utimensat (reads do not touch it: noatime)
+	Ino   uint64
+	Opens int // open descriptions, and the working directory
+	// Running: the program being run (/init). Opening it for writing or
+	// truncating it answers ETXTBSY, as Linux's deny_write_access does
+	// for a mapped executable.
+	Running bool
+
+	// A regular file's data: pages under a two-level index (data.go),
+	// or, for a file the initramfs brought that nobody has written yet,
+	// the archive's own bytes (no copy). A symlink's target is in
+	// archive too when it came in the initramfs, else in a page of its
+	// own, so that it may be as long as Linux allows (PATH_MAX).
+	root     uintptr
+	archive  []byte
+	linkPage uintptr
+	linkLen  int
+
+	// A directory's one name (its dentry; -1 for the root and for a
+	// removed directory) and its entries, in the order they were made
+	// (dentry.go); nextSeq is the getdents position the next entry
+	// gets; subdirs counts the subdirectories, each of whose ".."
+	// links here (st_nlink).
+	dentry      int32
+	first, last int32
+	nextSeq     int64
+	entries     int32
+	subdirs     int32
+	// A FIFO's pipe (1 + index) while it exists, and the tag that
+	// tells it apart from a later pipe in the same slot (fifo.go).
+	fifoPipe int32
+	fifoTag  uint64
+}
+
+// Inodes is the inode table; slot 0 is never used, so that 0 can mean
+// "none" in a zeroed struct.
+var Inodes [MaxInodes]Inode
+
+// inos counts the inodes made, so an inode number is never that of an
+// earlier inode in the same slot: a bound AF_UNIX socket is found by its
+// file's inode number (kernel/socket), and getcwd's fallback in Go's os
+// package matches directories by it.
+var inos uint64
+
+// inodeHint is where the search for a free slot starts: after the last
+// one taken, so a freed slot is not reused at once.
+var inodeHint int32 = RootIno
+
+// newInode takes a free slot for an inode of mode, or answers ENOSPC.
+func newInode(mode uint32) (int32, unix.Errno) {
+	for k := int32(0); k < MaxInodes; k++ {
+		i := (inodeHint + k) % MaxInodes
+		if i == 0 || Inodes[i].Used {
+			continue
+		}
+		inodeHint = i + 1
+		now := clock.Realtime()
+		inos++
+		Inodes[i] = Inode{Used: true, Mode: mode, Ino: inos, Mtime: now, Atime: now,
+			dentry: -1, first: -1, last: -1, nextSeq: firstEntryPos}
+		return i, 0
+	}
+	return -1, unix.ENOSPC
+}
+
+// Index is n's slot in Inodes.
+func (n *Inode) Index() int32 {
+	return int32((uintptr(unsafe.Pointer(n)) - uintptr(unsafe.Pointer(&Inodes[0]))) / unsafe.Sizeof(Inodes[0]))
+}
+
+func (n *Inode) IsDir() bool     { return n.Mode&unix.S_IFMT == unix.S_IFDIR }
+func (n *Inode) IsSymlink() bool { return n.Mode&unix.S_IFMT == unix.S_IFLNK }
+func (n *Inode) IsFIFO() bool    { return n.Mode&unix.S_IFMT == unix.S_IFIFO }
+
+// Hold counts one more user of inode i (an open description, the working
+// directory); Drop gives it back. The inode goes with its last name and
+// last user.
+func Hold(i int32) { Inodes[i].Opens++ }
+
+func Drop(i int32) {
+	Inodes[i].Opens--
+	release(i)
+}
+
+// release frees inode i once it has no names and no users.
+func release(i int32) {
+	n := &Inodes[i]
+	if n.Nlink > 0 || n.Opens > 0 || i == RootIno {
+		return
+	}
+	Truncate(n, 0)
+	if n.linkPage != 0 {
+		mm.Pages.Put(n.linkPage)
+	}
+	*n = Inode{}
+}
+
+// Link is a symlink's target (nil for other inodes).
+func (n *Inode) Link() []byte {
+	switch {
+	case !n.IsSymlink():
+		return nil
+	case n.linkPage != 0:
+		return mm.PageBytes(n.linkPage)[:n.linkLen]
+	}
+	return n.archive
+}
+
+// SetLink stores a symlink's target (symlink(2): at most PATH_MAX-1
+// bytes).
+func (n *Inode) SetLink(target []byte) unix.Errno {
+	if len(target) >= PathMax {
+		return unix.ENAMETOOLONG
+	}
+	if n.linkPage == 0 {
+		if n.linkPage = mm.Pages.Get(); n.linkPage == 0 {
+			return unix.ENOSPC
+		}
+	}
+	n.archive = nil
+	n.linkLen = copy(mm.PageBytes(n.linkPage)[:], target)
+	return 0
+}
+
+// fsDev is st_dev for every file: there is one file system.
+const fsDev = 1
+
+// Stat is stat(2) of n.
+func (n *Inode) StatTo(st *unix.Stat_t) {
+	st.Dev = fsDev
+	st.Ino = n.Ino
+	st.Mode = n.Mode
+	st.Rdev = uint64(n.Rdev)
+	setNlink(&st.Nlink, uint32(n.Nlink))
+	st.Size = n.Size
+	if n.IsDir() {
+		// "." and the name in the parent, and each subdirectory's "..".
+		setNlink(&st.Nlink, uint32(2+n.subdirs))
+		st.Size = 0
+	}
+	if n.IsSymlink() {
+		st.Size = int64(len(n.Link()))
+	}
+	st.Blksize = mm.PageSize
+	st.Blocks = (st.Size + 511) / 512
+	st.Mtim = unix.NsecToTimespec(n.Mtime)
+	st.Atim = unix.NsecToTimespec(n.Atime)
+	st.Ctim = st.Mtim
+}
+
+// setNlink stores a link count in a Stat_t field whose width differs by
+// architecture (uint32 on arm64, uint64 on the amd64 host the tests run
+// on).
+func setNlink[T uint32 | uint64](p *T, n uint32) { *p = T(n) }

@@ -1,0 +1,167 @@
+package fs
+
+import (
+	"github.com/gometal/gometal/kernel/clock"
+
+	"golang.org/x/sys/unix"
+)
+
+// Changes to the namespace, each on the Walk that found its path, and
+// answered as Linux answers them (the checks and their order follow
+// fs/namei.c: do_mkdirat, do_unlinkat, do_rmdir, do_renameat2,
+// do_linkat).
+
+// Create makes a new inode of mode under the name a walk ended at
+// (open with O_CREAT, mkdir, mknod, symlink, bind of an AF_UNIX
+// socket): EEXIST if the name exists, ENOENT in a removed directory.
+func Create(w *Walk, mode uint32) (int32, unix.Errno) {
+	switch {
+	case w.Node >= 0:
+		return -1, unix.EEXIST
+	case w.nameLen == 0:
+		return -1, unix.ENOENT
+	case Inodes[w.Dir].Nlink == 0 && w.Dir != RootIno:
+		return -1, unix.ENOENT
+	}
+	i, e := newInode(mode)
+	if e != 0 {
+		return -1, e
+	}
+	if _, e := addName(w.Dir, w.Name(), i); e != 0 {
+		Inodes[i] = Inode{}
+		return -1, e
+	}
+	touch(w.Dir)
+	return i, 0
+}
+
+// touch marks directory i changed (its entries did).
+func touch(i int32) { Inodes[i].Mtime = clock.Realtime() }
+
+// Unlink removes the name a walk (without Follow) ended at: a file, or
+// with rmdir an empty directory (unlinkat(2), AT_REMOVEDIR). A path that
+// does not end in a name, or ends in a slash, is answered as Linux's
+// do_rmdir and do_unlinkat answer it. An inode still open lives on,
+// nameless, until its last description goes.
+func Unlink(w *Walk, rmdir bool) unix.Errno {
+	switch {
+	case rmdir && w.Tail&TailDot != 0:
+		return unix.EINVAL
+	case rmdir && w.Tail&TailDotDot != 0:
+		return unix.ENOTEMPTY
+	case !rmdir && w.Tail&(TailDot|TailDotDot) != 0:
+		return unix.EISDIR
+	case w.Node < 0:
+		return unix.ENOENT
+	case w.nameLen == 0: // the root
+		if rmdir {
+			return unix.EBUSY
+		}
+		return unix.EISDIR
+	}
+	n := &Inodes[w.Node]
+	switch {
+	case !rmdir && w.Tail&TailDir != 0 && !n.IsDir():
+		return unix.ENOTDIR
+	case rmdir && !n.IsDir():
+		return unix.ENOTDIR
+	case rmdir && n.entries > 0:
+		return unix.ENOTEMPTY
+	case !rmdir && n.IsDir():
+		return unix.EISDIR
+	}
+	k := lookupName(w.Dir, w.Name())
+	dropName(k)
+	touch(w.Dir)
+	return 0
+}
+
+// Rename moves the name from ended at to the name to ended at (rename(2);
+// both walks without Follow). The target is replaced if it exists and
+// may be; a directory keeps everything below it, since a name is one
+// entry in one directory.
+func Rename(from, to *Walk) unix.Errno {
+	switch {
+	case from.Tail&(TailDot|TailDotDot) != 0 || to.Tail&(TailDot|TailDotDot) != 0:
+		return unix.EBUSY // no name to move or replace (do_renameat2)
+	case from.Node < 0:
+		return unix.ENOENT
+	case from.nameLen == 0 || to.nameLen == 0:
+		return unix.EBUSY // the root
+	}
+	src := &Inodes[from.Node]
+	if (from.Tail|to.Tail)&TailDir != 0 && !src.IsDir() {
+		return unix.ENOTDIR
+	}
+	if Inodes[to.Dir].Nlink == 0 && to.Dir != RootIno {
+		return unix.ENOENT
+	}
+	if src.IsDir() {
+		// Not into itself: the target's directory may not be the source
+		// or below it.
+		for d := to.Dir; ; d = Parent(d) {
+			if d == from.Node {
+				return unix.EINVAL
+			}
+			if d == RootIno || d < 0 {
+				break
+			}
+		}
+	}
+	if to.Node == from.Node {
+		return 0 // two names of one file: rename(2) does nothing
+	}
+	if to.Node >= 0 {
+		dst := &Inodes[to.Node]
+		switch {
+		case dst.IsDir() && !src.IsDir():
+			return unix.EISDIR
+		case !dst.IsDir() && src.IsDir():
+			return unix.ENOTDIR
+		case dst.IsDir() && dst.entries > 0:
+			return unix.ENOTEMPTY
+		}
+		dropName(lookupName(to.Dir, to.Name()))
+	}
+	moveName(lookupName(from.Dir, from.Name()), to.Dir, to.Name())
+	touch(from.Dir)
+	touch(to.Dir)
+	return 0
+}
+
+// Link makes the name a walk ended at another name of inode i (link(2)):
+// a directory cannot be linked (EPERM).
+func Link(i int32, w *Walk) unix.Errno {
+	switch {
+	case Inodes[i].IsDir():
+		return unix.EPERM
+	case w.Node >= 0:
+		return unix.EEXIST
+	case w.Tail != 0:
+		return unix.ENOENT // a new name cannot end in "/" (do_linkat)
+	case w.nameLen == 0 || Inodes[w.Dir].Nlink == 0 && w.Dir != RootIno:
+		return unix.ENOENT
+	}
+	if _, e := addName(w.Dir, w.Name(), i); e != 0 {
+		return e
+	}
+	touch(w.Dir)
+	return 0
+}
+
+// Symlink makes a symlink whose target is target under the name a walk
+// ended at (symlink(2)).
+func Symlink(w *Walk, target []byte) unix.Errno {
+	if len(target) >= PathMax {
+		return unix.ENAMETOOLONG
+	}
+	i, e := Create(w, unix.S_IFLNK|0o777)
+	if e != 0 {
+		return e
+	}
+	if e := Inodes[i].SetLink(target); e != 0 {
+		dropName(lookupName(w.Dir, w.Name()))
+		return e
+	}
+	return 0
+}

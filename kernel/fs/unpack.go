@@ -1,0 +1,172 @@
+package fs
+
+import (
+	"github.com/gometal/gometal/kernel/cpio"
+	"github.com/gometal/gometal/kernel/mm"
+
+	"golang.org/x/sys/unix"
+)
+
+// The initramfs becomes the file system at boot, as Linux unpacks its
+// initramfs into a tmpfs (init/initramfs.c): each entry of the cpio
+// archive the bootloader left in memory becomes an inode under its name.
+// A file's bytes are not copied: the inode reads them out of the archive
+// until it is first written (data.go).
+
+// Archive is the initramfs as the bootloader left it (the kernel's start
+// sets it from the DTB's linux,initrd-start and -end).
+var Archive []byte
+
+// UnpackError says why the initramfs could not be unpacked.
+type UnpackError struct {
+	Err   cpio.Err   // the archive is malformed, or
+	Errno unix.Errno // an entry could not be made (ENOSPC: too many)
+	Entry []byte     // its name
+	Count int        // entries made before it
+}
+
+// Init empties the file system, sets its size limit to limit bytes,
+// unpacks the initramfs into it and makes /tmp (mode 1777) if the
+// archive has none.
+func Init(limit uint64) (UnpackError, bool) {
+	Inodes = [MaxInodes]Inode{}
+	dentries = [MaxDentries]dentry{}
+	buckets = [hashBuckets]int32{}
+	namePages = [len(namePages)]uintptr{}
+	namesUsed = [len(namesUsed)]uint16{}
+	dataPages, maxDataPages = 0, uintptr(limit/mm.PageSize)
+	inos, inodeHint, dentryHint = 0, RootIno, 0
+	newInode(unix.S_IFDIR | 0o755) // slot and inode number RootIno: the first
+	Inodes[RootIno].Nlink = 1      // the root's name is the file system's
+	count := 0
+	for off := 0; ; {
+		e, next, err := cpio.Next(Archive, off)
+		if err == cpio.ErrEnd {
+			break
+		}
+		if err != cpio.OK {
+			return UnpackError{Err: err, Count: count}, false
+		}
+		if errno := unpackEntry(&e); errno != 0 {
+			return UnpackError{Errno: errno, Entry: e.Name, Count: count}, false
+		}
+		count++
+		off = next
+	}
+	var w Walk
+	if Resolve(&w, RootIno, tmpPath[:], 0) == 0 && w.Node < 0 {
+		if _, e := Create(&w, unix.S_IFDIR|0o1777); e != 0 {
+			return UnpackError{Errno: e, Entry: tmpPath[:], Count: count}, false
+		}
+	}
+	return UnpackError{}, true
+}
+
+var tmpPath = [...]byte{'/', 't', 'm', 'p'}
+
+// unpackEntry makes one archive entry, and the directories above it that
+// the archive does not list. A later entry of the same name replaces an
+// earlier one, as the Linux unpacker's do_name unlinks what is there.
+func unpackEntry(e *cpio.Entry) unix.Errno {
+	nm := cpio.TrimName(e.Name)
+	if len(nm) == 0 {
+		Inodes[RootIno].Mode = unix.S_IFDIR | e.Mode&0o7777
+		return 0
+	}
+	dir := int32(RootIno)
+	for i := 0; i < len(nm); {
+		j := i
+		for j < len(nm) && nm[j] != '/' {
+			j++
+		}
+		comp := nm[i:j]
+		i = j + 1
+		if len(comp) == 0 || string(comp) == "." || string(comp) == ".." {
+			return unix.EINVAL
+		}
+		if len(comp) > NameMax {
+			return unix.ENAMETOOLONG
+		}
+		k := lookupName(dir, comp)
+		if j < len(nm) {
+			// A directory on the way.
+			if k < 0 {
+				sub, e := newInode(unix.S_IFDIR | 0o755)
+				if e != 0 {
+					return e
+				}
+				if _, e := addName(dir, comp, sub); e != 0 {
+					Inodes[sub] = Inode{}
+					return e
+				}
+				dir = sub
+				continue
+			}
+			if sub := dentries[k].inode; Inodes[sub].IsDir() {
+				dir = sub
+				continue
+			}
+			return unix.ENOTDIR
+		}
+		if k >= 0 {
+			old := dentries[k].inode
+			if Inodes[old].IsDir() && e.Mode&unix.S_IFMT == unix.S_IFDIR {
+				// Listed after its contents, or twice: keep the
+				// entries, take the mode and time.
+				Inodes[old].Mode = e.Mode
+				Inodes[old].Mtime = int64(e.Mtime) * 1e9
+				return 0
+			}
+			if Inodes[old].IsDir() && Inodes[old].entries > 0 {
+				return unix.ENOTEMPTY
+			}
+			dropName(k)
+		}
+		i2, errno := newInode(e.Mode)
+		if errno != 0 {
+			return errno
+		}
+		n := &Inodes[i2]
+		n.Mtime = int64(e.Mtime) * 1e9
+		n.Atime = int64(e.Mtime) * 1e9
+		switch e.Mode & unix.S_IFMT {
+		case unix.S_IFREG, unix.S_IFLNK:
+			n.archive, n.Size = e.Data, int64(len(e.Data))
+			if n.IsSymlink() {
+				n.Size = 0
+			}
+		case unix.S_IFCHR, unix.S_IFBLK:
+			n.Rdev = e.RDevMajor<<8 | e.RDevMinor&0xff
+		}
+		if _, errno := addName(dir, comp, i2); errno != 0 {
+			Inodes[i2] = Inode{}
+			return errno
+		}
+	}
+	return 0
+}
+
+// ConfigFile returns the archive's bytes of a small file the CLI put
+// there (the /.gometal settings), as they came, whatever the app does
+// to the file later.
+func ConfigFile(path string) []byte {
+	for off := 0; ; {
+		e, next, err := cpio.Next(Archive, off)
+		if err != cpio.OK {
+			return nil
+		}
+		if string(cpio.TrimName(e.Name)) == path {
+			return e.Data
+		}
+		off = next
+	}
+}
+
+// ArchiveData is the archive's bytes of a file nobody has written (the
+// loader maps /init from them), or nil.
+func ArchiveData(i int32) []byte {
+	if n := &Inodes[i]; n.Mode&unix.S_IFMT == unix.S_IFREG {
+		return n.archive
+	}
+	return nil
+}
