@@ -17,8 +17,14 @@ deps:
 build:
 	$(GO) build -o $(BIN) -ldflags "-X main.srcRoot=$(CURDIR)" ./cmd/gometal
 
+# The demo makes each GMP behaviour happen on four cores and records the
+# kernel's trace and Go's own beside it, then says how to draw them.
 run: deps build
-	$(BIN) run ./examples/hello
+	@mkdir -p build
+	$(BIN) run -trace build/gmp.ktrace -copyout /tmp/go.trace:build/gmp.gotrace -env GOMETAL_STATS=1 ./examples/gmp -- -gotrace /tmp/go.trace
+	@echo
+	@echo "Draw it (an HTML timeline: cores, then Go's Ps; works offline):"
+	@echo "  $(BIN) trace -go build/gmp.gotrace -o build/gmp.html build/gmp.ktrace"
 
 kernel: build
 	$(BIN) build -o build

@@ -221,6 +221,10 @@ func readBootargs() {
 		if v, ok := bytesCut(w, "gometal.trace="); ok {
 			traceBootarg(v)
 		}
+		if v, ok := bytesCut(w, "gometal.copyout="); ok && NumCopyouts < len(CopyoutArgs) {
+			CopyoutArgs[NumCopyouts] = v
+			NumCopyouts++
+		}
 		switch string(w) {
 		case "quiet":
 			quiet = true

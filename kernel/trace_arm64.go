@@ -24,6 +24,17 @@ var (
 	traceCores   [len(sched.CPUs)]trace.CoreHeader
 )
 
+// CopyoutArgs are the boot arguments gometal.copyout=GUEST:HOST: files
+// the app leaves (a Go execution trace, a profile) that the Linux layer
+// writes to the host through semihosting when the app exits.
+var (
+	CopyoutArgs [4][]byte
+	NumCopyouts int
+)
+
+// Semihosting reports whether the host answers semihosting calls.
+func Semihosting() bool { return semihosting }
+
 // traceBootarg takes gometal.trace=PATH.
 func traceBootarg(path []byte) {
 	if len(path) == 0 || len(path) >= len(traceName) {

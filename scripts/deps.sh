@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what gometal needs on the host: a qemu-system-aarch64 that has the
-# raspi4b machine (QEMU >= 9.0), then the Go modules.
+# raspi4b machine (QEMU >= 9.0) and headless Chromium (the timeline test);
+# the Makefile then downloads the Go modules.
 #
 # Debian bookworm ships QEMU 7.2, which has no raspi4b; bookworm-backports
 # serves 10.0.x. On such a system we enable backports and install
@@ -61,3 +62,16 @@ if ! has_raspi4b; then
 	fi
 fi
 "$QEMU" --version | head -1
+
+# Headless Chromium, for the test that loads gometal trace's HTML timeline
+# in a real browser (Debian's chromium package).
+if ! command -v chromium >/dev/null 2>&1; then
+	if ! command -v apt-get >/dev/null 2>&1; then
+		echo "deps: chromium is needed for the timeline test (tests/timeline_test.go); install it with your package manager" >&2
+		exit 2
+	fi
+	echo "deps: installing chromium (headless, for the trace timeline test)"
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+chromium --version 2>/dev/null | head -1

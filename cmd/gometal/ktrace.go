@@ -196,12 +196,7 @@ var sgiNames = map[uint8]string{trace.SGIWakeup: "wake-up", trace.SGIKick: "sign
 // in µs from the first event of any core (the counter is the same on
 // every core).
 func (t *ktrace) chromeEvents() []traceEvent {
-	var t0 uint64
-	for _, c := range t.Cores {
-		if len(c.Events) > 0 && (t0 == 0 || c.Events[0].TS < t0) {
-			t0 = c.Events[0].TS
-		}
-	}
+	t0 := t.start()
 	us := func(ts uint64) float64 { return float64(ts-t0) * 1e6 / float64(t.Freq) }
 	var out []traceEvent
 	for core, c := range t.Cores {
@@ -268,9 +263,52 @@ func (t *ktrace) chromeEvents() []traceEvent {
 	return out
 }
 
-// writeJSON writes the trace as a JSON object with traceEvents.
-func (t *ktrace) writeJSON(w io.Writer) error {
-	return json.NewEncoder(w).Encode(map[string]any{"traceEvents": t.chromeEvents(), "displayTimeUnit": "ns"})
+// start is the counter at the first event of any core (the counter is
+// the same on every core).
+func (t *ktrace) start() uint64 {
+	var t0 uint64
+	for _, c := range t.Cores {
+		if len(c.Events) > 0 && (t0 == 0 || c.Events[0].TS < t0) {
+			t0 = c.Events[0].TS
+		}
+	}
+	return t0
+}
+
+// startNanos is start in nanoseconds: the kernel's CLOCK_MONOTONIC is
+// the counter in nanoseconds (drivers/timer.TicksToNanos), and so are a
+// Go execution trace's times.
+func (t *ktrace) startNanos() int64 {
+	t0 := t.start()
+	return int64(t0/t.Freq*1e9 + t0%t.Freq*1e9/t.Freq)
+}
+
+// writeJSON writes the trace as a JSON object with traceEvents; gt's
+// goroutine spans (if any) go to one process per P, after the cores.
+func (t *ktrace) writeJSON(w io.Writer, gt *goTrace) error {
+	ev := t.chromeEvents()
+	if gt != nil {
+		ev = append(ev, t.goEvents(gt)...)
+	}
+	return json.NewEncoder(w).Encode(map[string]any{"traceEvents": ev, "displayTimeUnit": "ns"})
+}
+
+// goPidBase numbers the Go Ps' processes in the JSON, apart from cores.
+const goPidBase = 1000
+
+func (t *ktrace) goEvents(gt *goTrace) []traceEvent {
+	var out []traceEvent
+	for p := 0; p < gt.Procs; p++ {
+		out = append(out,
+			traceEvent{Name: "process_name", Ph: "M", Pid: goPidBase + p, Args: map[string]any{"name": fmt.Sprintf("Go P%d", p)}},
+			traceEvent{Name: "process_sort_index", Ph: "M", Pid: goPidBase + p, Args: map[string]any{"sort_index": len(t.Cores) + p}})
+	}
+	t0 := t.startNanos()
+	for _, s := range gt.Spans {
+		out = append(out, traceEvent{Name: fmt.Sprintf("G%d", s.G), Cat: "go", Ph: "X", Ts: float64(s.From-t0) / 1e3,
+			Dur: float64(s.To-s.From) / 1e3, Pid: goPidBase + s.P, Args: map[string]any{"g": s.G, "m_tid": s.M, "then": s.Left}})
+	}
+	return out
 }
 
 // syscallNames are the arm64 numbers (include/uapi/asm-generic/unistd.h)
@@ -297,11 +335,13 @@ func syscallName(nr uint16) string {
 	return fmt.Sprintf("syscall %d", nr)
 }
 
-// traceCmd is `gometal trace [-json OUT] FILE`.
+// traceCmd is `gometal trace [-o OUT.html] [-json OUT.json] [-go GOTRACE] FILE`.
 func traceCmd(args []string) int {
 	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
 	fs.SetOutput(os.Stderr)
+	htmlOut := fs.String("o", "", "write a self-contained HTML timeline to this file")
 	jsonOut := fs.String("json", "", "write Chrome/Perfetto trace-event JSON to this file")
+	goIn := fs.String("go", "", "a Go execution trace (runtime/trace) of the same run, drawn under the cores")
 	fs.Usage = func() { fmt.Fprint(os.Stderr, usage) }
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -315,20 +355,42 @@ func traceCmd(args []string) int {
 		fmt.Fprintf(os.Stderr, "gometal trace: %v\n", err)
 		return exitUsage
 	}
-	t.writeSummary(os.Stdout)
-	if *jsonOut != "" {
-		f, err := os.Create(*jsonOut)
-		if err == nil {
-			err = t.writeJSON(f)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
+	var gt *goTrace
+	if *goIn != "" {
+		if gt, err = readGoTrace(*goIn); err != nil {
+			fmt.Fprintf(os.Stderr, "gometal trace: %v\n", err)
+			return exitUsage
 		}
+	}
+	t.writeSummary(os.Stdout)
+	write := func(path string, f func(io.Writer) error) error {
+		out, err := os.Create(path)
 		if err != nil {
+			return err
+		}
+		err = f(out)
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	if *jsonOut != "" {
+		if err := write(*jsonOut, func(w io.Writer) error { return t.writeJSON(w, gt) }); err != nil {
 			fmt.Fprintf(os.Stderr, "gometal trace: %v\n", err)
 			return 1
 		}
 		fmt.Fprintf(os.Stderr, "gometal trace: wrote %s (open it in https://ui.perfetto.dev or chrome://tracing)\n", *jsonOut)
+	}
+	if *htmlOut != "" {
+		title := fs.Arg(0)
+		if *goIn != "" {
+			title += " + " + *goIn
+		}
+		if err := write(*htmlOut, func(w io.Writer) error { return t.writeTimeline(w, title, gt) }); err != nil {
+			fmt.Fprintf(os.Stderr, "gometal trace: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "gometal trace: wrote %s (open it in a browser; it needs no network)\n", *htmlOut)
 	}
 	return 0
 }

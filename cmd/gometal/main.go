@@ -50,8 +50,11 @@ const usage = `usage:
   gometal bench [-side both|gometal|linux] [-runs N] [-quick] [-o FILE] [FIGURE...]
                                                            the benchmark program on gometal and on
                                                            Debian's arm64 Linux, alternating; a table
-  gometal trace [-json OUT.json] FILE                      a kernel trace (run -trace): per-core table;
-                                                           -json: Chrome/Perfetto trace events
+  gometal trace [-o OUT.html] [-json OUT.json] [-go GOTRACE] FILE
+                                                           a kernel trace (run -trace): per-core table;
+                                                           -o: an HTML timeline (offline; zoom, pan, hover);
+                                                           -json: Chrome/Perfetto trace events;
+                                                           -go: the run's Go execution trace, drawn per P
 flags for run and exec:
   -smp N          cores, 1 to 8 (default 4): GOMAXPROCS and NumCPU follow
   -m SIZE         guest memory (default 512M for run, 1G for exec)
@@ -66,6 +69,9 @@ flags for run and exec:
   -trace FILE     record the kernel trace (per core: threads run and why they
                   stopped, idle, interrupts, SGIs, syscalls, signal frames)
                   and write it to FILE at exit; read it with gometal trace
+  -copyout GUEST:HOST  at exit, copy the file the app left at GUEST (absolute,
+                  in the guest) to HOST, e.g. a Go execution trace for
+                  gometal trace -go HOST (repeatable, up to 4)
   -v              print the QEMU command line
 Interactive runs: Ctrl-A x ends QEMU.
 `
@@ -123,6 +129,7 @@ type options struct {
 	gdb      bool
 	verbose  bool
 	trace    string
+	copyout  listFlag
 	set      map[string]bool // flags given on the command line
 }
 
@@ -146,6 +153,7 @@ func parseFlags(name string, args []string, exec bool) (*options, []string, erro
 	fs.BoolVar(&o.gdb, "gdb", false, "wait for gdb")
 	fs.BoolVar(&o.verbose, "v", false, "print the QEMU command")
 	fs.StringVar(&o.trace, "trace", "", "write the kernel trace to this file")
+	fs.Var(&o.copyout, "copyout", "GUEST:HOST: copy a file the app leaves to the host at exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
@@ -308,6 +316,16 @@ func boot(args []string, exec bool) int {
 		}
 		cfg.Append = append(cfg.Append, arg)
 	}
+	if len(o.copyout) > maxCopyouts {
+		return fail("-copyout: at most %d files (the kernel keeps that many)", maxCopyouts)
+	}
+	for _, c := range o.copyout {
+		arg, err := copyoutBootarg(c)
+		if err != nil {
+			return fail("-copyout: %v", err)
+		}
+		cfg.Append = append(cfg.Append, arg)
+	}
 	if o.gdb {
 		cfg.Timeout = 0
 		fmt.Fprintf(os.Stderr, "gometal: QEMU waits for gdb: gdb-multiarch %s -ex 'target remote :1234'\n", k.ELF)
@@ -327,6 +345,12 @@ func boot(args []string, exec bool) int {
 	if o.trace != "" {
 		reportTrace(o.trace)
 	}
+	for _, c := range o.copyout {
+		host := c[strings.Index(c, ":")+1:]
+		if _, err := os.Stat(host); err != nil {
+			fmt.Fprintf(os.Stderr, "gometal: -copyout %s: nothing was copied (the kernel says why above, or the run ended before the app did)\n", c)
+		}
+	}
 	return status
 }
 
@@ -338,6 +362,27 @@ func traceBootarg(path string) (string, error) {
 		return "", err
 	}
 	return "gometal.trace=" + abs, nil
+}
+
+// maxCopyouts is how many -copyout files the kernel takes
+// (kernel.CopyoutArgs).
+const maxCopyouts = 4
+
+// copyoutBootarg checks -copyout GUEST:HOST and makes the boot argument
+// gometal.copyout=GUEST:HOST with HOST absolute.
+func copyoutBootarg(c string) (string, error) {
+	guest, host, ok := strings.Cut(c, ":")
+	if !ok || !strings.HasPrefix(guest, "/") || host == "" {
+		return "", fmt.Errorf("%q: want GUEST:HOST, GUEST an absolute path in the guest (e.g. /tmp/go.trace:go.trace)", c)
+	}
+	if strings.ContainsAny(guest, " \t\n\"") {
+		return "", fmt.Errorf("%q: the guest path must have no spaces or quotes (it travels as a kernel boot argument)", guest)
+	}
+	abs, err := hostPathArg(host)
+	if err != nil {
+		return "", err
+	}
+	return "gometal.copyout=" + guest + ":" + abs, nil
 }
 
 // hostPathArg makes path absolute and checks that it can travel as a

@@ -221,3 +221,21 @@ func writeData(n *Inode, buf uintptr, count uint64, off int64) uint64 {
 	n.Mtime = clock.Realtime()
 	return done
 }
+
+// Chunk returns n's bytes at off, up to the end of off's page (or the
+// file): a slice of the archive or of a data page, or of zero for a
+// hole. The file's end gives an empty slice.
+func Chunk(n *Inode, off int64, zero *[mm.PageSize]byte) []byte {
+	if off >= n.Size {
+		return nil
+	}
+	if n.archive != nil {
+		return n.archive[off:]
+	}
+	in := off % mm.PageSize
+	end := min(int64(mm.PageSize), in+n.Size-off)
+	if p := page(n, off, false); p != 0 {
+		return mm.PageBytes(p)[in:end]
+	}
+	return zero[in:end]
+}

@@ -78,8 +78,10 @@ func appExit(status int) {
 	kernel.Exit(status)
 }
 
-// appEnded reports the app's end on the console.
+// appEnded reports the app's end on the console and carries the files
+// asked for to the host.
 func appEnded(status int) {
+	copyOut()
 	if kernel.StatsAtExit {
 		printStats()
 	}
