@@ -6,7 +6,7 @@ GO      ?= go
 BIN     := bin/gometal
 QEMU    := qemu-system-aarch64
 
-.PHONY: all deps build run test test-long bench kernel clean vet
+.PHONY: all deps build run test test-long bench kernel clean vet grade
 
 all: build
 
@@ -25,6 +25,11 @@ run: deps build
 	@echo
 	@echo "Draw it (an HTML timeline: cores, then Go's Ps; works offline):"
 	@echo "  $(BIN) trace -go build/gmp.gotrace -o build/gmp.html build/gmp.ktrace"
+
+# Grade a lab in this tree (docs/LABS.md): make grade LAB=futex
+grade: build
+	@test -n "$(LAB)" || { echo "make grade LAB=NAME; the labs:"; $(BIN) lab; exit 2; }
+	$(BIN) lab grade $(LAB)
 
 kernel: build
 	$(BIN) build -o build
@@ -52,7 +57,7 @@ test-long: deps build
 # core counts (tests/bench_test.go).
 RPI4_FIGURES := boot_to_first_line_ms kernel_ready_ms getpid_ns timer_wakeups_per_s idle_cpu_pct
 bench: deps build
-	bin/gometal bench -runs 5 $(if $(wildcard docs/BENCHMARKS.json),-compare docs/BENCHMARKS.json) -json docs/BENCHMARKS.json -o docs/BENCHMARKS.md
+	bin/gometal bench -runs 5 -trace-cost $(if $(wildcard docs/BENCHMARKS.json),-compare docs/BENCHMARKS.json) -json docs/BENCHMARKS.json -o docs/BENCHMARKS.md
 	bin/gometal bench -board rpi4 -side gometal -runs 3 -o docs/BENCHMARKS-rpi4.md $(RPI4_FIGURES)
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 60m ./tests
 

@@ -6,6 +6,7 @@ require (
 	github.com/diskfs/go-diskfs v1.9.4
 	github.com/gokrazy/firmware v0.0.0-20260522070551-527ce0ed43cf
 	github.com/u-root/u-root v0.16.0
+	golang.org/x/exp v0.0.0-20261014143641-f0251eb4aa3e
 	golang.org/x/mod v0.42.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
@@ -23,5 +24,4 @@ require (
 	github.com/sirupsen/logrus v1.9.4 // indirect
 	github.com/u-root/uio v0.0.0-20240224005618-d2acac8f3701 // indirect
 	github.com/ulikunitz/xz v0.5.15 // indirect
-	golang.org/x/exp v0.0.0-20261014143641-f0251eb4aa3e // indirect
 )

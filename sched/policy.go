@@ -45,6 +45,7 @@ func load(i int) int {
 // (affinity is checked against online cores when it is set, so this only
 // guards the boot core before Online is set).
 func pickCore(t *Thread, waker int) int {
+	// lab:placement begin
 	prev := int(t.CPU)
 	if prev >= 0 && allowedOn(t, prev) && idleFor(prev) {
 		return prev
@@ -66,11 +67,17 @@ func pickCore(t *Thread, waker int) int {
 		return waker
 	}
 	return best
+	// lab:placement stub
+	// // TODO(lab placement): choose the core as the policy above says
+	// // (allowedOn, idleFor, load help).
+	// return waker
+	// lab:placement end
 }
 
 // steal takes, for core c, the oldest waiting thread allowed on it from
 // another core's queue, scanning from the next core round, or returns -1.
 func steal(c *CPU) int32 {
+	// lab:placement begin
 	n := len(CPUs)
 	for k := 1; k < n; k++ {
 		o := (c.ID + k) % n
@@ -83,6 +90,11 @@ func steal(c *CPU) int32 {
 		}
 	}
 	return -1
+	// lab:placement stub
+	// // TODO(lab placement): take the oldest thread allowed on c from
+	// // another core's queue (runQueues[o].take), counting c.Stats.Steals.
+	// return -1
+	// lab:placement end
 }
 
 // mustMove reports whether the thread running on c may no longer run

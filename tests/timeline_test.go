@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	xtrace "golang.org/x/exp/trace"
 )
 
 // TestGMPDemoTimeline runs make run's demo (examples/gmp) as make run
@@ -139,5 +141,46 @@ func TestGMPDemoTimeline(t *testing.T) {
 	}
 	if len(colors) < 20 || inked < b.Dx()*b.Dy()/4/20 {
 		t.Errorf("the screenshot looks blank: %d colours, %d inked pixels of %d", len(colors), inked, b.Dx()*b.Dy()/4)
+	}
+}
+
+// go test -trace through gometal exec: the test binary writes its Go
+// execution trace in the guest and the kernel copies it out to where go
+// test asked, a trace golang.org/x/exp/trace reads.
+func TestGoTestTraceThroughExec(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"go.mod":    "module spin\n\ngo 1.26\n",
+		"x_test.go": "package spin\n\nimport \"testing\"\n\nfunc TestSpin(t *testing.T) {\n\ts := 0\n\tfor i := 0; i < 1e7; i++ {\n\t\ts += i\n\t}\n\tif s == 0 {\n\t\tt.Fatal(s)\n\t}\n}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("go", "test", "-count=1", "-exec", gometalBin+" exec", "-trace", "trace.out", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0", "GOFLAGS=-mod=mod")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go test -trace: %v\n%s", err, out)
+	}
+	f, err := os.Open(filepath.Join(dir, "trace.out"))
+	if err != nil {
+		t.Fatalf("no trace came back: %v", err)
+	}
+	defer f.Close()
+	r, err := xtrace.NewReader(f)
+	if err != nil {
+		t.Fatalf("not a Go trace: %v", err)
+	}
+	n := 0
+	for {
+		if _, err := r.ReadEvent(); err != nil {
+			break
+		}
+		n++
+	}
+	if n < 20 {
+		t.Errorf("the trace has %d events", n)
 	}
 }

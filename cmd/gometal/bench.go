@@ -23,7 +23,7 @@ import (
 // QEMU machine, alternating, and a table of medians and ratios.
 
 const benchUsage = `usage: gometal bench [-board virt|rpi4] [-side both|gometal|linux] [-runs N] [-quick] [-idle S]
-                     [-o FILE.md] [-json FILE.json] [-compare OLD.json] [FIGURE...]
+                     [-o FILE.md] [-json FILE.json] [-compare OLD.json] [-trace-cost] [FIGURE...]
   Boots tests/progs/bench on gometal and on Debian's arm64 Linux kernel
   (fetched with apt-get into the cache the first time) with
   -M virt -cpu cortex-a72 -smp 4 -m 1G, alternating sides, N runs each.
@@ -68,6 +68,9 @@ type benchOptions struct {
 	compare string
 	timeout time.Duration
 	figures []string
+	// traceCost adds a gometal side with the kernel trace on, and a
+	// table of what recording costs.
+	traceCost bool
 }
 
 func benchCmd(args []string) int {
@@ -89,6 +92,7 @@ func benchCmd(args []string) int {
 	fs.StringVar(&o.json, "json", "", "also write every sample to this JSON file")
 	fs.StringVar(&o.compare, "compare", "", "compare with the samples in this earlier -json file")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "longest one boot may take")
+	fs.BoolVar(&o.traceCost, "trace-cost", false, "also boot gometal with the kernel trace on (-trace), alternating, and tabulate its cost")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -202,11 +206,18 @@ func runBench(o *benchOptions, old *benchResults) error {
 	var linuxInfo linuxKernel
 	ran := map[string]bool{}
 	if o.side != "linux" {
-		s, err := gometalSide(root, tmp, app, o.board)
+		s, err := gometalSide(root, tmp, app, o.board, false)
 		if err != nil {
 			return err
 		}
 		sides = append(sides, s)
+		if o.traceCost {
+			s, err := gometalSide(root, tmp, app, o.board, true)
+			if err != nil {
+				return err
+			}
+			sides = append(sides, s)
+		}
 	}
 	if o.side != "gometal" {
 		k, initrd, err := linuxGuest(tmp, app)
@@ -266,6 +277,9 @@ func runBench(o *benchOptions, old *benchResults) error {
 
 	rows := summarize(got, ran)
 	table := markdownTable(filterRows(rows, o))
+	if o.traceCost {
+		table += "\n" + traceCostTable(got, o)
+	}
 	fmt.Print(table)
 	res.fillIn(linuxInfo)
 	if old != nil {
@@ -301,7 +315,10 @@ func filterRows(rows []benchRow, o *benchOptions) []benchRow {
 // gometalSide boots the program with the board's kernel and the usual
 // initramfs (argv in /.gometal/argv). The kernel's info log stays on
 // (no "quiet"): it carries the kernel-ready time.
-func gometalSide(root, tmp, app string, board linker.Board) (benchSide, error) {
+// With traced, the kernel records its trace (gometal.trace=, the
+// rings written to a file in tmp at exit): the side that measures what
+// recording costs.
+func gometalSide(root, tmp, app string, board linker.Board, traced bool) (benchSide, error) {
 	k, err := linker.BuildKernel(root, board, os.Stderr)
 	if err != nil {
 		return benchSide{}, err
@@ -312,7 +329,11 @@ func gometalSide(root, tmp, app string, board linker.Board) (benchSide, error) {
 	}
 	smp, mem := board.QEMUSize(benchSMP, benchMemory)
 	n := 0
-	return benchSide{name: "gometal", qemuArgs: func(args []string) ([]string, error) {
+	name := sideGometal
+	if traced {
+		name = sideGometalTraced
+	}
+	return benchSide{name: name, qemuArgs: func(args []string) ([]string, error) {
 		rd := &linker.Initramfs{App: app, Argv: append([]string{"/init"}, args...), Env: defaultEnv}
 		b, err := rd.Bytes()
 		if err != nil {
@@ -324,6 +345,9 @@ func gometalSide(root, tmp, app string, board linker.Board) (benchSide, error) {
 			return nil, err
 		}
 		c := qemu.Config{Kernel: k.Image, Initrd: path, DTB: dtb, Machine: board.QEMUMachine, CPU: benchCPU, SMP: smp, Memory: mem}
+		if traced {
+			c.Append = append(c.Append, "gometal.trace="+filepath.Join(tmp, fmt.Sprintf("trace-%d", n)))
+		}
 		return c.Args(), nil
 	}}, nil
 }

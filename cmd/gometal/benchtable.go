@@ -99,6 +99,38 @@ const (
 
 var allSides = []string{sideGometal, sideLinux, sideLinuxNoKASLR}
 
+// sideGometalTraced is gometal with the kernel trace recording (bench
+// -trace-cost); it has its own table (traceCostTable).
+const sideGometalTraced = "gometal traced"
+
+// traceCostTable compares gometal with and without the kernel trace,
+// figure by figure: medians (min–max) and on/off. Within the noise
+// means the two ranges overlap.
+func traceCostTable(got map[string]samples, o *benchOptions) string {
+	var b strings.Builder
+	b.WriteString("### What the kernel trace costs when on\n\n")
+	b.WriteString("gometal alone and gometal with `-trace` (gometal.trace=: every event recorded into the per-core rings, written out at exit), alternating.\n\n")
+	b.WriteString("| figure | unit | trace off | trace on | on/off |\n|---|---|---|---|---|\n")
+	for _, f := range benchFigures {
+		off, on := got[sideGometal][f.Name], got[sideGometalTraced][f.Name]
+		if !o.wants(f.Name) || len(off) == 0 || len(on) == 0 {
+			continue
+		}
+		mOff, loOff, hiOff := stats(off)
+		mOn, loOn, hiOn := stats(on)
+		ratio := "–"
+		if mOff != 0 {
+			ratio = fmt.Sprintf("%.2f", mOn/mOff)
+		}
+		if loOn <= hiOff && loOff <= hiOn {
+			ratio += " (within the noise)"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", f.Name, f.Unit, cell(off, true, true), cell(on, true, true), ratio)
+	}
+	b.WriteString("\nOff, each hook is one load and a branch.\n")
+	return b.String()
+}
+
 // benchRow is one figure's summary.
 type benchRow struct {
 	Fig   benchFigure

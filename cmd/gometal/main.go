@@ -55,6 +55,8 @@ const usage = `usage:
                                                            -o: an HTML timeline (offline; zoom, pan, hover);
                                                            -json: Chrome/Perfetto trace events;
                                                            -go: the run's Go execution trace, drawn per P
+  gometal lab [start NAME [DIR] | grade NAME]              the labs (docs/LABS.md): list them, make a working
+                                                           copy with a lab's code removed, grade a tree
 flags for run and exec:
   -smp N          cores, 1 to 8 (default 4): GOMAXPROCS and NumCPU follow
   -m SIZE         guest memory (default 512M for run, 1G for exec)
@@ -103,6 +105,8 @@ func run(args []string) int {
 		return flashCmd(args[1:])
 	case "trace":
 		return traceCmd(args[1:])
+	case "lab":
+		return labCmd(args[1:])
 	case "help", "-h", "-help", "--help":
 		fmt.Print(usage)
 		return 0
@@ -270,6 +274,9 @@ func boot(args []string, exec bool) int {
 		}
 		rd.Cwd = wd
 		rd.Trees, rd.Files = testFiles(wd)
+		var outs []string
+		rd.Argv, outs = testOutputs(rd.Argv, wd)
+		o.copyout = append(o.copyout, outs...)
 		if timeout == 0 {
 			timeout = execDefaultTimeout
 			for _, a := range appArgs {
@@ -362,6 +369,44 @@ func traceBootarg(path string) (string, error) {
 		return "", err
 	}
 	return "gometal.trace=" + abs, nil
+}
+
+// testOutputFlags are the go test flags that make the test binary write
+// a file (go test -trace, -cpuprofile, ...): under gometal exec the
+// binary writes it in the guest, and the kernel copies it to the host
+// path at exit (-copyout), so go test finds it where it asked.
+// Coverage is not among them: it writes a directory (-test.gocoverdir),
+// which -copyout cannot carry yet.
+var testOutputFlags = []string{"trace", "cpuprofile", "memprofile", "blockprofile", "mutexprofile"}
+
+// testOutputs rewrites the test binary's output-file flags to guest
+// paths and returns the -copyout entries that bring them back. A
+// relative path is in -test.outputdir (which go test sets), else in wd.
+func testOutputs(argv []string, wd string) ([]string, []string) {
+	outDir := wd
+	for _, a := range argv {
+		if v, ok := strings.CutPrefix(a, "-test.outputdir="); ok && v != "" {
+			outDir = v
+		}
+	}
+	var outs []string
+	args := append([]string(nil), argv...)
+	for i, a := range args {
+		for _, f := range testOutputFlags {
+			v, ok := strings.CutPrefix(a, "-test."+f+"=")
+			if !ok || v == "" {
+				continue
+			}
+			host := v
+			if !filepath.IsAbs(host) {
+				host = filepath.Join(outDir, host)
+			}
+			guest := "/tmp/gometal-test-" + f + ".out"
+			args[i] = "-test." + f + "=" + guest
+			outs = append(outs, guest+":"+host)
+		}
+	}
+	return args, outs
 }
 
 // maxCopyouts is how many -copyout files the kernel takes

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -41,5 +42,18 @@ func TestParseFlags(t *testing.T) {
 	}
 	if m := testTimeoutRE.FindStringSubmatch("-test.timeout=10m0s"); m == nil || m[1] != "10m0s" {
 		t.Error("test timeout not recognised")
+	}
+}
+
+// go test's output-file flags become guest paths, copied back to where go
+// test asked (relative ones in -test.outputdir).
+func TestTestOutputs(t *testing.T) {
+	args, outs := testOutputs([]string{"/init", "-test.outputdir=/out", "-test.trace=trace.out", "-test.cpuprofile=/abs/cpu.out", "-test.v=true"}, "/wd")
+	want := []string{"/init", "-test.outputdir=/out", "-test.trace=/tmp/gometal-test-trace.out", "-test.cpuprofile=/tmp/gometal-test-cpuprofile.out", "-test.v=true"}
+	if strings.Join(args, " ") != strings.Join(want, " ") {
+		t.Errorf("args %q", args)
+	}
+	if strings.Join(outs, " ") != "/tmp/gometal-test-trace.out:/out/trace.out /tmp/gometal-test-cpuprofile.out:/abs/cpu.out" {
+		t.Errorf("copyouts %q", outs)
 	}
 }

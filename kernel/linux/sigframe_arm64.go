@@ -25,6 +25,7 @@ func onAltStack(t *sched.Thread, sp uint64) bool {
 var sigframe [sigframeSize]byte
 
 func buildSigframe(t *sched.Thread, f *sched.Frame, sig int, info *sigInfo, a *sigaction) bool {
+	// lab:sigframe begin
 	sp := f.SP
 	if a.flags&saOnStack != 0 && lx(t).AltSize != 0 && lx(t).AltFlags&ssDisable == 0 && !onAltStack(t, sp) {
 		sp = uint64(lx(t).AltSP + lx(t).AltSize)
@@ -102,6 +103,13 @@ func buildSigframe(t *sched.Thread, f *sched.Frame, sig int, info *sigInfo, a *s
 		a.handler = sigDFL
 	}
 	return true
+	// lab:sigframe stub
+	// // TODO(lab sigframe): build the rt_sigframe below f.SP (or on the
+	// // alternate stack), copy it to the app, and point f at the handler
+	// // as arch/arm64/kernel/signal.c does; sigframe.go has the layout.
+	// _, _ = onAltStack, unsafe.Pointer(nil)
+	// return false
+	// lab:sigframe end
 }
 
 func sysRtSigreturn(t *sched.Thread, f *sched.Frame) uint64 {

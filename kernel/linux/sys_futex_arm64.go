@@ -21,6 +21,7 @@ func sysFutex(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EINVAL)
 	}
 	switch op {
+	// lab:futex begin
 	case futexWait, futexWaitBitset:
 		cur, ok := usermem.ReadU32(addr)
 		if !ok {
@@ -53,6 +54,14 @@ func sysFutex(t *sched.Thread, f *sched.Frame) uint64 {
 		return 0
 	case futexOpWake, futexWakeBitset:
 		return uint64(futexWake(addr, int(int32(val))))
+		// lab:futex stub
+		// case futexWait, futexWaitBitset, futexOpWake, futexWakeBitset:
+		// 	// TODO(lab futex): FUTEX_WAIT blocks t on addr (sched.WaitOn with
+		// 	// sched.WaitFutex) if *addr still holds val, with the timeout in
+		// 	// f.X[3]; FUTEX_WAKE wakes up to val waiters (sched.WakeAddr).
+		// 	_, _, _, _ = usermem.ReadU32, readTimespec, futexWake, val
+		// 	return errno(unix.ENOSYS)
+		// lab:futex end
 	}
 	return errno(unix.ENOSYS)
 }

@@ -294,8 +294,11 @@ func sysSchedSetaffinity(t *sched.Thread, f *sched.Frame) uint64 {
 	return 0
 }
 
-// sysGetcpu tells the caller which core it runs on (NUMA node 0).
+// sysGetcpu tells the caller which core it runs on (NUMA node 0):
+// getcpu(2), int getcpu(unsigned *cpu, unsigned *node), either pointer
+// may be NULL.
 func sysGetcpu(t *sched.Thread, f *sched.Frame) uint64 {
+	// lab:syscall begin
 	if f.X[0] != 0 && !usermem.WriteU32(uintptr(f.X[0]), uint32(kernel.ThisCPU().ID)) {
 		return errno(unix.EFAULT)
 	}
@@ -303,6 +306,12 @@ func sysGetcpu(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EFAULT)
 	}
 	return 0
+	// lab:syscall stub
+	// // TODO(lab syscall): the app's arguments are in f.X[0] (cpu) and
+	// // f.X[1] (node); kernel.ThisCPU() is this core; usermem copies to
+	// // the app's memory. Answer as getcpu(2) does.
+	// return errno(unix.ENOSYS)
+	// lab:syscall end
 }
 
 func putField(dst *[65]byte, s string) {
