@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/diskfs/go-diskfs v1.9.4
 	github.com/gokrazy/firmware v0.0.0-20260522070551-527ce0ed43cf
+	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
 	github.com/u-root/u-root v0.16.0
 	golang.org/x/exp v0.0.0-20261014143641-f0251eb4aa3e
 	golang.org/x/mod v0.42.0

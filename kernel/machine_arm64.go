@@ -38,6 +38,7 @@ func initPowerManagement() {
 func Exit(status int) {
 	if semihosting {
 		writeTrace()
+		writeProfile()
 		semihost.Exit(status)
 	}
 	Puts("gometal: all cores halted (status ")

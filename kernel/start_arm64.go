@@ -94,6 +94,7 @@ func Start(b *BootInfo) {
 		crashTarget.ID = 1 // nil dereference in the kernel
 	}
 	initInterrupts()
+	profStart() // needs the counter's frequency (initInterrupts)
 	initClock()
 	if crashDeadlock {
 		lockStuckSeconds = 1
@@ -220,6 +221,12 @@ func readBootargs() {
 		}
 		if v, ok := bytesCut(w, "gometal.trace="); ok {
 			traceBootarg(v)
+		}
+		if v, ok := bytesCut(w, "gometal.profile="); ok {
+			profBootarg(v)
+		}
+		if v, ok := bytesCut(w, "gometal.profile_hz="); ok {
+			profHzBootarg(v)
 		}
 		if v, ok := bytesCut(w, "gometal.copyout="); ok && NumCopyouts < len(CopyoutArgs) {
 			CopyoutArgs[NumCopyouts] = v

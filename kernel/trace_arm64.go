@@ -3,7 +3,6 @@ package kernel
 import (
 	"unsafe"
 
-	"github.com/gometal/gometal/drivers/semihost"
 	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/sched"
 	"github.com/gometal/gometal/sched/trace"
@@ -54,17 +53,11 @@ func writeTrace() {
 		return
 	}
 	trace.Disable()
-	h := semihost.Create(&traceName[0], traceNameLen)
-	if h < 0 {
-		Puts("gometal: cannot create the trace file on the host\n")
+	f, ok := createHostFile(&traceName[0], traceNameLen, "trace")
+	if !ok {
 		return
 	}
-	cores := 0
-	for i := range sched.CPUs {
-		if sched.CPUs[i].Online {
-			cores = i + 1
-		}
-	}
+	cores := onlineCores()
 	copy(traceHeader.Magic[:], trace.Magic)
 	traceHeader.Version = trace.Version
 	traceHeader.Cores = uint32(cores)
@@ -73,21 +66,18 @@ func writeTrace() {
 		first, second, n := trace.Ring(i)
 		traceCores[i] = trace.CoreHeader{Written: n, Kept: uint64(len(first) + len(second))}
 	}
-	ok := semihost.Write(h, uintptr(unsafe.Pointer(&traceHeader)), uint64(unsafe.Sizeof(traceHeader))) &&
-		semihost.Write(h, uintptr(unsafe.Pointer(&traceCores[0])), uint64(cores)*uint64(unsafe.Sizeof(traceCores[0])))
-	for i := 0; ok && i < cores; i++ {
+	f.write(unsafe.Pointer(&traceHeader), uint64(unsafe.Sizeof(traceHeader)))
+	f.write(unsafe.Pointer(&traceCores[0]), uint64(cores)*uint64(unsafe.Sizeof(traceCores[0])))
+	for i := 0; i < cores; i++ {
 		first, second, _ := trace.Ring(i)
-		ok = writeEvents(h, first) && writeEvents(h, second)
+		writeEvents(&f, first)
+		writeEvents(&f, second)
 	}
-	semihost.Close(h)
-	if !ok {
-		Puts("gometal: writing the trace file on the host failed\n")
-	}
+	f.close("trace")
 }
 
-func writeEvents(h int64, ev []trace.Event) bool {
-	if len(ev) == 0 {
-		return true
+func writeEvents(f *hostFile, ev []trace.Event) {
+	if len(ev) > 0 {
+		f.write(unsafe.Pointer(&ev[0]), uint64(len(ev))*trace.EventSize)
 	}
-	return semihost.Write(h, uintptr(unsafe.Pointer(&ev[0])), uint64(len(ev))*trace.EventSize)
 }

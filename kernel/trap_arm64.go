@@ -4,6 +4,7 @@ import (
 	"github.com/gometal/gometal/drivers/cpu"
 	"github.com/gometal/gometal/drivers/gic"
 	"github.com/gometal/gometal/drivers/timer"
+	"github.com/gometal/gometal/kernel/prof"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/sched"
 	"github.com/gometal/gometal/sched/trace"
@@ -13,16 +14,26 @@ import (
 // the interrupted context in f (on this core's kernel stack).
 func trap(f *sched.Frame) {
 	c := ThisCPU()
+	var entered uint64
+	if prof.On() {
+		entered = timer.Now() // before the lock: waiting for it is charged apart
+	}
 	sched.KernelLock.Lock(c.ID)
 	c.Heartbeat = timer.Now()
 	t := sched.Current(c)
+	if prof.On() {
+		profEnter(c, t, f, entered)
+	}
 	if f.Kind == sched.KindIRQ {
+		profActivity[c.ID] = prof.ArgIRQ
 		handleIRQs(c)
 	} else {
 		esr := cpu.ReadESR()
 		if cpu.EC(esr) == cpu.ECSVC64 {
+			profActivity[c.ID] = prof.ArgSyscall + uint32(f.X[8])
 			OS.Syscall(c, t, f)
 		} else {
+			profActivity[c.ID] = prof.ArgFault
 			OS.Exception(t, f, esr, cpu.ReadFAR())
 		}
 	}
@@ -37,6 +48,9 @@ func finishTrap(c *sched.CPU, f *sched.Frame) {
 	OS.Resume(sched.Current(c), f)
 	useAppTable(c)
 	sched.ArmTimer(c)
+	if prof.On() {
+		profExit(c)
+	}
 	sched.KernelLock.Unlock()
 }
 
@@ -89,4 +103,9 @@ func handleIRQs(c *sched.CPU) {
 }
 
 // idleIRQ is sched's hook for a core that woke from WFI.
-func idleIRQ(c *sched.CPU) { handleIRQs(c) }
+func idleIRQ(c *sched.CPU) {
+	if prof.On() {
+		profIdle(c)
+	}
+	handleIRQs(c)
+}

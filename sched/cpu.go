@@ -62,6 +62,11 @@ type CPU struct {
 
 	Stats CPUStats
 
+	// ProfNext is the counter value of this core's next sampling point
+	// while the profiler is on (ProfPeriod != 0; kernel/prof_arm64.go),
+	// and IdleSince when the core last went to WFI.
+	ProfNext, IdleSince uint64
+
 	armed uint64 // deadline the timer is programmed for (0: stopped)
 }
 

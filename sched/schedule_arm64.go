@@ -146,6 +146,7 @@ func idle(c *CPU) {
 		StopTimer(c)
 	}
 	c.Idle = true
+	c.IdleSince = timer.Now()
 	c.Stats.Idles++
 	trace.Record(c.ID, trace.KindIdle, 0, 0, 0)
 	KernelLock.Unlock()
@@ -169,8 +170,15 @@ func ArmTimer(c *CPU) {
 	if d == 0 || c.SliceEnd < d {
 		d = c.SliceEnd
 	}
+	if ProfPeriod != 0 && c.ProfNext != 0 && c.ProfNext < d {
+		d = c.ProfNext // the profiler's next sample of this thread
+	}
 	setTimer(c, d)
 }
+
+// ProfPeriod is the profiler's sampling period in counter ticks (0: off);
+// the kernel sets it at boot when profiling was asked for.
+var ProfPeriod uint64
 
 // setTimer programs c's timer for d unless it already is. Most kernel
 // entries leave the deadline as it was, and writing the timer registers

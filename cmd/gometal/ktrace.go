@@ -326,6 +326,8 @@ var syscallNames = map[uint16]string{
 	206: "sendto", 207: "recvfrom", 214: "brk", 215: "munmap", 220: "clone", 222: "mmap",
 	226: "mprotect", 233: "madvise", 242: "accept4", 261: "prlimit64", 278: "getrandom",
 	19: "eventfd2", 20: "epoll_create1", 85: "timerfd_create", 86: "timerfd_settime",
+	122: "sched_setaffinity", 123: "sched_getaffinity", 168: "getcpu", 160: "uname", 167: "prctl",
+	71: "sendfile", 76: "splice",
 }
 
 func syscallName(nr uint16) string {

@@ -71,6 +71,10 @@ flags for run and exec:
   -trace FILE     record the kernel trace (per core: threads run and why they
                   stopped, idle, interrupts, SGIs, syscalls, signal frames)
                   and write it to FILE at exit; read it with gometal trace
+  -profile FILE   sample every core (app PCs with their Go call chains, the
+                  kernel by activity, idle) and write a pprof profile to FILE
+                  at exit: go tool pprof -http=: FILE
+  -profile-hz N   samples per second per core for -profile (default 1000)
   -copyout GUEST:HOST  at exit, copy the file the app left at GUEST (absolute,
                   in the guest) to HOST, e.g. a Go execution trace for
                   gometal trace -go HOST (repeatable, up to 4)
@@ -134,6 +138,8 @@ type options struct {
 	verbose  bool
 	trace    string
 	copyout  listFlag
+	profile  string
+	profHz   int
 	set      map[string]bool // flags given on the command line
 }
 
@@ -158,6 +164,8 @@ func parseFlags(name string, args []string, exec bool) (*options, []string, erro
 	fs.BoolVar(&o.verbose, "v", false, "print the QEMU command")
 	fs.StringVar(&o.trace, "trace", "", "write the kernel trace to this file")
 	fs.Var(&o.copyout, "copyout", "GUEST:HOST: copy a file the app leaves to the host at exit")
+	fs.StringVar(&o.profile, "profile", "", "write a whole-system pprof profile (app, kernel, idle) to this file")
+	fs.IntVar(&o.profHz, "profile-hz", 1000, "samples per second per core for -profile (1 to 10000)")
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
@@ -323,6 +331,17 @@ func boot(args []string, exec bool) int {
 		}
 		cfg.Append = append(cfg.Append, arg)
 	}
+	var profRaw string
+	if o.profile != "" {
+		if o.profHz < 1 || o.profHz > 10000 {
+			return fail("-profile-hz %d: want 1 to 10000", o.profHz)
+		}
+		if _, err := hostPathArg(o.profile); err != nil {
+			return fail("-profile: %v", err)
+		}
+		profRaw = filepath.Join(tmp, "profile.raw")
+		cfg.Append = append(cfg.Append, "gometal.profile="+profRaw, fmt.Sprintf("gometal.profile_hz=%d", o.profHz))
+	}
 	if len(o.copyout) > maxCopyouts {
 		return fail("-copyout: at most %d files (the kernel keeps that many)", maxCopyouts)
 	}
@@ -351,6 +370,9 @@ func boot(args []string, exec bool) int {
 	}
 	if o.trace != "" {
 		reportTrace(o.trace)
+	}
+	if o.profile != "" {
+		reportProfile(profRaw, app, o.profile)
 	}
 	for _, c := range o.copyout {
 		host := c[strings.Index(c, ":")+1:]
@@ -449,6 +471,22 @@ func hostPathArg(path string) (string, error) {
 		return "", err
 	}
 	return abs, nil
+}
+
+// reportProfile converts the kernel's raw profile into a pprof file and
+// says in two lines what it holds, or why there is none.
+func reportProfile(raw, app, out string) {
+	if _, err := os.Stat(raw); err != nil {
+		fmt.Fprintf(os.Stderr, "gometal: %v\n", errNoProfile)
+		return
+	}
+	p, pp, err := writePprof(raw, app, out)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gometal: %v\n", err)
+		return
+	}
+	fmt.Fprintf(os.Stderr, "gometal: profile in %s: %s\n", out, p.summary())
+	fmt.Fprintf(os.Stderr, "gometal: top: %s; see it all: go tool pprof -http=: %s\n", strings.Join(topFunctions(pp, 3), ", "), out)
 }
 
 // reportTrace says in one line what the trace holds, or why there is none.
