@@ -98,6 +98,12 @@ func (ep *Epoll) find(fd, file int32) *interest {
 	return nil
 }
 
+// alwaysPolled are the events every registration reports, asked for or
+// not (epoll_ctl(2); do_epoll_ctl adds them). A one-shot registration
+// that fired has no events at all, not even these, until EPOLL_CTL_MOD
+// re-arms it, as Linux's ep_poll_callback queues nothing for it.
+const alwaysPolled = unix.EPOLLERR | unix.EPOLLHUP
+
 // Ctl is epoll_ctl on descriptor fd, whose description is file.
 func (ep *Epoll) Ctl(op int, fd int32, file int32, ev unix.EpollEvent) uint64 {
 	f := &Files[file]
@@ -113,7 +119,7 @@ func (ep *Epoll) Ctl(op int, fd int32, file int32, ev unix.EpollEvent) uint64 {
 			if interests[i].used {
 				continue
 			}
-			interests[i] = interest{ep: ep.index(), fd: fd, file: file, events: ev.Events, data: data,
+			interests[i] = interest{ep: ep.index(), fd: fd, file: file, events: ev.Events | alwaysPolled, data: data,
 				lastGen: w.Gen - 1, enext: ep.list, wnext: w.watchers, used: true}
 			ep.list = int32(i) + 1
 			w.watchers = int32(i) + 1
@@ -125,7 +131,7 @@ func (ep *Epoll) Ctl(op int, fd int32, file int32, ev unix.EpollEvent) uint64 {
 		if it == nil {
 			return Err(unix.ENOENT)
 		}
-		it.events, it.data, it.lastGen = ev.Events, data, f.Impl.Waitable().Gen-1
+		it.events, it.data, it.lastGen = ev.Events|alwaysPolled, data, f.Impl.Waitable().Gen-1
 		ep.wakeIfReady(it)
 		return 0
 	case unix.EPOLL_CTL_DEL:
@@ -142,7 +148,7 @@ func (ep *Epoll) Ctl(op int, fd int32, file int32, ev unix.EpollEvent) uint64 {
 // has events.
 func (ep *Epoll) wakeIfReady(it *interest) {
 	f := &Files[it.file]
-	if f.Impl.Readiness(f)&(it.events|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+	if f.Impl.Readiness(f)&it.events != 0 {
 		Stats.EpollWoken += uint64(ep.W.Q.Notify(unix.EPOLLIN))
 	}
 }
@@ -195,8 +201,8 @@ func (ep *Epoll) collect(buf uintptr, max int) (int, bool) {
 	for i := ep.list; i != 0 && n < max; i = interests[i-1].enext {
 		it := &interests[i-1]
 		f := &Files[it.file]
-		ready := f.Impl.Readiness(f) & (it.events | unix.EPOLLERR | unix.EPOLLHUP)
-		if ready == 0 || it.events == 0 && ready&(unix.EPOLLERR|unix.EPOLLHUP) == 0 {
+		ready := f.Impl.Readiness(f) & it.events
+		if ready == 0 {
 			continue
 		}
 		gen := f.Impl.Waitable().Gen

@@ -278,9 +278,27 @@ func TestEpollLevelEdgeAndOneShot(t *testing.T) {
 	if waitN(t, ep, th, buf) != 0 {
 		t.Error("one-shot: reported after being disabled")
 	}
+	// Not even a hang-up: Linux queues nothing for a disabled one-shot
+	// (ep_poll_callback), as checked on Linux.
+	DecRef(w.Index())
+	if waitN(t, ep, th, buf) != 0 {
+		t.Error("one-shot: a hang-up reported after being disabled")
+	}
 	ep.Ctl(unix.EPOLL_CTL_MOD, 3, r.Index(), unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLONESHOT, Fd: 3})
 	if waitN(t, ep, th, buf) != 1 {
 		t.Error("one-shot: MOD did not re-arm it")
+	}
+
+	// A registration for no events still reports errors and hang-ups
+	// (epoll_ctl adds them: do_epoll_ctl).
+	setup(t, 2)
+	ep, _, w = epollFixture(t, 0)
+	if waitN(t, ep, th, buf) != 0 {
+		t.Error("no events: reported while the pipe is open")
+	}
+	DecRef(w.Index())
+	if waitN(t, ep, th, buf) != 1 {
+		t.Error("no events: the hang-up not reported")
 	}
 }
 

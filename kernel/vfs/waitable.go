@@ -30,7 +30,7 @@ func Notify(w *Waitable, events uint32) {
 	for i := w.watchers; i != 0; i = interests[i-1].wnext {
 		it := &interests[i-1]
 		f := &Files[it.file]
-		if f.Impl.Readiness(f)&(it.events|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+		if f.Impl.Readiness(f)&it.events != 0 {
 			ep := &epolls[it.ep]
 			Stats.EpollWoken += uint64(ep.W.Q.Notify(unix.EPOLLIN))
 		}
