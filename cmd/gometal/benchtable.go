@@ -37,6 +37,8 @@ var benchFigures = []benchFigure{
 	{"gc_pause_max_us", "us", false, "GC stop-the-world pause, max, same workload"},
 	{"timer_wakeups_per_s", "/s", true, "wake-ups of 1000 goroutines sleeping 1 ms in a loop"},
 	{"pipe_mib_per_s", "MiB/s", true, "os.Pipe throughput, 64 MiB in 64 KiB writes to a reader goroutine"},
+	{"page_fault_ns", "ns", false, "first touch of a fresh anonymous page, 256 MiB mmap'd"},
+	{"tmpfs_mib_per_s", "MiB/s", true, "write then read back 256 MiB under /tmp in 1 MiB calls (bytes moved per second)"},
 	{"idle_cpu_pct", "%", false, "QEMU's host CPU (share of one core) while the guest sleeps 5 s"},
 }
 

@@ -17,6 +17,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -39,11 +40,12 @@ type scale struct {
 	spawns, pingpongs, getpids, sleeps, preempts, cpuWork int
 	gcMiB, pipeMiB                                        int
 	sleepersFor                                           time.Duration
+	faultMiB, fileMiB                                     int
 }
 
 var (
-	full  = scale{100_000, 50_000, 100_000, 200, 50, 2000, 200, 64, 2 * time.Second}
-	quick = scale{1000, 1000, 1000, 10, 3, 50, 8, 1, 200 * time.Millisecond}
+	full  = scale{100_000, 50_000, 100_000, 200, 50, 2000, 200, 64, 2 * time.Second, 256, 256}
+	quick = scale{1000, 1000, 1000, 10, 3, 50, 8, 1, 200 * time.Millisecond, 4, 4}
 )
 
 type figure struct {
@@ -62,6 +64,8 @@ var figures = []figure{
 	{"gc_pause_us", gcPauses}, // prints gc_pause_p50_us and gc_pause_max_us
 	{"timer_wakeups_per_s", timerWakeups},
 	{"pipe_mib_per_s", pipeThroughput},
+	{"page_fault_ns", pageFaults},
+	{"tmpfs_mib_per_s", tmpfsThroughput},
 }
 
 // argsMark starts the program's own arguments when the harness boots it
@@ -322,4 +326,62 @@ func pipeThroughput(s scale) {
 	r.Close()
 	w.Close()
 	report("pipe_mib_per_s", float64(s.pipeMiB)/d.Seconds(), "MiB/s")
+}
+
+// pageFaults maps fresh anonymous memory and touches one byte of each
+// 4 KiB page: the cost of a first-touch page fault (allocate, zero, map).
+func pageFaults(s scale) {
+	size := s.faultMiB << 20
+	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		guest.Fail("mmap: " + err.Error())
+	}
+	const page = 4096
+	start := time.Now()
+	for off := 0; off < size; off += page {
+		mem[off] = 1
+	}
+	d := time.Since(start)
+	if err := syscall.Munmap(mem); err != nil {
+		guest.Fail("munmap: " + err.Error())
+	}
+	report("page_fault_ns", perOp(d, size/page), "ns")
+}
+
+// tmpfsThroughput writes a file under /tmp in 1 MiB calls and reads it
+// back: the bytes moved both ways per second (on Linux, /tmp is in the
+// initramfs's rootfs, in memory too).
+func tmpfsThroughput(s scale) {
+	const chunk = 1 << 20
+	buf := make([]byte, chunk)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	// The Linux guest's initramfs has no /tmp; its rootfs is in memory.
+	if err := os.MkdirAll("/tmp", 0o1777); err != nil {
+		guest.Fail("mkdir /tmp: " + err.Error())
+	}
+	name := "/tmp/bench-tmpfs.dat"
+	start := time.Now()
+	f, err := os.Create(name)
+	if err != nil {
+		guest.Fail("create: " + err.Error())
+	}
+	for i := 0; i < s.fileMiB; i++ {
+		if _, err := f.Write(buf); err != nil {
+			guest.Fail("write: " + err.Error())
+		}
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		guest.Fail("seek: " + err.Error())
+	}
+	for i := 0; i < s.fileMiB; i++ {
+		if _, err := io.ReadFull(f, buf); err != nil {
+			guest.Fail("read: " + err.Error())
+		}
+	}
+	d := time.Since(start)
+	f.Close()
+	os.Remove(name)
+	report("tmpfs_mib_per_s", float64(2*s.fileMiB)/d.Seconds(), "MiB/s")
 }
