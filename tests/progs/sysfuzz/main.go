@@ -424,10 +424,21 @@ func afterwards() {
 	wg.Wait()
 	fmt.Printf("afterwards: 1000 sleepers done in %v\n", time.Since(t0).Round(time.Millisecond))
 	data := bytes.Repeat([]byte("gometal!"), 1<<17)
-	if err := os.WriteFile("/tmp/after", data, 0o644); err != nil {
+	// A fresh directory at the root, not /tmp: the fuzz may rename or
+	// replace /tmp itself, as it may on Linux. Sixteen threads write
+	// their paths into the same scratch slots, so a call can read a mix
+	// of two (such as "/tmp/" from "/tmp/../tmp/fuzz/b" cut short by
+	// "/init"'s NUL), and rename("/tmp/", "/nonexistent") is a legitimate
+	// call.
+	dir, err := os.MkdirTemp("/", "after-fuzz-")
+	if err != nil {
+		fail("mkdir", err)
+	}
+	after := dir + "/after"
+	if err := os.WriteFile(after, data, 0o644); err != nil {
 		fail("tmpfs write", err)
 	}
-	back, err := os.ReadFile("/tmp/after")
+	back, err := os.ReadFile(after)
 	if err != nil || !bytes.Equal(back, data) {
 		fail("tmpfs read back", err)
 	}
