@@ -43,7 +43,7 @@ func FindRoot(baked string) (string, error) {
 		return baked, nil
 	}
 	if wd, err := os.Getwd(); err == nil {
-		if d, ok := rootAbove(wd); ok {
+		if d, ok := RootAbove(wd); ok {
 			return d, nil
 		}
 	}
@@ -55,15 +55,15 @@ func FindRoot(baked string) (string, error) {
 		}
 	}
 	if exe, err := os.Executable(); err == nil {
-		if d, ok := rootAbove(filepath.Dir(exe)); ok {
+		if d, ok := RootAbove(filepath.Dir(exe)); ok {
 			return d, nil
 		}
 	}
 	return "", fmt.Errorf("cannot find the gometal source tree (needed to build the kernel): no checkout above the working directory or the executable, and its own module: %v; set GOMETAL_ROOT to a checkout", modErr)
 }
 
-// rootAbove returns the first gometal tree at or above dir.
-func rootAbove(dir string) (string, bool) {
+// RootAbove returns the first gometal tree at or above dir.
+func RootAbove(dir string) (string, bool) {
 	for {
 		if IsRoot(dir) {
 			return dir, true

@@ -308,13 +308,8 @@ const labRunTimeout = 45 * time.Second
 // working directory (a lab's working copy), else the CLI's own.
 func labRoot() (string, error) {
 	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			if linker.IsRoot(d) {
-				return d, nil
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
+		if d, ok := linker.RootAbove(wd); ok {
+			return d, nil
 		}
 	}
 	return linker.FindRoot(srcRoot)
