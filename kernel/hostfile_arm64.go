@@ -7,44 +7,37 @@ import (
 	"github.com/gometal/gometal/sched"
 )
 
-// hostFile is a file the kernel writes on the host through semihosting
-// (SYS_OPEN, SYS_WRITE, SYS_CLOSE): the kernel trace and the profile at
-// exit. It remembers the first failure, so a writer can write every part
-// and check once.
-type hostFile struct {
+// HostFile is a file the kernel writes on the host through semihosting
+// (SYS_OPEN, SYS_WRITE, SYS_CLOSE) when the app exits: the kernel trace,
+// the profile, and the files the app left (kernel/linux's copyout). It
+// remembers the first failure, so a writer writes every part and checks
+// once, at Close.
+type HostFile struct {
 	h  int64
 	ok bool
 }
 
-// createHostFile creates (or truncates) the host file named by the
-// NUL-terminated name, n bytes long; what says what it is, for the
-// one-line error.
-func createHostFile(name *byte, n int, what string) (hostFile, bool) {
+// CreateHostFile creates (or truncates) the host file named by the
+// NUL-terminated name, n bytes long; false if the host refused.
+func CreateHostFile(name *byte, n int) (HostFile, bool) {
 	h := semihost.Create(name, n)
 	if h < 0 {
-		Puts("gometal: cannot create the ")
-		Puts(what)
-		Puts(" file on the host\n")
-		return hostFile{}, false
+		return HostFile{}, false
 	}
-	return hostFile{h: h, ok: true}, true
+	return HostFile{h: h, ok: true}, true
 }
 
-// write writes n bytes at p (kernel memory).
-func (f *hostFile) write(p unsafe.Pointer, n uint64) {
+// Write writes n bytes at p (kernel memory).
+func (f *HostFile) Write(p unsafe.Pointer, n uint64) {
 	if f.ok && n > 0 {
 		f.ok = semihost.Write(f.h, uintptr(p), n)
 	}
 }
 
-// close closes the file and reports a failed write in one line.
-func (f *hostFile) close(what string) {
+// Close closes the file and reports whether every write went through.
+func (f *HostFile) Close() bool {
 	semihost.Close(f.h)
-	if !f.ok {
-		Puts("gometal: writing the ")
-		Puts(what)
-		Puts(" file on the host failed\n")
-	}
+	return f.ok
 }
 
 // onlineCores is one more than the highest online core.

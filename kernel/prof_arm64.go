@@ -164,8 +164,9 @@ func writeProfile() {
 		return
 	}
 	prof.Disable()
-	f, ok := createHostFile(&profName[0], profNameLen, "profile")
+	f, ok := CreateHostFile(&profName[0], profNameLen)
 	if !ok {
+		Puts("gometal: cannot create the profile file on the host\n")
 		return
 	}
 	cores := onlineCores()
@@ -178,11 +179,13 @@ func writeProfile() {
 		_, dropped := prof.Table(i)
 		profCores[i] = prof.CoreHeader{Kept: prof.TableEntries, Dropped: dropped}
 	}
-	f.write(unsafe.Pointer(&profHeader), uint64(unsafe.Sizeof(profHeader)))
-	f.write(unsafe.Pointer(&profCores[0]), uint64(cores)*uint64(unsafe.Sizeof(profCores[0])))
+	f.Write(unsafe.Pointer(&profHeader), uint64(unsafe.Sizeof(profHeader)))
+	f.Write(unsafe.Pointer(&profCores[0]), uint64(cores)*uint64(unsafe.Sizeof(profCores[0])))
 	for i := 0; i < cores; i++ {
 		s, _ := prof.Table(i)
-		f.write(unsafe.Pointer(&s[0]), uint64(len(s))*prof.SampleSize)
+		f.Write(unsafe.Pointer(&s[0]), uint64(len(s))*prof.SampleSize)
 	}
-	f.close("profile")
+	if !f.Close() {
+		Puts("gometal: writing the profile file on the host failed\n")
+	}
 }

@@ -53,8 +53,9 @@ func writeTrace() {
 		return
 	}
 	trace.Disable()
-	f, ok := createHostFile(&traceName[0], traceNameLen, "trace")
+	f, ok := CreateHostFile(&traceName[0], traceNameLen)
 	if !ok {
+		Puts("gometal: cannot create the trace file on the host\n")
 		return
 	}
 	cores := onlineCores()
@@ -66,18 +67,20 @@ func writeTrace() {
 		first, second, n := trace.Ring(i)
 		traceCores[i] = trace.CoreHeader{Written: n, Kept: uint64(len(first) + len(second))}
 	}
-	f.write(unsafe.Pointer(&traceHeader), uint64(unsafe.Sizeof(traceHeader)))
-	f.write(unsafe.Pointer(&traceCores[0]), uint64(cores)*uint64(unsafe.Sizeof(traceCores[0])))
+	f.Write(unsafe.Pointer(&traceHeader), uint64(unsafe.Sizeof(traceHeader)))
+	f.Write(unsafe.Pointer(&traceCores[0]), uint64(cores)*uint64(unsafe.Sizeof(traceCores[0])))
 	for i := 0; i < cores; i++ {
 		first, second, _ := trace.Ring(i)
 		writeEvents(&f, first)
 		writeEvents(&f, second)
 	}
-	f.close("trace")
+	if !f.Close() {
+		Puts("gometal: writing the trace file on the host failed\n")
+	}
 }
 
-func writeEvents(f *hostFile, ev []trace.Event) {
+func writeEvents(f *HostFile, ev []trace.Event) {
 	if len(ev) > 0 {
-		f.write(unsafe.Pointer(&ev[0]), uint64(len(ev))*trace.EventSize)
+		f.Write(unsafe.Pointer(&ev[0]), uint64(len(ev))*trace.EventSize)
 	}
 }

@@ -3,7 +3,6 @@ package linux
 import (
 	"unsafe"
 
-	"github.com/gometal/gometal/drivers/semihost"
 	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/mm"
@@ -55,19 +54,17 @@ func copyOut() {
 		}
 		nl := copy(copyoutName[:], host)
 		copyoutName[nl] = 0
-		h := semihost.Create(&copyoutName[0], nl)
-		if h < 0 {
+		f, ok := kernel.CreateHostFile(&copyoutName[0], nl)
+		if !ok {
 			copyoutFailed(host, "cannot create it on the host")
 			continue
 		}
-		ok := true
-		for off := int64(0); ok && off < n.Size; {
+		for off := int64(0); off < n.Size; {
 			b := fs.Chunk(n, off, &copyoutZero)
-			ok = semihost.Write(h, uintptr(unsafe.Pointer(&b[0])), uint64(len(b)))
+			f.Write(unsafe.Pointer(&b[0]), uint64(len(b)))
 			off += int64(len(b))
 		}
-		semihost.Close(h)
-		if !ok {
+		if !f.Close() {
 			copyoutFailed(host, "writing it on the host failed")
 		}
 	}
