@@ -23,15 +23,24 @@ func Create(w *Walk, mode uint32) (int32, unix.Errno) {
 	case Inodes[w.Dir].Nlink == 0 && w.Dir != RootIno:
 		return -1, unix.ENOENT
 	}
+	i, e := makeNode(w.Dir, w.Name(), mode)
+	if e == 0 {
+		touch(w.Dir)
+	}
+	return i, e
+}
+
+// makeNode makes a new inode of mode named nm in directory dir, with no
+// checks but for room (Create's, and the unpacker's).
+func makeNode(dir int32, nm []byte, mode uint32) (int32, unix.Errno) {
 	i, e := newInode(mode)
 	if e != 0 {
 		return -1, e
 	}
-	if _, e := addName(w.Dir, w.Name(), i); e != 0 {
+	if _, e := addName(dir, nm, i); e != 0 {
 		Inodes[i] = Inode{}
 		return -1, e
 	}
-	touch(w.Dir)
 	return i, 0
 }
 

@@ -91,12 +91,8 @@ func unpackEntry(e *cpio.Entry) unix.Errno {
 		if j < len(nm) {
 			// A directory on the way.
 			if k < 0 {
-				sub, e := newInode(unix.S_IFDIR | 0o755)
+				sub, e := makeNode(dir, comp, unix.S_IFDIR|0o755)
 				if e != 0 {
-					return e
-				}
-				if _, e := addName(dir, comp, sub); e != 0 {
-					Inodes[sub] = Inode{}
 					return e
 				}
 				dir = sub
@@ -122,7 +118,7 @@ func unpackEntry(e *cpio.Entry) unix.Errno {
 			}
 			dropName(k)
 		}
-		i2, errno := newInode(e.Mode)
+		i2, errno := makeNode(dir, comp, e.Mode)
 		if errno != 0 {
 			return errno
 		}
@@ -137,10 +133,6 @@ func unpackEntry(e *cpio.Entry) unix.Errno {
 			}
 		case unix.S_IFCHR, unix.S_IFBLK:
 			n.Rdev = e.RDevMajor<<8 | e.RDevMinor&0xff
-		}
-		if _, errno := addName(dir, comp, i2); errno != 0 {
-			Inodes[i2] = Inode{}
-			return errno
 		}
 	}
 	return 0

@@ -87,10 +87,7 @@ func Resolve(w *Walk, base int32, p []byte, flags WalkFlags) unix.Errno {
 	if !Inodes[cur].IsDir() {
 		return unix.ENOTDIR
 	}
-	*w = Walk{Dir: Parent(cur), Node: cur}
-	if w.Dir < 0 {
-		w.Dir = cur
-	}
+	*w = at(cur)
 	links := 0
 	for i := 0; ; {
 		for i < rn && rem[i] == '/' {
@@ -128,7 +125,8 @@ func Resolve(w *Walk, base int32, p []byte, flags WalkFlags) unix.Errno {
 			if cur < 0 {
 				return unix.ENOENT
 			}
-			*w = Walk{Dir: Parent(cur), Node: cur, Tail: TailDir | TailDotDot}
+			*w = at(cur)
+			w.Tail = TailDir | TailDotDot
 			continue
 		}
 		if len(comp) > NameMax {
@@ -176,17 +174,23 @@ func Resolve(w *Walk, base int32, p []byte, flags WalkFlags) unix.Errno {
 			}
 			// Until the target's components are walked, the walk is at
 			// the directory holding the link.
-			w.Node, w.nameLen, w.Tail = cur, 0, 0
-			w.Dir = Parent(cur)
-			if w.Dir < 0 {
-				w.Dir = cur
-			}
+			*w = at(cur)
 		case slash && !n.IsSymlink() && !n.IsDir():
 			return unix.ENOTDIR
 		case !last:
 			cur = i2
 		}
 	}
+}
+
+// at is a walk standing at directory cur: it names cur itself, which is
+// in its parent (in itself for the root or a removed directory).
+func at(cur int32) Walk {
+	w := Walk{Dir: Parent(cur), Node: cur}
+	if w.Dir < 0 {
+		w.Dir = cur
+	}
+	return w
 }
 
 // Lookup walks p from base, as Resolve does, and checks what a lookup
