@@ -50,7 +50,6 @@ func profBootarg(path []byte) {
 	}
 	profNameLen = copy(profName[:], path)
 	profName[profNameLen] = 0
-	prof.Enable(0) // the period is set once the counter's frequency is known (profStart)
 }
 
 // profHzBootarg takes gometal.profile_hz=N (1 to 10000).
@@ -63,16 +62,12 @@ func profHzBootarg(v []byte) {
 	profHz = n
 }
 
-// profStart sets the sampling period, once the timer's frequency is
-// known.
+// profStart turns profiling on if it was asked for, once the timer's
+// frequency, which sets the period, is known: no hook runs before.
 func profStart() {
-	if prof.On() {
-		p := timer.Freq() / profHz
-		if p == 0 {
-			p = 1
-		}
-		prof.Enable(p)
-		sched.ProfPeriod = p
+	if profNameLen > 0 {
+		sched.ProfPeriod = max(timer.Freq()/profHz, 1)
+		prof.Enable()
 	}
 }
 
@@ -174,7 +169,7 @@ func writeProfile() {
 	profHeader.Version = prof.Version
 	profHeader.Cores = uint32(cores)
 	profHeader.Freq = timer.Freq()
-	profHeader.Period = prof.Period()
+	profHeader.Period = sched.ProfPeriod
 	for i := 0; i < cores; i++ {
 		_, dropped := prof.Table(i)
 		profCores[i] = prof.CoreHeader{Kept: prof.TableEntries, Dropped: dropped}

@@ -19,18 +19,15 @@ const maxCores = 8
 // one load and branch.
 var on bool
 
-// period is the sampling period in counter ticks.
-var period uint64
-
-// Enable turns profiling on with a period of p counter ticks.
-func Enable(p uint64) { on, period = true, p }
+// Enable turns profiling on. (The sampling period is the scheduler's to
+// keep, sched.ProfPeriod: it arms the timers by it.)
+func Enable() { on = true }
 
 // Disable stops sampling, so the tables hold still while written out.
 func Disable() { on = false }
 
-// On reports whether profiling is on; Period is its period.
-func On() bool       { return on }
-func Period() uint64 { return period }
+// On reports whether profiling is on.
+func On() bool { return on }
 
 // Add counts n samples of s on core c (n > 1 when periods went by
 // without an interrupt: the core was idle, or in the kernel with
@@ -97,5 +94,5 @@ func Table(c int) ([]Sample, uint64) {
 // Reset empties every table (host tests).
 func Reset() {
 	tables = [maxCores]table{}
-	on, period = false, 0
+	on = false
 }

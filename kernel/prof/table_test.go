@@ -12,7 +12,7 @@ func TestTableCountsAndDrops(t *testing.T) {
 		t.Fatalf("Sample is %d bytes, the format says %d", unsafe.Sizeof(Sample{}), SampleSize)
 	}
 	Reset()
-	Enable(100)
+	Enable()
 	a := Sample{Kind: KindApp, Frames: 2, PC: [MaxFrames]uint64{0x1000, 0x2000}, TID: 3}
 	b := a
 	b.PC[1] = 0x2004
