@@ -413,25 +413,11 @@ func sysGetdents64(t *sched.Thread, f *sched.Frame) uint64 {
 	return written
 }
 
-func dirType(mode uint32) byte {
-	switch mode & unix.S_IFMT {
-	case unix.S_IFDIR:
-		return unix.DT_DIR
-	case unix.S_IFLNK:
-		return unix.DT_LNK
-	case unix.S_IFREG:
-		return unix.DT_REG
-	case unix.S_IFIFO:
-		return unix.DT_FIFO
-	case unix.S_IFSOCK:
-		return unix.DT_SOCK
-	case unix.S_IFCHR:
-		return unix.DT_CHR
-	case unix.S_IFBLK:
-		return unix.DT_BLK
-	}
-	return unix.DT_UNKNOWN
-}
+// dirType is getdents' d_type for a file of mode: the file-type bits
+// shifted down, as Linux's fs_umode_to_dtype does (S_DT in
+// include/linux/fs_types.h: DT_DIR is S_IFDIR>>12, and so on for every
+// type).
+func dirType(mode uint32) byte { return byte(mode & unix.S_IFMT >> 12) }
 
 // sysGetcwd is getcwd(2): the working directory's path, built up from
 // its name through its parents; ENAMETOOLONG past PATH_MAX (Go's
