@@ -28,6 +28,7 @@ func setup(t *testing.T, limitPages, bufPages int) uintptr {
 	base := usermem.HostReset(testPages, bufPages)
 	Archive = nil
 	vfs.Reset()
+	resetTables()
 	if ue, ok := Init(uint64(limitPages) * mm.PageSize); !ok {
 		t.Fatalf("init: %+v", ue)
 	}

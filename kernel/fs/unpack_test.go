@@ -41,6 +41,7 @@ func boot(t *testing.T, a []byte) (UnpackError, bool) {
 	usermem.HostReset(MaxDentries/namesPerPage+testPages, 1)
 	vfs.Reset()
 	Archive = a
+	resetTables()
 	return Init(64 * mm.PageSize)
 }
 

@@ -1,0 +1,15 @@
+//go:build !arm64
+
+package fs
+
+// resetTables empties the file system, as the kernel's tables are at
+// boot, so that a test can Init it again.
+func resetTables() {
+	Inodes = [MaxInodes]Inode{}
+	dentries = [MaxDentries]dentry{}
+	buckets = [hashBuckets]int32{}
+	namePages = [len(namePages)]uintptr{}
+	namesUsed = [len(namesUsed)]uint16{}
+	dataPages, maxDataPages = 0, 0
+	inos, inodeHint, dentryHint = 0, RootIno, 0
+}
