@@ -51,6 +51,10 @@ var (
 	calls     atomic.Int64
 )
 
+// hangSeconds: this long without a call finishing is a hang (a call
+// returns in milliseconds, and the longest wait the fuzz asks for is 1 s).
+const hangSeconds = 20
+
 // fionbio is FIONBIO (asm-generic/ioctls.h).
 const fionbio = 0x5421
 
@@ -82,20 +86,31 @@ func main() {
 	per := total / threads
 	// Every second: if no call finished in the last one, name the
 	// threads still in one (and which kind of call), so a hang says where.
+	// After hangSeconds of that, print every goroutine's stack and stop:
+	// a thread in its system call still is "[syscall]", one the kernel
+	// returned but never ran again is "[runnable]", and that tells a
+	// kernel wait that never ends from a lost wake-up.
 	done := make([]atomic.Int64, threads)
 	inCall := make([]atomic.Int64, threads)
 	go func() {
-		last := int64(-1)
+		last, stuck := int64(-1), 0
 		for range time.Tick(time.Second) {
 			c := calls.Load()
-			if c == last && c < int64(per*threads) {
-				for i := range done {
-					if done[i].Load() < int64(per) {
-						fmt.Printf("sysfuzz: no progress: thread %d after %d calls is in kind %d\n", i, done[i].Load(), inCall[i].Load())
-					}
+			if c != last || c >= int64(per*threads) {
+				last, stuck = c, 0
+				continue
+			}
+			for i := range done {
+				if done[i].Load() < int64(per) {
+					fmt.Printf("sysfuzz: no progress: thread %d after %d calls is in kind %d\n", i, done[i].Load(), inCall[i].Load())
 				}
 			}
-			last = c
+			if stuck++; stuck == hangSeconds {
+				buf := make([]byte, 1<<20)
+				buf = buf[:runtime.Stack(buf, true)]
+				fmt.Printf("sysfuzz: no call finished for %d s; every goroutine:\n%s\n", hangSeconds, buf)
+				os.Exit(3)
+			}
 		}
 	}()
 	var wg sync.WaitGroup
