@@ -8,10 +8,12 @@
 // core's kernel stack, not on a goroutine stack.
 //
 // Every exception from EL0 pushes a sched.Frame at the top of the core's
-// kernel stack (SP_EL1), switches R28 (g) to the core's fake g (TPIDR_EL1),
-// and calls trap(frame). trap may replace the frame's contents with another
-// thread's context; userReturn then restores whatever the frame holds and
-// ERETs. IRQs stay masked in the kernel, so exceptions taken at EL1 are
+// kernel stack (SP_EL1), all but the vector registers, switches R28 (g)
+// to the core's fake g (TPIDR_EL1), and calls trap(frame), which saves
+// the vector registers too unless the call never touches them. trap may
+// replace the frame's contents with another thread's context; userReturn
+// then restores whatever the frame holds and ERETs (userReturnRegs when
+// the vector registers were never saved). IRQs stay masked in the kernel, so exceptions taken at EL1 are
 // always faults: they switch to the core's fault stack and never return.
 
 #define FRAME_SIZE	816
@@ -131,8 +133,25 @@ TEXT ·el0Entry(SB),NOSPLIT|NOFRAME,$0
 	MRS	FPSR, R0
 	MRS	FPCR, R1
 	STP	(R0, R1), OFF_FPSR(RSP)
-	// The kernel's memmove/memclr use SIMD: save all of Q0-Q31 every time.
-	ADD	$OFF_V, RSP, R0
+	// Q0-Q31 stay in their registers: trap saves them (saveFP) unless
+	// the call is one of the few that never touch them.
+	MRS	TPIDR_EL1, g		// this core's sched.CPU = fake g
+	MOVD	ZR, R29			// end of the kernel frame-pointer chain
+	MOVD	RSP, R0
+	WORD	$0xd10083ff	// SUB SP, SP, #32
+	MOVD	R0, 8(RSP)		// trap(f) (fpSaved bool at 16)
+	BL	·trap(SB)
+	MOVBU	16(RSP), R0
+	WORD	$0x910083ff	// ADD SP, SP, #32
+	CBZ	R0, regsOnly
+	B	·userReturn(SB)
+regsOnly:
+	B	·userReturnRegs(SB)
+
+// saveFP stores the app's Q0-Q31 into f (trap_arm64.go).
+TEXT ·saveFP(SB),NOSPLIT|NOFRAME,$0-8
+	MOVD	f+0(FP), R0
+	ADD	$OFF_V, R0
 	VST1.P	[V0.D2, V1.D2, V2.D2, V3.D2], 64(R0)
 	VST1.P	[V4.D2, V5.D2, V6.D2, V7.D2], 64(R0)
 	VST1.P	[V8.D2, V9.D2, V10.D2, V11.D2], 64(R0)
@@ -141,16 +160,10 @@ TEXT ·el0Entry(SB),NOSPLIT|NOFRAME,$0
 	VST1.P	[V20.D2, V21.D2, V22.D2, V23.D2], 64(R0)
 	VST1.P	[V24.D2, V25.D2, V26.D2, V27.D2], 64(R0)
 	VST1.P	[V28.D2, V29.D2, V30.D2, V31.D2], 64(R0)
-	MRS	TPIDR_EL1, g		// this core's sched.CPU = fake g
-	MOVD	ZR, R29			// end of the kernel frame-pointer chain
-	MOVD	RSP, R0
-	WORD	$0xd10043ff	// SUB SP, SP, #16
-	MOVD	R0, 8(RSP)
-	BL	·trap(SB)
-	WORD	$0x910043ff	// ADD SP, SP, #16
-	B	·userReturn(SB)
+	RET
 
-// userReturn restores the frame at RSP and returns to EL0.
+// userReturn restores the frame at RSP, vector registers included, and
+// returns to EL0.
 TEXT ·userReturn(SB),NOSPLIT|NOFRAME,$0
 	ADD	$OFF_V, RSP, R0
 	VLD1.P	64(R0), [V0.D2, V1.D2, V2.D2, V3.D2]
@@ -161,6 +174,11 @@ TEXT ·userReturn(SB),NOSPLIT|NOFRAME,$0
 	VLD1.P	64(R0), [V20.D2, V21.D2, V22.D2, V23.D2]
 	VLD1.P	64(R0), [V24.D2, V25.D2, V26.D2, V27.D2]
 	VLD1.P	64(R0), [V28.D2, V29.D2, V30.D2, V31.D2]
+	B	·userReturnRegs(SB)
+
+// userReturnRegs restores the frame at RSP but for the vector registers,
+// which still hold the app's values, and returns to EL0.
+TEXT ·userReturnRegs(SB),NOSPLIT|NOFRAME,$0
 	LDP	OFF_FPSR(RSP), (R0, R1)
 	MSR	R0, FPSR
 	MSR	R1, FPCR

@@ -12,6 +12,10 @@ import "github.com/gometal/gometal/sched"
 type Personality struct {
 	// Syscall runs the system call thread t made (SVC; arguments in f).
 	Syscall func(c *sched.CPU, t *sched.Thread, f *sched.Frame)
+	// Unlocked answers the system call in f without the kernel lock if
+	// it is one that reads or changes only thread t and core c, and
+	// reports whether it did (unlocked_arm64.go says when that is safe).
+	Unlocked func(c *sched.CPU, t *sched.Thread, f *sched.Frame) bool
 	// Exception handles any other synchronous exception from EL0.
 	Exception func(t *sched.Thread, f *sched.Frame, esr, far uint64)
 	// Resume runs before thread t returns to EL0 with context f (signal

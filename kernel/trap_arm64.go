@@ -11,9 +11,32 @@ import (
 )
 
 // trap is called by the entry assembly for every exception from EL0 with
-// the interrupted context in f (on this core's kernel stack).
-func trap(f *sched.Frame) {
+// the interrupted context in f (on this core's kernel stack), all of it
+// but the vector registers, which are still the app's. A system call
+// that needs neither the lock nor those registers is answered at once
+// (unlocked_arm64.go); anything else first saves them into f (saveFP),
+// since the kernel's own Go code uses them as scratch. The result tells
+// the way out whether to load them back from f.
+func trap(f *sched.Frame) (fpSaved bool) {
 	c := ThisCPU()
+	if f.Kind != sched.KindIRQ {
+		if handled, saved := unlockedSyscall(c, f); handled {
+			return saved
+		}
+	}
+	saveFP(f)
+	trapLocked(c, f)
+	return true
+}
+
+// saveFP stores the app's vector registers (Q0-Q31) into f
+// (entry_arm64.s).
+func saveFP(f *sched.Frame)
+
+// trapLocked handles an exception under the kernel lock.
+//
+//go:noinline
+func trapLocked(c *sched.CPU, f *sched.Frame) {
 	var entered uint64
 	if prof.On() {
 		entered = timer.Now() // before the lock: waiting for it is charged apart

@@ -80,6 +80,7 @@ type CPUStats struct {
 	Steals     uint64 // threads taken from another core's queue
 	Idles      uint64 // times the core went to WFI
 	Migrations uint64 // threads moved off this core by their affinity
+	Unlocked   uint64 // system calls answered without the kernel lock
 }
 
 // Offsets into CPU for assembly.

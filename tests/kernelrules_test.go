@@ -140,3 +140,75 @@ func TestKernelNoInit(t *testing.T) {
 		}
 	}
 }
+
+// TestUnlockedPathUsesNoFP checks, in the compiled kernel, that the way a
+// system call is answered without the kernel lock (kernel/unlocked_arm64.go)
+// never uses a floating-point or vector register: on that path the app's
+// are still in them, unsaved. It starts from the entry's Go side (trap)
+// and the personality's Unlocked and follows every direct call, except
+// into the code that runs only once the registers are saved.
+func TestUnlockedPathUsesNoFP(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "kernel.elf")
+	b, _ := linker.LookupBoard("virt")
+	if err := linker.LinkKernel(repoRoot, b, out); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "tool", "objdump", out)
+	cmd.Dir = repoRoot
+	dis, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("objdump: %v", err)
+	}
+	// Each function's instructions (mnemonic and operands).
+	funcs := map[string][]string{}
+	fn := ""
+	for _, line := range strings.Split(string(dis), "\n") {
+		if strings.HasPrefix(line, "TEXT ") {
+			fn = strings.TrimSuffix(strings.Fields(line)[1], "(SB)")
+			continue
+		}
+		if f := strings.Split(line, "\t"); fn != "" && len(f) >= 5 {
+			funcs[fn] = append(funcs[fn], strings.TrimSpace(f[4]))
+		}
+	}
+	mod := linker.ModulePath + "/"
+	roots := []string{mod + "kernel.trap", mod + "kernel/linux.unlocked"}
+	// Called only after saveFP has put the app's registers in the frame.
+	after := map[string]bool{
+		mod + "kernel.saveFP.abi0":      true,
+		mod + "kernel.trapLocked":       true,
+		mod + "kernel.profUnlocked":     true,
+		"runtime.morestack_noctxt.abi0": true, // a kernel panic
+		"runtime.panicBounds":           true, // a kernel panic
+	}
+	fpRE := regexp.MustCompile(`^(F[A-Z0-9]+|V[A-Z0-9.]+|SCVTF\w*|UCVTF\w*)\s|\bV\d+\b|\bF\d+\b`)
+	callRE := regexp.MustCompile(`^(BL|CALL|B)\s+(\S+)\(SB\)`)
+	seen := map[string]bool{}
+	var visit func(name, from string)
+	visit = func(name, from string) {
+		if seen[name] || after[name] {
+			return
+		}
+		seen[name] = true
+		code, ok := funcs[name]
+		if !ok {
+			t.Errorf("%s (called from %s) is not in the kernel's disassembly", name, from)
+			return
+		}
+		for _, ins := range code {
+			if fpRE.MatchString(ins) {
+				t.Errorf("%s (reached from %s) uses a vector register before the app's are saved: %s", name, from, ins)
+			}
+			if m := callRE.FindStringSubmatch(ins); m != nil {
+				visit(m[2], name)
+			}
+		}
+	}
+	for _, r := range roots {
+		visit(r, "the entry")
+	}
+	if len(seen) < 4 {
+		t.Fatalf("followed only %d functions from %v; is the disassembly parsed right?", len(seen), roots)
+	}
+	t.Logf("checked %d functions on the unlocked path", len(seen))
+}

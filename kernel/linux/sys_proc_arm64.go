@@ -94,6 +94,11 @@ func appEnded(status int) {
 func printStats() {
 	kernel.Puts("gometal: stats:")
 	putCounter("syscalls", syscallCount)
+	var unlockedCount uint64
+	for i := range sched.CPUs {
+		unlockedCount += sched.CPUs[i].Stats.Unlocked
+	}
+	putCounter("unlocked", unlockedCount)
 	kernel.Puts("\n")
 	// How epoll waits went: events at once, empty polls, waits that
 	// blocked, waiters woken by events (of which by an eventfd write: the

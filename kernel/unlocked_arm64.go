@@ -1,0 +1,73 @@
+package kernel
+
+import (
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/drivers/timer"
+	"github.com/gometal/gometal/kernel/prof"
+	"github.com/gometal/gometal/sched"
+	"github.com/gometal/gometal/sched/trace"
+)
+
+// A few system calls need no kernel lock: they read or change only the
+// calling thread and its own core (getpid, gettid, sched_yield when no
+// other thread waits for this core; the personality's Unlocked picks
+// them). trap answers them here, before sched.KernelLock, so a core
+// making them never waits for, nor holds up, the other cores, and before
+// the app's vector registers are saved (saveFP), so they cost the
+// general registers' save and restore only.
+//
+// What the locked way out does besides (finishTrap) has nothing to do
+// for such a call:
+//   - Schedule: the thread stays Running here. A thread another core puts
+//     on this core's queue, or a change of this thread's affinity, comes
+//     with a wake-up SGI (sched.enqueue, Kick), taken as soon as the ERET
+//     unmasks interrupts, and that entry schedules.
+//   - Signal delivery: a signal posted to a thread running on another core
+//     comes with the same SGI (linux.signalWake).
+//   - The timer: a call that does not block moves no deadline, so it stays
+//     armed for what it was (the slice's end at the latest).
+//
+// Everything written here is this core's own: its CPU struct and
+// counters, its trace ring, its profiler tables. Nothing on this path may
+// use a vector register before saveFP: the app's are still in them
+// (TestUnlockedPathUsesNoFP checks the compiled code).
+
+// unlockedSyscall answers f's system call without the lock if the
+// personality says it may. handled reports whether it did; fpSaved,
+// whether the app's vector registers are now in f (the profiler's
+// bookkeeping needs them as scratch), so the way out restores them.
+func unlockedSyscall(c *sched.CPU, f *sched.Frame) (handled, fpSaved bool) {
+	if cpu.EC(cpu.ReadESR()) != cpu.ECSVC64 {
+		return false, false
+	}
+	t := sched.Current(c)
+	profiling := prof.On()
+	var entered uint64
+	if profiling {
+		entered = timer.Now()
+	}
+	nr := f.X[8]
+	if !OS.Unlocked(c, t, f) {
+		return false, false
+	}
+	c.LastSyscall = nr
+	c.Stats.Unlocked++
+	trace.Record(c.ID, trace.KindSyscall, 0, uint16(nr), uint32(t.TID))
+	trace.Record(c.ID, trace.KindSysret, 0, uint16(nr), uint32(t.TID))
+	if profiling {
+		saveFP(f)
+		profUnlocked(c, t, f, entered, nr)
+		return true, true
+	}
+	return true, false
+}
+
+// profUnlocked charges an unlocked call's sampling periods: no lock was
+// waited for, so those that ended before it were the app's and those
+// since, the call's.
+func profUnlocked(c *sched.CPU, t *sched.Thread, f *sched.Frame, entered, nr uint64) {
+	c.Heartbeat = entered
+	profEnter(c, t, f, entered)
+	profActivity[c.ID] = prof.ArgSyscall + uint32(nr)
+	profExit(c)
+}
