@@ -155,6 +155,9 @@ func SecondaryStart(id int) {
 	cpu.TTBR0Walks(false) // no app table here yet: kernel nil derefs fault
 	initCPULocal(c)
 	c.Alive.Store(true)
+	for !appStarted.Load() {
+		cpu.WFE() // the boot core's Unlock sends the event
+	}
 	sched.KernelLock.Lock(c.ID)
 	if crashDeadlock && id == 1 {
 		sched.KernelLock.Lock(c.ID) // held by this very core: never granted

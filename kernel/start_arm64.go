@@ -4,6 +4,7 @@ import (
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/tty"
 	"github.com/gometal/gometal/kernel/usermem"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gometal/gometal/drivers/cpu"
@@ -135,9 +136,17 @@ func Start(b *BootInfo) {
 	f := (*sched.Frame)(cpu.Ptr(c.KStackTop - sched.FrameSize))
 	*f = t.Ctx
 	sched.ArmTimer(c)
+	sched.KernelLock.ResetCounts() // contention is counted from the app's start
+	appStarted.Store(true)
 	sched.KernelLock.Unlock()
 	enterUser(uintptr(unsafe.Pointer(f)))
 }
+
+// appStarted is set when the boot core starts /init. Secondary cores wait
+// for it before they take the kernel lock, which the boot core holds
+// until then, so the lock's contention counters see the app's waits, not
+// boot's.
+var appStarted atomic.Bool
 
 var entryEL uint64
 var dtbSize uint32

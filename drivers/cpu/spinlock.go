@@ -14,6 +14,10 @@ type Spinlock struct {
 	v     atomic.Uint32
 	owner atomic.Int32 // core holding it (valid while v == 1)
 	Name  string       // for reports; a constant
+	// Contention, written by each holder once it has the lock: how many
+	// times it was taken, how many of those found it held, and the
+	// counter ticks those waited in all (gometal.stats=1 prints them).
+	Taken, Contended, WaitTicks uint64
 }
 
 // StuckTicks is how many counter ticks a waiter spins before calling
@@ -26,9 +30,13 @@ var Stuck func(l *Spinlock, waiter int)
 
 // Lock takes l for core.
 func (l *Spinlock) Lock(core int) {
+	var waited uint64
 	if !l.v.CompareAndSwap(0, 1) {
-		l.spin(core)
+		waited = l.spin(core)
+		l.Contended++
+		l.WaitTicks += waited
 	}
+	l.Taken++
 	l.owner.Store(int32(core))
 }
 
@@ -37,7 +45,8 @@ func (l *Spinlock) Lock(core int) {
 // wait besides. Under QEMU's TCG, WFE yields the vCPU's host thread,
 // which matters when there are more vCPUs than host cores: a tight loop
 // would take host time from the very core holding the lock.
-func (l *Spinlock) spin(core int) {
+// It returns the counter ticks it waited.
+func (l *Spinlock) spin(core int) uint64 {
 	start := ReadCNTVCT()
 	for {
 		for l.v.Load() != 0 {
@@ -47,7 +56,7 @@ func (l *Spinlock) spin(core int) {
 			}
 		}
 		if l.v.CompareAndSwap(0, 1) {
-			return
+			return ReadCNTVCT() - start
 		}
 	}
 }
@@ -59,6 +68,9 @@ func (l *Spinlock) Unlock() {
 	l.v.Store(0)
 	SEV() // wake the waiters' WFE (after a DSB: the store comes first)
 }
+
+// ResetCounts zeroes l's contention counters; the caller holds l.
+func (l *Spinlock) ResetCounts() { l.Taken, l.Contended, l.WaitTicks = 0, 0, 0 }
 
 // Held reports whether some core holds l.
 func (l *Spinlock) Held() bool { return l.v.Load() != 0 }

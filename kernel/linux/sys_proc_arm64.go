@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/kernel/vfs"
@@ -99,6 +100,16 @@ func printStats() {
 		unlockedCount += sched.CPUs[i].Stats.Unlocked
 	}
 	putCounter("unlocked", unlockedCount)
+	kernel.Puts("\n")
+	// The big kernel lock: how often it was taken, how often a core found
+	// it held, and how long such cores waited in all.
+	l := &sched.KernelLock
+	kernel.Puts("gometal: stats: lock ")
+	kernel.Puts(l.Name)
+	kernel.Puts(":")
+	putCounter("taken", l.Taken)
+	putCounter("contended", l.Contended)
+	putCounter("waited-us", uint64(timer.TicksToNanos(l.WaitTicks)/1000))
 	kernel.Puts("\n")
 	// How epoll waits went: events at once, empty polls, waits that
 	// blocked, waiters woken by events (of which by an eventfd write: the
