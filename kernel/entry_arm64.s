@@ -13,8 +13,9 @@
 // the vector registers too unless the call never touches them. trap may
 // replace the frame's contents with another thread's context; userReturn
 // then restores whatever the frame holds and ERETs (userReturnRegs when
-// the vector registers were never saved). IRQs stay masked in the kernel, so exceptions taken at EL1 are
-// always faults: they switch to the core's fault stack and never return.
+// the vector registers were never saved). IRQs stay masked in the kernel,
+// so exceptions taken at EL1 are always faults: they switch to the core's
+// fault stack and never return.
 
 #define FRAME_SIZE	816
 #define OFF_SP		248

@@ -19,13 +19,15 @@ import (
 // the way out whether to load them back from f.
 func trap(f *sched.Frame) (fpSaved bool) {
 	c := ThisCPU()
+	var esr uint64 // the syndrome of a synchronous exception, read once
 	if f.Kind != sched.KindIRQ {
-		if handled, saved := unlockedSyscall(c, f); handled {
+		esr = cpu.ReadESR()
+		if handled, saved := unlockedSyscall(c, f, esr); handled {
 			return saved
 		}
 	}
 	saveFP(f)
-	trapLocked(c, f)
+	trapLocked(c, f, esr)
 	return true
 }
 
@@ -33,10 +35,11 @@ func trap(f *sched.Frame) (fpSaved bool) {
 // (entry_arm64.s).
 func saveFP(f *sched.Frame)
 
-// trapLocked handles an exception under the kernel lock.
+// trapLocked handles an exception under the kernel lock (esr: its
+// syndrome, for a synchronous one).
 //
 //go:noinline
-func trapLocked(c *sched.CPU, f *sched.Frame) {
+func trapLocked(c *sched.CPU, f *sched.Frame, esr uint64) {
 	var entered uint64
 	if prof.On() {
 		entered = timer.Now() // before the lock: waiting for it is charged apart
@@ -51,7 +54,6 @@ func trapLocked(c *sched.CPU, f *sched.Frame) {
 		profActivity[c.ID] = prof.ArgIRQ
 		handleIRQs(c)
 	} else {
-		esr := cpu.ReadESR()
 		if cpu.EC(esr) == cpu.ECSVC64 {
 			profActivity[c.ID] = prof.ArgSyscall + uint32(f.X[8])
 			OS.Syscall(c, t, f)

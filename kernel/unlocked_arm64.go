@@ -32,12 +32,13 @@ import (
 // use a vector register before saveFP: the app's are still in them
 // (TestUnlockedPathUsesNoFP checks the compiled code).
 
-// unlockedSyscall answers f's system call without the lock if the
-// personality says it may. handled reports whether it did; fpSaved,
+// unlockedSyscall answers f's system call (esr: the exception's
+// syndrome) without the lock if the personality says it may. handled
+// reports whether it did; fpSaved,
 // whether the app's vector registers are now in f (the profiler's
 // bookkeeping needs them as scratch), so the way out restores them.
-func unlockedSyscall(c *sched.CPU, f *sched.Frame) (handled, fpSaved bool) {
-	if cpu.EC(cpu.ReadESR()) != cpu.ECSVC64 {
+func unlockedSyscall(c *sched.CPU, f *sched.Frame, esr uint64) (handled, fpSaved bool) {
+	if cpu.EC(esr) != cpu.ECSVC64 {
 		return false, false
 	}
 	t := sched.Current(c)

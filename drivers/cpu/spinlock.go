@@ -30,11 +30,9 @@ var Stuck func(l *Spinlock, waiter int)
 
 // Lock takes l for core.
 func (l *Spinlock) Lock(core int) {
-	var waited uint64
 	if !l.v.CompareAndSwap(0, 1) {
-		waited = l.spin(core)
+		l.WaitTicks += l.spin(core)
 		l.Contended++
-		l.WaitTicks += waited
 	}
 	l.Taken++
 	l.owner.Store(int32(core))
