@@ -2,11 +2,15 @@ package tests
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/pprof/profile"
 )
 
 // Benchmarks boot real programs like the tests do, but measure instead of
@@ -109,12 +113,33 @@ func BenchmarkPoller(b *testing.B) {
 // The benchmark harness end to end on the gometal side, with tiny counts
 // (make test's smoke run; make bench runs the real comparison): every
 // figure of the table must come out as a number, which means every BENCH
-// line of tests/progs/bench parsed.
+// line of tests/progs/bench parsed. It also profiles the run (-profile):
+// the merged profile must open with pprof's reader and hold the
+// benchmark's own functions.
 func TestBenchHarnessSmoke(t *testing.T) {
 	t.Parallel()
-	r := gometal(t, "bench", "-side", "gometal", "-runs", "1", "-quick", "-idle", "1")
+	pprofPath := filepath.Join(t.TempDir(), "bench.pprof")
+	r := gometal(t, "bench", "-side", "gometal", "-runs", "1", "-quick", "-idle", "1", "-profile", pprofPath)
 	if r.status != 0 {
 		t.Fatalf("gometal bench: status %d\n%s", r.status, r.out)
+	}
+	f, err := os.Open(pprofPath)
+	if err != nil {
+		t.Fatalf("bench -profile wrote no profile: %v\n%s", err, r.out)
+	}
+	p, err := profile.Parse(f)
+	f.Close()
+	if err != nil {
+		t.Fatalf("bench -profile: %v", err)
+	}
+	var benchFuncs int
+	for _, fn := range p.Function {
+		if strings.HasPrefix(fn.Name, "main.") {
+			benchFuncs++
+		}
+	}
+	if len(p.Sample) == 0 || benchFuncs == 0 {
+		t.Errorf("bench -profile: %d samples, %d functions of the bench program (want some of each)", len(p.Sample), benchFuncs)
 	}
 	rows := regexp.MustCompile("(?m)^\\| `([a-z0-9_]+)`: [^|]* \\| [^|]* \\| ([^|]*) \\| not run \\| not run \\|").FindAllStringSubmatch(r.out, -1)
 	// The figures the harness knows are the ones its usage lists.

@@ -36,9 +36,17 @@ var benchFigures = []benchFigure{
 	{"gc_pause_p50_us", "us", false, "GC stop-the-world pause, median, 200 MiB of 64-byte objects"},
 	{"gc_pause_max_us", "us", false, "GC stop-the-world pause, max, same workload"},
 	{"timer_wakeups_per_s", "/s", true, "wake-ups of 1000 goroutines sleeping 1 ms in a loop"},
-	{"pipe_mib_per_s", "MiB/s", true, "os.Pipe throughput, 64 MiB in 64 KiB writes to a reader goroutine"},
+	{"pipe_mib_per_s", "MiB/s", true, "os.Pipe throughput, 1 GiB in 64 KiB writes to a reader goroutine"},
 	{"page_fault_ns", "ns", false, "first touch of a fresh anonymous page, 256 MiB mmap'd"},
 	{"tmpfs_mib_per_s", "MiB/s", true, "write then read back 256 MiB under /tmp in 1 MiB calls (bytes moved per second)"},
+	{"futex_wake_ns", "ns", false, "futex wake to the woken thread running, across cores (half a ping-pong between threads pinned to cores 0 and 1)"},
+	{"epoll_wake_ns", "ns", false, "eventfd write to epoll_pwait returning, across cores (half a ping-pong, as futex_wake_ns)"},
+	{"scale2_getpid_x", "x", true, "getpid throughput per core with 2 cores calling it at once, over 1 core's (1.0: perfect scaling)"},
+	{"scale4_getpid_x", "x", true, "the same with 4 cores"},
+	{"scale2_futex_x", "x", true, "futex ping-pong pairs, a pair pinned to each core: per-core rate with 2 cores over 1 core's"},
+	{"scale4_futex_x", "x", true, "the same with 4 cores"},
+	{"scale2_pipe_x", "x", true, "blocking pipe pairs (64 MiB in 64 KiB writes), a pair pinned to each core: per-core throughput with 2 cores over 1 core's"},
+	{"scale4_pipe_x", "x", true, "the same with 4 cores"},
 	{"idle_cpu_pct", "%", false, "QEMU's host CPU (share of one core) while the guest sleeps 5 s"},
 }
 

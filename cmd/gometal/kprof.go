@@ -253,6 +253,15 @@ func topFunctions(pp *profile.Profile, n int) []string {
 
 // writePprof converts the raw profile at raw to a pprof file at out.
 func writePprof(raw, appELF, out string) (*kprofile, *profile.Profile, error) {
+	p, pp, err := buildPprof(raw, appELF)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, pp, savePprof(pp, out)
+}
+
+// buildPprof reads a raw profile and makes the pprof profile of it.
+func buildPprof(raw, appELF string) (*kprofile, *profile.Profile, error) {
 	p, err := readProfile(raw)
 	if err != nil {
 		return nil, nil, err
@@ -266,15 +275,20 @@ func writePprof(raw, appELF, out string) (*kprofile, *profile.Profile, error) {
 	if err := pp.CheckValid(); err != nil {
 		return nil, nil, fmt.Errorf("profile: %v", err)
 	}
+	return p, pp, nil
+}
+
+// savePprof writes pp to out.
+func savePprof(pp *profile.Profile, out string) error {
 	f, err := os.Create(out)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	if err := pp.Write(f); err != nil {
 		f.Close()
-		return nil, nil, err
+		return err
 	}
-	return p, pp, f.Close()
+	return f.Close()
 }
 
 var errNoProfile = errors.New("no profile was written: the kernel writes it when the app exits, so a run that timed out, was killed or panicked has none")

@@ -41,11 +41,12 @@ type scale struct {
 	gcMiB, pipeMiB                                        int
 	sleepersFor                                           time.Duration
 	faultMiB, fileMiB                                     int
+	wakeRounds, scaleOps, scaleRounds, scalePipeMiB       int
 }
 
 var (
-	full  = scale{100_000, 50_000, 100_000, 200, 50, 2000, 200, 64, 2 * time.Second, 256, 256}
-	quick = scale{1000, 1000, 1000, 10, 3, 50, 8, 1, 200 * time.Millisecond, 4, 4}
+	full  = scale{100_000, 50_000, 100_000, 200, 50, 2000, 200, 1024, 2 * time.Second, 256, 256, 5_000, 200_000, 20_000, 64}
+	quick = scale{1000, 1000, 1000, 10, 3, 50, 8, 1, 200 * time.Millisecond, 4, 4, 200, 1000, 200, 1}
 )
 
 type figure struct {
@@ -66,6 +67,11 @@ var figures = []figure{
 	{"pipe_mib_per_s", pipeThroughput},
 	{"page_fault_ns", pageFaults},
 	{"tmpfs_mib_per_s", tmpfsThroughput},
+	{"futex_wake_ns", futexWakeLatency},
+	{"epoll_wake_ns", epollWakeLatency},
+	{"scale_getpid", scaleGetpid}, // prints scale2_getpid_x and scale4_getpid_x
+	{"scale_futex", scaleFutex},
+	{"scale_pipe", scalePipe},
 }
 
 // argsMark starts the program's own arguments when the harness boots it
@@ -139,13 +145,17 @@ func printKernelLog() {
 }
 
 // want says whether figure name was asked for (all when none was named;
-// gc_pause_p50_us and gc_pause_max_us both name the GC figure).
+// gc_pause_p50_us and gc_pause_max_us both name the GC figure, and
+// scale4_getpid_x names scale_getpid).
 func want(args []string, name string) bool {
 	if len(args) == 0 {
 		return true
 	}
 	for _, a := range args {
 		if a == name || name == "gc_pause_us" && (a == "gc_pause_p50_us" || a == "gc_pause_max_us") {
+			return true
+		}
+		if kind, ok := strings.CutPrefix(name, "scale_"); ok && strings.HasPrefix(a, "scale") && strings.HasSuffix(a, "_"+kind+"_x") {
 			return true
 		}
 	}
@@ -288,7 +298,7 @@ func timerWakeups(s scale) {
 	report("timer_wakeups_per_s", float64(guest.Sum(counts))/took.Seconds(), "/s")
 }
 
-// pipeThroughput moves pipeMiB through an os.Pipe in 64 KiB writes to a
+// pipeThroughput moves pipeMiB (1 GiB) through an os.Pipe in 64 KiB writes to a
 // reader goroutine: both ends are non-blocking descriptors in the
 // runtime's poller, so every full or empty pipe is an EAGAIN, an epoll
 // wait and a wake-up.
