@@ -11,6 +11,7 @@ func Reset(n int) {
 	highWater = 0
 	runQueues = [len(runQueues)]runQueue{}
 	CPUs = [len(CPUs)]CPU{}
+	coreDeadlines = [len(coreDeadlines)]coreDeadline{}
 	kicked = nil
 	testSelf = 0
 	Retries = 0

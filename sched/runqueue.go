@@ -63,6 +63,7 @@ func (q *runQueue) take(ok func(t *Thread) bool) int32 {
 // policy (policy.go) picks, and wakes that core if it sleeps.
 func Ready(t *Thread) {
 	unqueue(t)
+	dropDeadline(t)
 	t.State = Runnable
 	t.Wait = WaitNone
 	t.Deadline = 0
@@ -109,12 +110,14 @@ func Block(t *Thread, w WaitKind, deadline uint64, timeoutResult uint64) {
 	t.Wait = w
 	t.Deadline = deadline
 	t.TimeoutResult = timeoutResult
+	noteDeadline(t)
 }
 
 // CancelBlock undoes the Block of the system call t is still running
 // (a signal was already pending): t goes on running, off any queue.
 func CancelBlock(t *Thread) {
 	unqueue(t)
+	dropDeadline(t)
 	t.State = Running
 	t.Wait = WaitNone
 	t.Deadline = 0

@@ -52,15 +52,12 @@ func ExpireTimers(now uint64) {
 var Timeouts [waitKinds]uint64
 
 // NextDeadline returns the earliest deadline of the threads blocked on c
-// (a deadline belongs to the core the thread blocked on) and of c's
-// alarms, or 0 for none.
+// (a deadline belongs to the core the thread blocked on; deadline.go
+// keeps it) and of c's alarms, or 0 for none.
 func NextDeadline(c *CPU) uint64 {
 	d := nextAlarm(c.ID)
-	for i := range Active() {
-		t := &Threads[i]
-		if t.State == Blocked && t.Deadline != 0 && int(t.CPU) == c.ID && (d == 0 || t.Deadline < d) {
-			d = t.Deadline
-		}
+	if t := threadDeadline(c.ID, c.Heartbeat); t != 0 && (d == 0 || t < d) {
+		d = t
 	}
 	return d
 }
