@@ -138,7 +138,7 @@ func Start(b *BootInfo) {
 	sched.ArmTimer(c)
 	sched.KernelLock.ResetCounts() // contention is counted from the app's start
 	appStarted.Store(true)
-	sched.KernelLock.Unlock()
+	sched.Release(c)
 	enterUser(uintptr(unsafe.Pointer(f)))
 }
 

@@ -66,7 +66,8 @@ func trapLocked(c *sched.CPU, f *sched.Frame, esr uint64) {
 }
 
 // finishTrap picks the thread to run, delivers its pending signals, arms
-// the timer and drops the kernel lock; on return the entry code resumes
+// the timer and drops the kernel lock (sched.Release, which makes the
+// SGI and timer writes after it); on return the entry code resumes
 // whatever f holds.
 func finishTrap(c *sched.CPU, f *sched.Frame) {
 	sched.Schedule(c, f)
@@ -76,7 +77,7 @@ func finishTrap(c *sched.CPU, f *sched.Frame) {
 	if prof.On() {
 		profExit(c)
 	}
-	sched.KernelLock.Unlock()
+	sched.Release(c)
 }
 
 // useAppTable points this core's TTBR0 at the app's page table the first

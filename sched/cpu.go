@@ -67,7 +67,12 @@ type CPU struct {
 	// and IdleSince when the core last went to WFI.
 	ProfNext, IdleSince uint64
 
-	armed uint64 // deadline the timer is programmed for (0: stopped)
+	armed uint64 // deadline the timer is to be programmed for (0: stopped)
+	// The register writes left for Release, after the kernel lock: the
+	// cores to send the wake-up SGI (a bit each) and whether the timer
+	// must be set to armed.
+	pendingKicks uint32
+	timerDirty   bool
 }
 
 // CPUStats are per-core counters printed with gometal.stats=1.

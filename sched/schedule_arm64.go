@@ -24,8 +24,38 @@ var IdleIRQ func(c *CPU)
 // self is the calling core (TPIDR_EL1 holds its CPU struct).
 func self() *CPU { return (*CPU)(cpu.Ptr(uintptr(cpu.ReadTPIDREL1()))) }
 
-// kick sends core the wake-up SGI.
-func kick(core int) { gic.SendSGI(gic.SGIWake, core) }
+// kick asks for core's wake-up SGI, sent by Release once the kernel lock
+// is down (see there).
+func kick(core int) { self().pendingKicks |= 1 << uint(core) }
+
+// Release drops KernelLock, then makes the register writes the locked
+// section asked for: the wake-up SGIs to other cores (kick) and this
+// core's timer (setTimer, StopTimer). Under QEMU's TCG each of these
+// writes takes QEMU's own big lock (the BQL: a GIC register is MMIO, the
+// timer's are system registers marked for I/O), for which every vCPU's
+// exception entry also queues; made while holding the kernel lock, a wait
+// for the BQL became a wait for every core spinning on the kernel lock.
+// Done after it, they delay only this core. Neither needs the lock: an
+// SGI only makes its core enter the kernel and look (a core about to
+// idle finds the thread in its queue under the lock, or the SGI pending
+// by the time it executes WFI), and the timer is this core's own.
+func Release(c *CPU) {
+	kicks, dirty, at := c.pendingKicks, c.timerDirty, c.armed
+	c.pendingKicks, c.timerDirty = 0, false
+	KernelLock.Unlock()
+	for core := 0; kicks != 0; core, kicks = core+1, kicks>>1 {
+		if kicks&1 != 0 {
+			gic.SendSGI(gic.SGIWake, core)
+		}
+	}
+	if dirty {
+		if at == 0 {
+			timer.Stop()
+		} else {
+			timer.SetDeadline(at)
+		}
+	}
+}
 
 // Current returns the thread running on c, or nil while idle.
 func Current(c *CPU) *Thread {
@@ -146,7 +176,7 @@ func idle(c *CPU) {
 	c.IdleSince = timer.Now()
 	c.Stats.Idles++
 	trace.Record(c.ID, trace.KindIdle, 0, 0, 0)
-	KernelLock.Unlock()
+	Release(c)
 	cpu.WFI()
 	KernelLock.Lock(c.ID)
 	c.Idle = false
@@ -177,24 +207,28 @@ func ArmTimer(c *CPU) {
 // the kernel sets it at boot when profiling was asked for.
 var ProfPeriod uint64
 
-// setTimer programs c's timer for d unless it already is. Most kernel
-// entries leave the deadline as it was, and writing the timer registers
-// is not free: under QEMU's TCG each write takes QEMU's global lock and
-// reschedules a host timer, which every vCPU contends for.
+// setTimer programs c's timer for d unless it already is (the write
+// itself waits for Release). Most kernel entries leave the deadline as it
+// was, and writing the timer registers is not free: under QEMU's TCG each
+// write takes QEMU's global lock and reschedules a host timer, which
+// every vCPU contends for.
 func setTimer(c *CPU, d uint64) {
 	if c.armed == d {
 		return
 	}
-	timer.SetDeadline(d)
 	c.armed = d
+	c.timerDirty = true
 }
 
 // StopTimer masks c's timer interrupt (the tick handler does this; the
-// way out of the kernel re-arms it).
+// way out of the kernel re-arms it). Unlike setTimer it writes at once:
+// the timer's interrupt is level-triggered and stays asserted until
+// masked, so the handler's next acknowledge would take it again.
 func StopTimer(c *CPU) {
 	if c.armed == 0 {
 		return
 	}
 	timer.Stop()
 	c.armed = 0
+	c.timerDirty = false
 }
