@@ -1,9 +1,6 @@
 package kernel
 
 import (
-	"github.com/gometal/gometal/kernel/fs"
-	"github.com/gometal/gometal/kernel/tty"
-	"github.com/gometal/gometal/kernel/usermem"
 	"sync/atomic"
 	"unsafe"
 
@@ -13,7 +10,10 @@ import (
 	"github.com/gometal/gometal/drivers/pl031"
 	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/kernel/clock"
+	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/kernel/tty"
+	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/sched"
 )
 

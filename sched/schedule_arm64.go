@@ -30,7 +30,7 @@ func kick(core int) { self().pendingKicks |= 1 << uint(core) }
 
 // Release drops KernelLock, then makes the register writes the locked
 // section asked for: the wake-up SGIs to other cores (kick) and this
-// core's timer (setTimer, StopTimer). Under QEMU's TCG each of these
+// core's timer deadline (setTimer; StopTimer writes at once). Under QEMU's TCG each of these
 // writes takes QEMU's own big lock (the BQL: a GIC register is MMIO, the
 // timer's are system registers marked for I/O), for which every vCPU's
 // exception entry also queues; made while holding the kernel lock, a wait
@@ -49,11 +49,7 @@ func Release(c *CPU) {
 		}
 	}
 	if dirty {
-		if at == 0 {
-			timer.Stop()
-		} else {
-			timer.SetDeadline(at)
-		}
+		timer.SetDeadline(at)
 	}
 }
 
@@ -207,8 +203,9 @@ func ArmTimer(c *CPU) {
 // the kernel sets it at boot when profiling was asked for.
 var ProfPeriod uint64
 
-// setTimer programs c's timer for d unless it already is (the write
-// itself waits for Release). Most kernel entries leave the deadline as it
+// setTimer programs c's timer for d (a counter value, never 0: idle
+// stops the timer instead) unless it already is; the write itself waits
+// for Release. Most kernel entries leave the deadline as it
 // was, and writing the timer registers is not free: under QEMU's TCG each
 // write takes QEMU's global lock and reschedules a host timer, which
 // every vCPU contends for.
