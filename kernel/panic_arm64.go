@@ -58,10 +58,23 @@ func claimPanic() {
 }
 
 func panicReport(msg string, f *sched.Frame, esr, far uint64) {
+	panicHead(msg)
+	panicBody(f, esr, far)
+}
+
+// panicHead starts a panic report: the line the host's symbolizer looks
+// for (qemu/run.go), after which it annotates every kernel address up to
+// the report's blank line.
+func panicHead(msg string) {
 	claimPanic()
-	c := (*sched.CPU)(cpu.Ptr(getCPU()))
 	Puts("\ngometal: kernel panic: ")
 	Puts(msg)
+}
+
+// panicBody ends a panic report with the core, the registers and the
+// backtrace of f, and ends the run.
+func panicBody(f *sched.Frame, esr, far uint64) {
+	c := (*sched.CPU)(cpu.Ptr(getCPU()))
 	Puts("\n  core=")
 	if c != nil {
 		PutDec(int64(c.ID))

@@ -137,6 +137,7 @@ func Start(b *BootInfo) {
 	*f = t.Ctx
 	sched.ArmTimer(c)
 	sched.KernelLock.ResetCounts() // contention is counted from the app's start
+	sched.StateLock.ResetCounts()  // (no other core runs yet)
 	appStarted.Store(true)
 	sched.Release(c)
 	enterUser(uintptr(unsafe.Pointer(f)))
@@ -254,6 +255,13 @@ func readBootargs() {
 			crashTest = true
 		case "gometal.crashtest=deadlock":
 			crashDeadlock = true
+		case "gometal.lockcheck=1":
+			// Before any second core runs: the checker's tables are
+			// per core and it is on for every lock taken from here.
+			cpu.OrderViolation = lockOrderViolated
+			cpu.OrderCheck = true
+		case "gometal.lockcheck=0":
+			cpu.OrderCheck = false
 		}
 		i = j
 	}

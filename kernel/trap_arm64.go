@@ -15,8 +15,10 @@ import (
 // but the vector registers, which are still the app's. A system call
 // that needs neither the lock nor those registers is answered at once
 // (unlocked_arm64.go); anything else first saves them into f (saveFP),
-// since the kernel's own Go code uses them as scratch. The result tells
-// the way out whether to load them back from f.
+// since the kernel's own Go code uses them as scratch. Then a call that
+// needs only the scheduler's lock is answered (lockFreeSyscall), and
+// everything else takes the kernel lock. The result tells the way out
+// whether to load the vector registers back from f.
 func trap(f *sched.Frame) (fpSaved bool) {
 	c := ThisCPU()
 	var esr uint64 // the syndrome of a synchronous exception, read once
@@ -27,6 +29,9 @@ func trap(f *sched.Frame) (fpSaved bool) {
 		}
 	}
 	saveFP(f)
+	if f.Kind != sched.KindIRQ && lockFreeSyscall(c, f, esr) {
+		return true
+	}
 	trapLocked(c, f, esr)
 	return true
 }

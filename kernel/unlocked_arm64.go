@@ -72,3 +72,30 @@ func profUnlocked(c *sched.CPU, t *sched.Thread, f *sched.Frame, entered, nr uin
 	profActivity[c.ID] = prof.ArgSyscall + uint32(nr)
 	profExit(c)
 }
+
+// lockFreeSyscall answers f's system call if the personality can with
+// the scheduler's StateLock alone (a futex wake-up): like an unlocked
+// call it leaves the thread running and the timer as it was; a thread it
+// makes runnable on another core gets its SGI here, since no Release
+// follows. It reports whether it answered.
+func lockFreeSyscall(c *sched.CPU, f *sched.Frame, esr uint64) bool {
+	if cpu.EC(esr) != cpu.ECSVC64 {
+		return false
+	}
+	t := sched.Current(c)
+	entered := timer.Now()
+	nr := f.X[8]
+	c.Heartbeat = entered // readyAt of the threads it wakes
+	if !OS.LockFree(c, t, f) {
+		return false
+	}
+	sched.SendKicks(c)
+	c.LastSyscall = nr
+	c.Stats.LockFree++
+	trace.Record(c.ID, trace.KindSyscall, 0, uint16(nr), uint32(t.TID))
+	trace.Record(c.ID, trace.KindSysret, 0, uint16(nr), uint32(t.TID))
+	if prof.On() {
+		profUnlocked(c, t, f, entered, nr)
+	}
+	return true
+}

@@ -86,6 +86,8 @@ type CPUStats struct {
 	Idles      uint64 // times the core went to WFI
 	Migrations uint64 // threads moved off this core by their affinity
 	Unlocked   uint64 // system calls answered without the kernel lock
+	LockFree   uint64 // FUTEX_WAKEs made under StateLock alone
+	EarlyWakes uint64 // futex waiters this core woke before their core switched away
 }
 
 // Offsets into CPU for assembly.

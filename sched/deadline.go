@@ -18,7 +18,7 @@ import "github.com/gometal/gometal/drivers/cpu"
 // on every exit. A thread that dies blocked leaves its deadline in the
 // cache until it passes, which costs at most one timer interrupt.
 //
-// Like every thread's state, the cache is guarded by KernelLock.
+// Like every thread's state, the cache is guarded by StateLock.
 
 // coreDeadline is one core's cached earliest deadline (0: none).
 type coreDeadline struct {

@@ -2,18 +2,67 @@ package sched
 
 import "github.com/gometal/gometal/drivers/cpu"
 
+// The kernel's locks and their order. A core may take a lock only while
+// every lock it holds has a lower rank; the lock-order checker
+// (drivers/cpu/lockorder.go, boot argument gometal.lockcheck=1, on in make
+// test) reports any acquisition that breaks this with both stacks.
+//
+//	rank 1  KernelLock  everything not listed below
+//	rank 2  StateLock   the scheduler's state
+//
+// IRQs are masked whenever the kernel runs, so no lock is ever taken by
+// an interrupt handler on a core that already holds it. The panic path
+// takes no lock at all (it may run while this core, or a dead one, holds
+// one); it claims panicking (kernel/panic_arm64.go) with a single atomic
+// swap instead.
+const (
+	RankKernel = 1
+	RankState  = 2
+)
+
 // KernelLock serializes the kernel: a core takes it on every exception
 // from EL0 and holds it until it returns to EL0, except while it waits in
-// WFI (idle). Everything shared between cores (the thread table, run
-// queues, futex waiters, files, pipes, the address space, the page
-// allocator, the console) is therefore touched by one core at a time, and
-// the app's own code runs on all cores in parallel. This is the classic
-// "big kernel lock": a kernel small enough to read, and correct on every
-// core, at the price of serializing syscalls (measured in issue 4's
-// harness before anything finer is built).
+// WFI (idle). The thread table's users, files, pipes, the address space,
+// the page allocator and the console are therefore touched by one core
+// at a time, and the app's own code runs on all cores in parallel. This
+// is the classic "big kernel lock": a kernel small enough to read, and
+// correct on every core, at the price of serializing system calls. Two
+// kinds of call need no kernel lock: those that touch only the calling
+// thread (kernel/unlocked_arm64.go) and FUTEX_WAKE, which needs only
+// StateLock (kernel/linux/lockfree_arm64.go).
+var KernelLock = cpu.Spinlock{Name: "kernel", Rank: RankKernel}
+
+// StateLock guards the scheduler's state: every thread's State, Wait,
+// Deadline and wait-queue links, the run queues, each core's Current and
+// Idle, the futex queues (waitaddr.go) and the deadline cache. It is
+// held for a few hundred instructions at a time and never across a copy
+// of app memory other than the futex word's. A holder of KernelLock
+// takes it inside (every exported function of this package that changes
+// that state does, so callers need not); FUTEX_WAKE takes it alone, so
+// a cross-core wake-up costs this lock and one SGI, not the kernel lock.
 //
-// Lock order: KernelLock is the only lock taken on normal paths, so there
-// is no order to get wrong. The panic path takes no lock at all (it may
-// run while this core, or a dead one, holds KernelLock); it claims
-// panicking (kernel/panic_arm64.go) with a single atomic swap instead.
-var KernelLock = cpu.Spinlock{Name: "kernel"}
+// What that allows, and what it does not: with KernelLock held, the only
+// scheduler state that can change under a core's feet is a futex waiter
+// (Blocked, WaitFutex) that another core's FUTEX_WAKE makes Runnable, and
+// the run queues and Idle flags that wake-up touches. Code that decides
+// on a futex waiter's state and then acts (a signal ending the wait)
+// holds StateLock across both (LockState).
+var StateLock = cpu.Spinlock{Name: "sched", Rank: RankState}
+
+// LockState takes StateLock for the calling core.
+func LockState() { StateLock.Lock(self().ID) }
+
+// UnlockState releases StateLock.
+func UnlockState() { StateLock.Unlock() }
+
+// Lock returns the kernel's i-th lock in rank order, or nil past the
+// last (for the stats and reports that list them all).
+func Lock(i int) *cpu.Spinlock {
+	switch i {
+	case 0:
+		return &KernelLock
+	case 1:
+		return &StateLock
+	}
+	return nil
+}

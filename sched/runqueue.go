@@ -62,6 +62,13 @@ func (q *runQueue) take(ok func(t *Thread) bool) int32 {
 // Ready makes a blocked or new thread runnable on the core the placement
 // policy (policy.go) picks, and wakes that core if it sleeps.
 func Ready(t *Thread) {
+	LockState()
+	ready(t)
+	UnlockState()
+}
+
+// ready is Ready with StateLock held.
+func ready(t *Thread) {
 	unqueue(t)
 	dropDeadline(t)
 	t.State = Runnable
@@ -72,12 +79,17 @@ func Ready(t *Thread) {
 
 // enqueue puts t on core's queue. An idle core gets an SGI so it leaves
 // WFI; a busy core whose queue was empty gets one too, so that it arms
-// its timer for the end of the running thread's slice.
+// its timer for the end of the running thread's slice. A core between
+// the two (in Schedule, its thread switched out, not yet idle) gets
+// none: it looks at its queue under StateLock before it sets Idle, so it
+// finds t, and an SGI would only bring it back into the kernel once it
+// runs t. (Only a FUTEX_WAKE, which holds no kernel lock, meets a core
+// there.)
 func enqueue(t *Thread, core int) {
 	q := &runQueues[core]
 	me := self()
 	q.push(Index(t), me.Heartbeat)
-	if core != me.ID && (CPUs[core].Idle || q.n == 1) {
+	if o := &CPUs[core]; core != me.ID && (o.Idle || q.n == 1 && o.Current >= 0) {
 		me.Stats.SGIsOut++
 		trace.Record(me.ID, trace.KindSGI, trace.SGIWakeup, 0, uint32(core))
 		kick(core)
@@ -94,18 +106,33 @@ func Kick(core int) {
 	}
 }
 
-// Wake ends a thread's wait with result in X0.
+// Wake ends a thread's wait with result in X0 (a thread no longer
+// blocked is left alone: some other wake-up came first).
 func Wake(t *Thread, result uint64) {
+	LockState()
+	WakeLocked(t, result)
+	UnlockState()
+}
+
+// WakeLocked is Wake for a caller that holds StateLock.
+func WakeLocked(t *Thread, result uint64) {
 	if t.State != Blocked {
 		return
 	}
 	t.Ctx.X[0] = result
-	Ready(t)
+	ready(t)
 }
 
 // Block marks the current thread as waiting; Schedule will switch away.
 // deadline is a counter value or 0; on timeout X0 becomes timeoutResult.
 func Block(t *Thread, w WaitKind, deadline uint64, timeoutResult uint64) {
+	LockState()
+	block(t, w, deadline, timeoutResult)
+	UnlockState()
+}
+
+// block is Block with StateLock held.
+func block(t *Thread, w WaitKind, deadline uint64, timeoutResult uint64) {
 	t.State = Blocked
 	t.Wait = w
 	t.Deadline = deadline
@@ -116,6 +143,13 @@ func Block(t *Thread, w WaitKind, deadline uint64, timeoutResult uint64) {
 // CancelBlock undoes the Block of the system call t is still running
 // (a signal was already pending): t goes on running, off any queue.
 func CancelBlock(t *Thread) {
+	LockState()
+	CancelBlockLocked(t)
+	UnlockState()
+}
+
+// CancelBlockLocked is CancelBlock for a caller that holds StateLock.
+func CancelBlockLocked(t *Thread) {
 	unqueue(t)
 	dropDeadline(t)
 	t.State = Running
@@ -123,5 +157,7 @@ func CancelBlock(t *Thread) {
 	t.Deadline = 0
 }
 
-// HasRunnable reports whether a core has a thread waiting for it.
+// HasRunnable reports whether a core has a thread waiting for it. Read
+// without StateLock (the unlocked sched_yield asks) it may be a moment
+// out of date; a thread placed there meanwhile comes with an SGI.
 func HasRunnable(c *CPU) bool { return runQueues[c.ID].n > 0 }

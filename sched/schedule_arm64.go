@@ -40,16 +40,25 @@ func kick(core int) { self().pendingKicks |= 1 << uint(core) }
 // idle finds the thread in its queue under the lock, or the SGI pending
 // by the time it executes WFI), and the timer is this core's own.
 func Release(c *CPU) {
-	kicks, dirty, at := c.pendingKicks, c.timerDirty, c.armed
-	c.pendingKicks, c.timerDirty = 0, false
+	dirty, at := c.timerDirty, c.armed
+	c.timerDirty = false
 	KernelLock.Unlock()
+	SendKicks(c)
+	if dirty {
+		timer.SetDeadline(at)
+	}
+}
+
+// SendKicks sends the wake-up SGIs c's kernel entry asked for (kick),
+// with no lock held: Release does, and so does the lock-free FUTEX_WAKE,
+// which readies threads under StateLock alone.
+func SendKicks(c *CPU) {
+	kicks := c.pendingKicks
+	c.pendingKicks = 0
 	for core := 0; kicks != 0; core, kicks = core+1, kicks>>1 {
 		if kicks&1 != 0 {
 			gic.SendSGI(gic.SGIWake, core)
 		}
-	}
-	if dirty {
-		timer.SetDeadline(at)
 	}
 }
 
@@ -64,14 +73,16 @@ func Current(c *CPU) *Thread {
 // ExpireTimers wakes every blocked thread whose deadline has passed and
 // fires the alarms that are due.
 func ExpireTimers(now uint64) {
+	LockState()
 	for i := range Active() {
 		t := &Threads[i]
 		if t.State == Blocked && t.Deadline != 0 && t.Deadline <= now {
 			Timeouts[t.Wait]++
-			Wake(t, t.TimeoutResult)
+			WakeLocked(t, t.TimeoutResult)
 		}
 	}
-	expireAlarms(now)
+	UnlockState()
+	expireAlarms(now) // the kernel's hook notifies files: not under StateLock
 }
 
 // Timeouts counts the waits that ended by their deadline, per kind.
@@ -81,6 +92,14 @@ var Timeouts [waitKinds]uint64
 // (a deadline belongs to the core the thread blocked on; deadline.go
 // keeps it) and of c's alarms, or 0 for none.
 func NextDeadline(c *CPU) uint64 {
+	StateLock.Lock(c.ID)
+	d := nextDeadline(c)
+	StateLock.Unlock()
+	return d
+}
+
+// nextDeadline is NextDeadline with StateLock held.
+func nextDeadline(c *CPU) uint64 {
 	d := nextAlarm(c.ID)
 	if t := threadDeadline(c.ID, c.Heartbeat); t != 0 && (d == 0 || t < d) {
 		d = t
@@ -91,8 +110,17 @@ func NextDeadline(c *CPU) uint64 {
 // Schedule decides who runs next on c after a kernel entry. f holds the
 // current thread's live context; on return it holds the context of the
 // thread to run (possibly another one). If nothing is runnable the core
-// idles here until something is. The caller holds KernelLock.
+// idles here until something is. The caller holds KernelLock; Schedule
+// takes StateLock.
 func Schedule(c *CPU, f *Frame) {
+	StateLock.Lock(c.ID)
+	schedule(c, f)
+	StateLock.Unlock()
+}
+
+// schedule is Schedule with StateLock held (idle lets go of it while the
+// core waits).
+func schedule(c *CPU, f *Frame) {
 	cur := Current(c)
 	// The counter as read at kernel entry (or after WFI): a read is not
 	// free under QEMU's TCG, and microseconds do not matter here.
@@ -101,12 +129,18 @@ func Schedule(c *CPU, f *Frame) {
 		tid := uint32(cur.TID)
 		switch cur.State {
 		case Running:
+			if cur.wokeOnCore {
+				// Woken by a futex wake-up on another core before this
+				// core switched away: the wait it blocked in returns 0.
+				cur.wokeOnCore = false
+				f.X[0] = 0
+			}
 			if mustMove(cur, c) {
 				trace.Record(c.ID, trace.KindStop, trace.StopMigrate, 0, tid)
 				cur.Ctx = *f
 				c.Current = -1
 				c.Stats.Migrations++
-				Ready(cur)
+				ready(cur)
 				break
 			}
 			if !HasRunnable(c) || now < c.SliceEnd {
@@ -150,11 +184,14 @@ func Schedule(c *CPU, f *Frame) {
 }
 
 // idle waits for an interrupt with the timer set to c's next deadline and
-// KernelLock released, so other cores run the kernel meanwhile. A thread
-// placed here while the lock is down comes with an SGI, which is pending
-// by the time WFI executes if not before, so no wake-up is lost.
+// both locks released, so other cores run the kernel meanwhile. It is
+// called with StateLock held, right after c's queue and every other was
+// found empty, and sets Idle before letting go of it: a thread placed
+// here afterwards comes with an SGI (enqueue), which is pending by the
+// time WFI executes if not before, so no wake-up is lost. It returns
+// with both locks held again.
 func idle(c *CPU) {
-	d := NextDeadline(c)
+	d := nextDeadline(c)
 	if c.ID == 0 {
 		// The boot core keeps a watchdog tick while idle: if every core
 		// sleeps while a thread sits on a queue (a lost wake-up), no busy
@@ -172,13 +209,17 @@ func idle(c *CPU) {
 	c.IdleSince = timer.Now()
 	c.Stats.Idles++
 	trace.Record(c.ID, trace.KindIdle, 0, 0, 0)
+	StateLock.Unlock()
 	Release(c)
 	cpu.WFI()
 	KernelLock.Lock(c.ID)
+	StateLock.Lock(c.ID)
 	c.Idle = false
+	StateLock.Unlock()
 	c.Heartbeat = timer.Now()
 	trace.Record(c.ID, trace.KindWake, 0, 0, 0)
-	IdleIRQ(c)
+	IdleIRQ(c) // takes StateLock where it changes threads
+	StateLock.Lock(c.ID)
 }
 
 // ArmTimer programs c's timer before returning to a thread: the earliest

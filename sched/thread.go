@@ -50,12 +50,14 @@ type Thread struct {
 	Affinity uint64
 
 	// Blocking. Deadline is a counter value (0 = none); when it passes,
-	// the thread wakes with X0 = TimeoutResult. A thread waits either on
-	// a Queue (queue, qnext, WaitEvents) or on an address (WaitAddr,
-	// waitSeq: futexes).
-	Wait          WaitKind
-	WaitAddr      uintptr
-	waitSeq       uint64 // WaitOn order, for FIFO wake-ups
+	// the thread wakes with X0 = TimeoutResult. A thread waits on a Queue
+	// (queue, qnext, WaitEvents): an object's, or for a futex the queue
+	// its address hashes to (WaitAddr). All of it is under StateLock.
+	Wait     WaitKind
+	WaitAddr uintptr
+	// wokeOnCore: a futex wake-up ended the wait before t's core switched
+	// away from it (waitaddr.go); Schedule gives it X0 = 0 and runs it on.
+	wokeOnCore    bool
 	queue         *Queue
 	qnext         int32 // 1 + index of the next thread on queue
 	WaitEvents    uint32

@@ -5,43 +5,109 @@ package sched
 // with that kind on that address, oldest first (Linux wakes futex waiters
 // of equal priority in FIFO order).
 //
-// Both sides run under KernelLock, and the futex syscall compares the
-// futex word with the expected value under that same lock before it
-// calls WaitOn. A waker (futex wake, also under the lock) therefore
-// either runs before the compare, and the waiter sees the new value and
-// does not sleep, or after WaitOn, and finds the waiter: no wake-up is
-// lost. waitaddr_test.go checks this with the Go runtime's own futex
-// mutex protocol on real host threads.
+// Waiters sit on a Queue chosen by a hash of the address (like Linux's
+// futex_queues), in the order they came, so a wake-up looks at the few
+// threads that hashed alike instead of the whole thread table.
+//
+// No wake-up is lost because the waiter compares the futex word with the
+// value it expects while it holds StateLock, and blocks before letting
+// go (LockState, the read, WaitOnLocked, UnlockState), and the waker
+// takes StateLock after it changed the word. The waker therefore either
+// runs before the compare, and the waiter sees the new value and does
+// not sleep, or after the waiter is queued, and finds it.
+// waitaddr_test.go checks this with the Go runtime's own futex mutex
+// protocol on real host threads, wakers holding no other lock.
+//
+// A waker needs no kernel lock (FUTEX_WAKE takes only StateLock), so it
+// may find a waiter whose core has not yet left the system call that
+// blocked it: its registers are still live in that core's trap frame,
+// not yet saved in the thread, and no other core may run it. Such a
+// waiter is woken where it is (wakeOnCore): it becomes Running again,
+// off its queue, and Schedule on its core finds it so, gives it X0 = 0
+// and goes on running it, as Linux's try_to_wake_up only marks a task
+// that is still on its CPU TASK_RUNNING.
 
-// waitSeq orders waiters: the lowest sequence number waited longest.
-var waitSeq uint64
+// addrQueueBits sets the number of futex queues (64).
+const addrQueueBits = 6
+
+var addrQueues [1 << addrQueueBits]Queue
+
+// addrQueue is the queue of addr's waiters: a multiplicative (Fibonacci)
+// hash, since futex words are aligned and often a page apart.
+func addrQueue(addr uintptr) *Queue {
+	return &addrQueues[(uint64(addr)*0x9E3779B97F4A7C15)>>(64-addrQueueBits)]
+}
 
 // WaitOn blocks t on addr until WakeAddr or the deadline (a counter value,
 // 0 for none; on timeout X0 becomes timeoutResult).
 func WaitOn(t *Thread, w WaitKind, addr uintptr, deadline, timeoutResult uint64) {
-	Block(t, w, deadline, timeoutResult)
+	LockState()
+	WaitOnLocked(t, w, addr, deadline, timeoutResult)
+	UnlockState()
+}
+
+// WaitOnLocked is WaitOn for a caller that holds StateLock, as futex
+// wait must across its compare and its block.
+func WaitOnLocked(t *Thread, w WaitKind, addr uintptr, deadline, timeoutResult uint64) {
+	blockOn(t, addrQueue(addr), w, 0, deadline, timeoutResult)
 	t.WaitAddr = addr
-	waitSeq++
-	t.waitSeq = waitSeq
 }
 
 // WakeAddr wakes up to n threads blocked with kind w on addr, oldest
-// first, with X0 = 0, and returns how many woke.
+// first, with X0 = 0, and returns how many woke. The caller holds
+// KernelLock (a waiter still on its core cannot be met here: its core
+// holds KernelLock until Schedule has saved it).
 func WakeAddr(w WaitKind, addr uintptr, n int) int {
+	LockState()
+	woke := wakeAddr(w, addr, n)
+	UnlockState()
+	return woke
+}
+
+// WakeAddrLockFree is WakeAddr for a caller that holds no lock (FUTEX_WAKE
+// on the lock-free path), on core c.
+func WakeAddrLockFree(c *CPU, w WaitKind, addr uintptr, n int) int {
+	StateLock.Lock(c.ID)
+	woke := wakeAddr(w, addr, n)
+	StateLock.Unlock()
+	return woke
+}
+
+// wakeAddr wakes up to n of addr's waiters, oldest first. StateLock is
+// held.
+func wakeAddr(w WaitKind, addr uintptr, n int) int {
 	woke := 0
-	for woke < n {
-		var oldest *Thread
-		for i := range Active() {
-			t := &Threads[i]
-			if t.State == Blocked && t.Wait == w && t.WaitAddr == addr && (oldest == nil || t.waitSeq < oldest.waitSeq) {
-				oldest = t
-			}
+	q := addrQueue(addr)
+	for i := q.head; i != 0 && woke < n; {
+		t := &Threads[i-1]
+		i = t.qnext
+		if t.Wait != w || t.WaitAddr != addr || t.State != Blocked {
+			continue
 		}
-		if oldest == nil {
-			break
+		if onCore(t) {
+			wakeOnCore(t)
+		} else {
+			t.Ctx.X[0] = 0
+			ready(t) // unqueues t; i already points past it
 		}
-		Wake(oldest, 0)
 		woke++
 	}
 	return woke
+}
+
+// onCore reports whether t is still its core's current thread: its
+// context is live in that core's trap frame, not yet in t.Ctx.
+func onCore(t *Thread) bool {
+	return t.CPU >= 0 && int(t.CPU) < len(CPUs) && CPUs[t.CPU].Current == Index(t)
+}
+
+// wakeOnCore ends the wait of t, which its core has not switched away
+// from yet: t goes on running there, and Schedule gives it X0 = 0
+// (wokeOnCore). Nothing else can have saved or queued it meanwhile: the
+// core holds KernelLock from the system call that blocked t until
+// Schedule, and Schedule takes StateLock.
+func wakeOnCore(t *Thread) {
+	CancelBlockLocked(t) // as if it had never blocked, but the system
+	t.wokeOnCore = true  // call path may have seen it blocked and left X0
+	self().Stats.EarlyWakes++
 }

@@ -12,45 +12,48 @@ import (
 
 // A host model of the futex wait/wake protocol: real host threads play
 // the app's threads on several cores, a sync.Mutex plays KernelLock, and
-// the kernel side is this package's own WaitOn/WakeAddr/Ready code, called
-// exactly as sys_futex does. Lost wake-ups show up as a hang, caught by a
-// timeout; lost updates as a wrong count.
+// the kernel side is this package's own code, called exactly as the
+// kernel calls it: FUTEX_WAIT compares and blocks under KernelLock and
+// StateLock (sys_futex), FUTEX_WAKE takes StateLock alone (the lock-free
+// path). Lost wake-ups show up as a hang, caught by a timeout; lost
+// updates as a wrong count.
 
 type futexModel struct {
 	kernel sync.Mutex // KernelLock
 	mem    [64]atomic.Uint32
 }
 
-// wait is FUTEX_WAIT(addr, val): compare and block under the lock, then
+// wait is FUTEX_WAIT(addr, val): compare and block under the locks, then
 // "run" again once some waker made the thread runnable.
 func (m *futexModel) wait(th *Thread, addr int, val uint32) {
 	m.kernel.Lock()
+	LockState()
 	if m.mem[addr].Load() != val {
+		UnlockState()
 		m.kernel.Unlock() // EAGAIN
 		return
 	}
-	WaitOn(th, WaitFutex, uintptr(addr), 0, 0)
+	WaitOnLocked(th, WaitFutex, uintptr(addr), 0, 0)
+	UnlockState()
 	m.kernel.Unlock()
 	for {
-		m.kernel.Lock()
+		LockState()
 		if th.State != Blocked {
 			// Woken: Ready queued it on some core; that core runs it.
 			for q := range runQueues {
 				runQueues[q].take(func(x *Thread) bool { return x == th })
 			}
 			th.State = Running
-			m.kernel.Unlock()
+			UnlockState()
 			return
 		}
-		m.kernel.Unlock()
+		UnlockState()
 		runtime.Gosched()
 	}
 }
 
 func (m *futexModel) wake(addr int, n int) {
-	m.kernel.Lock()
-	WakeAddr(WaitFutex, uintptr(addr), n)
-	m.kernel.Unlock()
+	WakeAddrLockFree(&CPUs[0], WaitFutex, uintptr(addr), n)
 }
 
 func (m *futexModel) newThread(t *testing.T) *Thread {
@@ -175,5 +178,30 @@ func TestWakeAddrOldestFirst(t *testing.T) {
 	}
 	if c.State != Blocked || WakeAddr(WaitEpoll, 0x80, 1) != 0 {
 		t.Fatal("wake crossed addresses or kinds")
+	}
+}
+
+// A lock-free wake-up that finds a waiter still on its core (its context
+// not yet saved) ends the wait where it is, queueing nothing: Schedule on
+// that core finds it Running and runs it on.
+func TestWakeAddrWakesWaiterOnCore(t *testing.T) {
+	resetCores(t, 2)
+	w := New()
+	w.State, w.CPU = Running, 1
+	CPUs[1].Current = Index(w)
+	WaitOn(w, WaitFutex, 0x40, 0, 0) // blocked, but still core 1's Current
+	if n := WakeAddrLockFree(&CPUs[0], WaitFutex, 0x40, 1); n != 1 {
+		t.Fatalf("woke %d, want 1", n)
+	}
+	if w.State != Running || !w.wokeOnCore || w.Wait != WaitNone {
+		t.Fatalf("waiter %v wokeOnCore=%v wait=%v, want Running on its core", w.State, w.wokeOnCore, w.Wait)
+	}
+	for q := range runQueues {
+		if runQueues[q].n != 0 {
+			t.Fatalf("core %d's run queue holds the waiter: another core could run it with a stale context", q)
+		}
+	}
+	if addrQueue(0x40).head != 0 || CPUs[0].Stats.EarlyWakes != 1 {
+		t.Fatalf("waiter still queued, or not counted (%d)", CPUs[0].Stats.EarlyWakes)
 	}
 }

@@ -15,10 +15,10 @@ package sched
 // most one queue (Thread.queue), and leaves it when it wakes for any
 // reason: a notify, its deadline, or a signal (Ready unlinks it).
 //
-// Locking: like every queue here, under KernelLock. For a finer lock, a
-// queue belongs to its object and is guarded by the object's lock; the
-// waker takes that lock, then the run-queue lock inside Retry (order:
-// object, then scheduler).
+// Locking: a queue's links are the scheduler's state, under StateLock
+// (every function here takes it); what a waiter waits for is its object's,
+// under the object's lock (KernelLock today), which the waker holds while
+// it notifies (order: object, then StateLock).
 
 // Queue is the threads waiting on one object. Its zero value is empty.
 type Queue struct {
@@ -32,7 +32,14 @@ func (q *Queue) Empty() bool { return q.head == 0 }
 // for files), with a deadline (a counter value, 0 for none) after which
 // it wakes with X0 = timeoutResult.
 func BlockOn(t *Thread, q *Queue, kind WaitKind, events uint32, deadline, timeoutResult uint64) {
-	Block(t, kind, deadline, timeoutResult)
+	LockState()
+	blockOn(t, q, kind, events, deadline, timeoutResult)
+	UnlockState()
+}
+
+// blockOn is BlockOn with StateLock held.
+func blockOn(t *Thread, q *Queue, kind WaitKind, events uint32, deadline, timeoutResult uint64) {
+	block(t, kind, deadline, timeoutResult)
 	t.WaitEvents = events
 	t.queue = q
 	i := Index(t) + 1
@@ -75,15 +82,17 @@ func unqueue(t *Thread) {
 // Notify makes every thread on q that waits for one of events run its
 // system call again, oldest first, and returns how many it woke.
 func (q *Queue) Notify(events uint32) int {
+	LockState()
 	woke := 0
 	for i := q.head; i != 0; {
 		t := &Threads[i-1]
 		i = t.qnext
 		if t.WaitEvents&events != 0 {
-			Retry(t)
+			retry(t)
 			woke++
 		}
 	}
+	UnlockState()
 	return woke
 }
 
@@ -93,6 +102,13 @@ func (q *Queue) Notify(events uint32) int {
 // call sees Retried set, so it keeps the deadline it had rather than
 // starting a new one, and Progress, the bytes it had already moved.
 func Retry(t *Thread) {
+	LockState()
+	retry(t)
+	UnlockState()
+}
+
+// retry is Retry with StateLock held.
+func retry(t *Thread) {
 	if t.State != Blocked {
 		return
 	}
@@ -101,7 +117,7 @@ func Retry(t *Thread) {
 	t.Retried = true
 	t.RetryDeadline = t.Deadline
 	Retries++
-	Ready(t)
+	ready(t)
 }
 
 // SVCSize is the size of the SVC instruction that entered the kernel

@@ -24,16 +24,20 @@ func Silent(now, limit uint64, except int) int {
 // it; one that waits seconds was lost: on the queue of a core that was
 // never told (a missed SGI), or behind a scheduler bug.
 func Starved(now, limit uint64) int32 {
+	found := int32(-1)
+	LockState() // a queue another core's FUTEX_WAKE is changing must not look stale
 	for i := range CPUs {
 		q := &runQueues[i]
 		if q.n == 0 {
 			continue
 		}
 		if t := &Threads[q.head]; now > t.readyAt && now-t.readyAt > limit {
-			return q.head
+			found = q.head
+			break
 		}
 	}
-	return -1
+	UnlockState()
+	return found
 }
 
 // QueuedOn returns the core whose run queue holds thread i, or -1.

@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -58,12 +59,35 @@ func TestSMPAtEL2WithGICv3(t *testing.T) {
 // it already holds.
 func TestDeadlockIsReported(t *testing.T) {
 	t.Parallel()
-	r := gometal(t, "run", "-smp", "2", "-timeout", "60s", "-bootarg", "gometal.crashtest=deadlock", "./tests/progs/hello")
+	// The lock-order checker would report the second acquisition before
+	// it spins (TestLockOrderViolationIsReported); this is the report of
+	// a kernel without it.
+	r := gometal(t, "run", "-smp", "2", "-timeout", "60s", "-bootarg", "gometal.crashtest=deadlock", "-bootarg", "gometal.lockcheck=0", "./tests/progs/hello")
 	// Either core may notice first (core 0 waits for the same lock); the
 	// report must name the lock and its holder, core 1.
 	r.expect(t, 125, "for the kernel lock, held by core 1", "kernel panic: spinlock held too long")
 	if !regexp.MustCompile(`gometal: deadlock: core [01] waited 1 s`).MatchString(r.out) {
 		t.Errorf("no deadlock line naming the waiting core:\n%s", r.out)
+	}
+}
+
+// The lock-order checker (gometal.lockcheck=1, on in every test boot)
+// reports a lock taken against the order before the core spins on it,
+// naming both acquisitions with their call sites symbolized: here core 1
+// takes the kernel lock it already holds (gometal.crashtest=deadlock).
+func TestLockOrderViolationIsReported(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "-smp", "2", "-timeout", "60s", "-bootarg", "gometal.crashtest=deadlock", "-bootarg", "gometal.lockcheck=1", "./tests/progs/hello")
+	r.expect(t, 125, "kernel panic: lock order violated",
+		"core 1 takes the kernel lock (rank 1), which it already holds")
+	// Both stacks, symbolized: each names the function that took the lock.
+	for _, want := range []string{"taking kernel at:", "kernel was taken at:", "kernel.SecondaryStart"} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("report lacks %q:\n%s", want, r.out)
+		}
+	}
+	if strings.Contains(r.out, "spinlock held too long") {
+		t.Errorf("the checker let the core spin into the deadlock:\n%s", r.out)
 	}
 }
 

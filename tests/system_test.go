@@ -45,6 +45,11 @@ func setup(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	gometalBin = filepath.Join(dir, "gometal")
+	// Every kernel the tests boot checks its lock order (a violation is a
+	// kernel panic naming both locks), unless the caller chose otherwise.
+	if os.Getenv("GOMETAL_LOCKCHECK") == "" {
+		os.Setenv("GOMETAL_LOCKCHECK", "1")
+	}
 	build := exec.Command("go", "build", "-o", gometalBin, "-ldflags", "-X main.srcRoot="+repoRoot, "./cmd/gometal")
 	build.Dir = repoRoot
 	if out, err := build.CombinedOutput(); err != nil {

@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +35,9 @@ var srcRoot string
 const (
 	statsEnv     = "GOMETAL_STATS=1"
 	statsBootarg = "gometal.stats=1"
+	// lockcheckBootarg turns on the kernel's lock-order checker
+	// (drivers/cpu/lockorder.go).
+	lockcheckBootarg = "gometal.lockcheck=1"
 )
 
 // exitUsage is the status for bad flags or input.
@@ -64,7 +68,9 @@ flags for run and exec:
   -env K=V        environment entry for the app (repeatable); GOMETAL_STATS=1
                   (here or in the host environment) prints kernel counters at exit
   -board NAME     virt (default) or rpi4 (QEMU raspi4b: 4 cores, 2G, fixed)
-  -bootarg W      extra kernel command-line word (repeatable; e.g. gometal.stats=1)
+  -bootarg W      extra kernel command-line word (repeatable; e.g. gometal.stats=1;
+                  gometal.lockcheck=1, or GOMETAL_LOCKCHECK=1 in the host environment,
+                  checks every kernel lock taken against the lock order)
   -qemu-arg A     extra QEMU argument (repeatable)
   -machine M      QEMU -M value (default virt)
   -gdb            start QEMU halted, waiting for gdb-multiarch on :1234
@@ -183,6 +189,12 @@ func parseFlags(name string, args []string, exec bool) (*options, []string, erro
 	// GOMETAL_STATS=1 go test -exec "gometal exec" reports every boot.
 	if os.Getenv("GOMETAL_STATS") == "1" {
 		o.bootargs = append(o.bootargs, statsBootarg)
+	}
+	// GOMETAL_LOCKCHECK=1 boots the kernel with its lock-order checker on
+	// (the system tests set it for every boot), unless a -bootarg says
+	// otherwise.
+	if os.Getenv("GOMETAL_LOCKCHECK") == "1" && !slices.ContainsFunc(o.bootargs, func(a string) bool { return strings.HasPrefix(a, "gometal.lockcheck=") }) {
+		o.bootargs = append(o.bootargs, lockcheckBootarg)
 	}
 	if o.smp < 1 || o.smp > 8 {
 		return nil, nil, fmt.Errorf("-smp %d: want 1 to 8", o.smp)

@@ -29,6 +29,9 @@ func WFI()
 func WFE()
 func SEV()
 
+// ReadFP returns the calling function's frame pointer (cpu_arm64.s).
+func ReadFP() uintptr
+
 // TLBIAll invalidates all EL1&0 stage-1 TLB entries on every core
 // (TLBI VMALLE1IS; DSB ISH; ISB).
 func TLBIAll()

@@ -235,3 +235,11 @@ TEXT ·ReadTPIDREL1(SB),NOSPLIT|NOFRAME,$0-8
 	MRS	TPIDR_EL1, R0
 	MOVD	R0, ret+0(FP)
 	RET
+
+// ReadFP returns R29: the frame pointer of the Go function that called
+// it (a NOFRAME function keeps its caller's), where a walk of the
+// frame-pointer chain starts (lockorder.go).
+TEXT ·ReadFP(SB),NOSPLIT|NOFRAME,$0-8
+	MOVD	R29, R0
+	MOVD	R0, ret+0(FP)
+	RET

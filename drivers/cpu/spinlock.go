@@ -5,7 +5,8 @@ import "sync/atomic"
 // Spinlock is a test-and-set lock for cross-core kernel state. IRQs are
 // always masked in the kernel, so a holder cannot be interrupted on its own
 // core; the lock order is written down where the locks are declared
-// (sched/lock.go).
+// (sched/lock.go) as each lock's Rank, and checked while OrderCheck is on
+// (lockorder.go).
 //
 // A waiter that spins longer than StuckTicks calls Stuck, so a deadlock or
 // a holder that stopped answering ends in a report naming the lock and the
@@ -14,6 +15,9 @@ type Spinlock struct {
 	v     atomic.Uint32
 	owner atomic.Int32 // core holding it (valid while v == 1)
 	Name  string       // for reports; a constant
+	// Rank places the lock in the lock order: a core may take it only
+	// while every lock it holds has a lower rank (lockorder.go).
+	Rank uint8
 	// Contention, written by each holder once it has the lock: how many
 	// times it was taken, how many of those found it held, and the
 	// counter ticks those waited in all (gometal.stats=1 prints them).
@@ -28,8 +32,15 @@ var StuckTicks uint64
 // return (the kernel's hook prints a report and ends the run).
 var Stuck func(l *Spinlock, waiter int)
 
-// Lock takes l for core.
+// Lock takes l for core. It is never inlined, so that the lock-order
+// checker's walk of the frame-pointer chain starts at Lock's own frame
+// and its first return address is the place that took the lock.
+//
+//go:noinline
 func (l *Spinlock) Lock(core int) {
+	if OrderCheck {
+		l.checkOrder(core, ReadFP()) // before spinning: a wrong order may be a deadlock
+	}
 	if !l.v.CompareAndSwap(0, 1) {
 		l.WaitTicks += l.spin(core)
 		l.Contended++
@@ -62,6 +73,9 @@ func (l *Spinlock) spin(core int) uint64 {
 // Unlock releases l (a store-release: everything written under the lock
 // is visible to the next holder).
 func (l *Spinlock) Unlock() {
+	if OrderCheck {
+		l.forget(int(l.owner.Load()))
+	}
 	l.owner.Store(-1)
 	l.v.Store(0)
 	SEV() // wake the waiters' WFE (after a DSB: the store comes first)

@@ -87,7 +87,11 @@ func postSignal(t *sched.Thread, sig int, info sigInfo) {
 func signalWake(t *sched.Thread) {
 	switch t.State {
 	case sched.Blocked:
-		if t.Wait != sched.WaitNone {
+		switch w := t.Wait; w {
+		case sched.WaitNone:
+		case sched.WaitFutex:
+			interruptFutex(t)
+		default:
 			sched.Wake(t, interruptResult(t))
 		}
 	case sched.Running:
@@ -96,6 +100,35 @@ func signalWake(t *sched.Thread) {
 			sched.Kick(int(t.CPU))
 		}
 	}
+}
+
+// interruptFutex ends t's futex wait for a signal. A FUTEX_WAKE on
+// another core may end it at the same moment without the kernel lock
+// (lockfree_arm64.go), so the check that t still waits and the wake-up
+// that marks the call interrupted are one step under sched.StateLock: a
+// wait is ended once, by one of them. (A futex wait moved no bytes and
+// opened no FIFO, so interruptResult comes down to markInterrupted.)
+func interruptFutex(t *sched.Thread) {
+	sched.LockState()
+	if t.State == sched.Blocked && t.Wait == sched.WaitFutex {
+		markInterrupted(t)
+		sched.WakeLocked(t, errno(unix.EINTR))
+	}
+	sched.UnlockState()
+}
+
+// cancelFutexWait ends the futex wait t just blocked in, for a signal
+// already pending: with EINTR, unless a FUTEX_WAKE on another core ended
+// it first (sched.WakeAddrLockFree may, without the kernel lock), in
+// which case the wait returns 0 as woken, as on Linux.
+func cancelFutexWait(t *sched.Thread, f *sched.Frame) {
+	sched.LockState()
+	if t.State == sched.Blocked {
+		markInterrupted(t)
+		sched.CancelBlockLocked(t)
+		f.X[0] = errno(unix.EINTR)
+	}
+	sched.UnlockState()
 }
 
 // interruptResult ends t's blocked system call for a signal: with the

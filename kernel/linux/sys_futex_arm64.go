@@ -9,9 +9,12 @@ import (
 
 // futex: FUTEX_WAIT and FUTEX_WAKE (and their bitset forms), all the Go
 // runtime uses. Waiters are the threads blocked with sched.WaitFutex on
-// the address (sched/waitaddr.go: FIFO, and why no wake-up is lost under
-// the kernel lock); there is one address space, so private and shared
-// futexes are the same.
+// the address (sched/waitaddr.go: FIFO, and why no wake-up is lost: the
+// compare and the block are one step under sched.StateLock, which every
+// waker takes). FUTEX_WAKE normally never gets here: it is answered
+// without the kernel lock (lockfree_arm64.go); this one serves the lab's
+// tree. There is one address space, so private and shared futexes are
+// the same.
 
 func sysFutex(t *sched.Thread, f *sched.Frame) uint64 {
 	addr := uintptr(f.X[0])
@@ -23,17 +26,12 @@ func sysFutex(t *sched.Thread, f *sched.Frame) uint64 {
 	switch op {
 	// lab:futex begin
 	case futexWait, futexWaitBitset:
-		cur, ok := usermem.ReadU32(addr)
-		if !ok {
-			return errno(unix.EFAULT)
-		}
-		if cur != val {
-			return errno(unix.EAGAIN)
-		}
-		var deadline uint64
+		// The timeout first: a bad timespec is EFAULT or EINVAL whatever
+		// the word holds, as Linux copies it in before it looks.
+		var ns int64
 		if ts := uintptr(f.X[3]); ts != 0 {
-			ns, e := readTimespec(ts)
-			if e != 0 {
+			var e unix.Errno
+			if ns, e = readTimespec(ts); e != 0 {
 				return errno(e)
 			}
 			if op == futexWaitBitset {
@@ -45,20 +43,35 @@ func sysFutex(t *sched.Thread, f *sched.Frame) uint64 {
 				now, _ := nowNanos(clock)
 				ns -= now
 			}
-			if ns <= 0 {
-				return errno(unix.ETIMEDOUT)
-			}
+		}
+		sched.LockState()
+		cur, ok := usermem.ReadU32(addr)
+		switch {
+		case !ok:
+			sched.UnlockState()
+			return errno(unix.EFAULT)
+		case cur != val:
+			sched.UnlockState()
+			return errno(unix.EAGAIN)
+		case f.X[3] != 0 && ns <= 0:
+			sched.UnlockState()
+			return errno(unix.ETIMEDOUT)
+		}
+		var deadline uint64
+		if f.X[3] != 0 {
 			deadline = deadlineAfter(ns)
 		}
-		sched.WaitOn(t, sched.WaitFutex, addr, deadline, errno(unix.ETIMEDOUT))
+		sched.WaitOnLocked(t, sched.WaitFutex, addr, deadline, errno(unix.ETIMEDOUT))
+		sched.UnlockState()
 		return 0
 	case futexOpWake, futexWakeBitset:
 		return uint64(futexWake(addr, int(int32(val))))
 		// lab:futex stub
 		// case futexWait, futexWaitBitset, futexOpWake, futexWakeBitset:
-		// 	// TODO(lab futex): FUTEX_WAIT blocks t on addr (sched.WaitOn with
-		// 	// sched.WaitFutex) if *addr still holds val, with the timeout in
-		// 	// f.X[3]; FUTEX_WAKE wakes up to val waiters (sched.WakeAddr).
+		// 	// TODO(lab futex): FUTEX_WAIT blocks t on addr (sched.WaitOnLocked
+		// 	// with sched.WaitFutex, between sched.LockState and
+		// 	// sched.UnlockState) if *addr still holds val, with the timeout
+		// 	// in f.X[3]; FUTEX_WAKE wakes up to val waiters (sched.WakeAddr).
 		// 	_, _, _, _ = usermem.ReadU32, readTimespec, futexWake, val
 		// 	return errno(unix.ENOSYS)
 		// lab:futex end

@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"github.com/gometal/gometal/drivers/cpu"
 	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/usermem"
@@ -101,15 +102,29 @@ func printStats() {
 	}
 	putCounter("unlocked", unlockedCount)
 	kernel.Puts("\n")
-	// The big kernel lock: how often it was taken, how often a core found
-	// it held, and how long such cores waited in all.
-	l := &sched.KernelLock
-	kernel.Puts("gometal: stats: lock ")
-	kernel.Puts(l.Name)
-	kernel.Puts(":")
-	putCounter("taken", l.Taken)
-	putCounter("contended", l.Contended)
-	putCounter("waited-us", uint64(timer.TicksToNanos(l.WaitTicks)/1000))
+	// Each lock, in rank order: how often it was taken, how often a core
+	// found it held, and how long such cores waited in all.
+	for i := 0; sched.Lock(i) != nil; i++ {
+		l := sched.Lock(i)
+		kernel.Puts("gometal: stats: lock ")
+		kernel.Puts(l.Name)
+		kernel.Puts(":")
+		putCounter("taken", l.Taken)
+		putCounter("contended", l.Contended)
+		putCounter("waited-us", uint64(timer.TicksToNanos(l.WaitTicks)/1000))
+		kernel.Puts("\n")
+	}
+	var lockFree, early uint64
+	for i := range sched.CPUs {
+		lockFree += sched.CPUs[i].Stats.LockFree
+		early += sched.CPUs[i].Stats.EarlyWakes
+	}
+	kernel.Puts("gometal: stats: futex-wake:")
+	putCounter("lock-free", lockFree)
+	putCounter("woke-on-core", early)
+	if cpu.OrderCheck {
+		putCounter("lock-order-checks", cpu.Checks)
+	}
 	kernel.Puts("\n")
 	// How epoll waits went: events at once, empty polls, waits that
 	// blocked, waiters woken by events (of which by an eventfd write: the

@@ -179,6 +179,10 @@ func syscall(c *sched.CPU, t *sched.Thread, f *sched.Frame) {
 		// A signal that is already pending interrupts the wait at once,
 		// as on Linux; otherwise nothing would wake the thread for it.
 		if (l.SigPending|procPending)&^l.SigMask != 0 {
+			if t.Wait == sched.WaitFutex {
+				cancelFutexWait(t, f)
+				break
+			}
 			r := interruptResult(t) // before CancelBlock clears the deadline
 			sched.CancelBlock(t)
 			f.X[0] = r
@@ -204,7 +208,7 @@ func sysNoZeroCopy(t *sched.Thread, f *sched.Frame) uint64 { return errno(unix.E
 // Install makes this the personality the core calls (kernel.OS); boot
 // calls it before the kernel starts.
 func Install() {
-	kernel.OS = kernel.Personality{Syscall: syscall, Unlocked: unlocked, Exception: exception, Resume: deliverSignals, Init: loadInit}
+	kernel.OS = kernel.Personality{Syscall: syscall, Unlocked: unlocked, LockFree: lockFree, Exception: exception, Resume: deliverSignals, Init: loadInit}
 	sched.AlarmFired = timerfdFired
 	tty.Signal = ttySignal
 }
