@@ -12,6 +12,7 @@ func Reset(n int) {
 	runQueues = [len(runQueues)]runQueue{}
 	CPUs = [len(CPUs)]CPU{}
 	coreDeadlines = [len(coreDeadlines)]coreDeadline{}
+	addrQueues = [len(addrQueues)]Queue{}
 	kicked = nil
 	testSelf = 0
 	Retries = 0

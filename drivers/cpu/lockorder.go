@@ -32,6 +32,7 @@ type coreLocks struct {
 	n      int
 	held   [maxHeld]HeldLock
 	taking HeldLock // the acquisition being checked
+	checks uint64   // acquisitions checked
 }
 
 var coreHeld [MaxCPUs]coreLocks
@@ -43,11 +44,18 @@ var OrderCheck bool
 // OrderViolation reports that core, taking lock taking, holds holding,
 // which the order does not allow (holding.Lock == taking.Lock: it already
 // holds it). The kernel's hook prints both and ends the run; it must not
-// return. Checks counts the acquisitions checked.
-var (
-	OrderViolation func(core int, taking, holding *HeldLock)
-	Checks         uint64
-)
+// return.
+var OrderViolation func(core int, taking, holding *HeldLock)
+
+// Checks returns how many acquisitions the checker has checked, on all
+// cores (each counts its own, so no count is lost to a race).
+func Checks() uint64 {
+	var n uint64
+	for i := range coreHeld {
+		n += coreHeld[i].checks
+	}
+	return n
+}
 
 // checkOrder records l as held by core, after checking it against the
 // locks core already holds; fp is Lock's frame pointer.
@@ -58,7 +66,7 @@ func (l *Spinlock) checkOrder(core int, fp uintptr) {
 	h := &coreHeld[core]
 	h.taking.Lock = l
 	walkFrames(fp, &h.taking.Stack)
-	Checks++
+	h.checks++
 	for i := 0; i < h.n; i++ {
 		if o := &h.held[i]; o.Lock == l || o.Lock.Rank >= l.Rank {
 			OrderViolation(core, &h.taking, o)

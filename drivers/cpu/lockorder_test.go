@@ -47,7 +47,7 @@ func TestLockOrderChecker(t *testing.T) {
 
 	// A lock taken twice by one core would spin forever: reported first.
 	got = nil
-	coreHeld[2] = coreLocks{}
+	coreHeld[2].n = 0
 	a.Lock(2)
 	func() {
 		defer func() { recover() }()

@@ -123,7 +123,7 @@ func printStats() {
 	putCounter("lock-free", lockFree)
 	putCounter("woke-on-core", early)
 	if cpu.OrderCheck {
-		putCounter("lock-order-checks", cpu.Checks)
+		putCounter("lock-order-checks", cpu.Checks())
 	}
 	kernel.Puts("\n")
 	// How epoll waits went: events at once, empty polls, waits that
