@@ -354,8 +354,14 @@ func epoll() {
 	var p [2]int
 	check(unix.Pipe2(p[:], unix.O_NONBLOCK) == nil, "pipe2")
 	ev := make([]unix.EpollEvent, 8)
+	// A signal to this thread (the runtime's SIGURG preemption) ends an
+	// epoll wait with EINTR, on Linux too (signal(7): never restarted):
+	// wait again, as the runtime's netpoll does.
 	wait := func(ms int) int {
 		n, err := unix.EpollWait(ep, ev, ms)
+		for err == unix.EINTR {
+			n, err = unix.EpollWait(ep, ev, ms)
+		}
 		check(err == nil, "epoll_wait: %v", err)
 		return n
 	}
@@ -405,9 +411,16 @@ func epoll() {
 	check(wait(30) == 0, "timeout wait returned events")
 	took := time.Since(start)
 	check(took >= 30*time.Millisecond, "30ms timeout returned after %v", took)
-	ts := unix.Timespec{Nsec: 40e6}
 	start = time.Now()
-	r, _, e := unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(ep), uintptr(unsafe.Pointer(&ev[0])), 8, uintptr(unsafe.Pointer(&ts)), 0, 0)
+	var r uintptr
+	var e unix.Errno
+	for left := 40 * time.Millisecond; left > 0; left = 40*time.Millisecond - time.Since(start) {
+		ts := unix.NsecToTimespec(int64(left))
+		r, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(ep), uintptr(unsafe.Pointer(&ev[0])), 8, uintptr(unsafe.Pointer(&ts)), 0, 0)
+		if e != unix.EINTR {
+			break
+		}
+	}
 	check(e == 0 && r == 0, "epoll_pwait2 40ms: %d, %v", r, e)
 	took2 := time.Since(start)
 	check(took2 >= 40*time.Millisecond, "epoll_pwait2 40ms returned after %v", took2)
