@@ -51,16 +51,23 @@ func unlockedSyscall(c *sched.CPU, f *sched.Frame, esr uint64) (handled, fpSaved
 	if !OS.Unlocked(c, t, f) {
 		return false, false
 	}
-	c.LastSyscall = nr
 	c.Stats.Unlocked++
-	trace.Record(c.ID, trace.KindSyscall, 0, uint16(nr), uint32(t.TID))
-	trace.Record(c.ID, trace.KindSysret, 0, uint16(nr), uint32(t.TID))
+	answered(c, t, nr)
 	if profiling {
 		saveFP(f)
 		profUnlocked(c, t, f, entered, nr)
 		return true, true
 	}
 	return true, false
+}
+
+// answered records a system call answered without the kernel lock: the
+// core's last call (for lock-stuck reports) and its entry and exit in
+// the kernel trace.
+func answered(c *sched.CPU, t *sched.Thread, nr uint64) {
+	c.LastSyscall = nr
+	trace.Record(c.ID, trace.KindSyscall, 0, uint16(nr), uint32(t.TID))
+	trace.Record(c.ID, trace.KindSysret, 0, uint16(nr), uint32(t.TID))
 }
 
 // profUnlocked charges an unlocked call's sampling periods: no lock was
@@ -77,24 +84,28 @@ func profUnlocked(c *sched.CPU, t *sched.Thread, f *sched.Frame, entered, nr uin
 // the scheduler's StateLock alone (a futex wake-up): like an unlocked
 // call it leaves the thread running and the timer as it was; a thread it
 // makes runnable on another core gets its SGI here, since no Release
-// follows. It reports whether it answered.
+// follows. It reports whether it answered. Like an unlocked call it reads
+// the counter only for the profiler, so a thread it wakes is stamped
+// with this core's last kernel entry (Heartbeat, at most a slice old),
+// which only the 10 s starvation watchdog reads.
 func lockFreeSyscall(c *sched.CPU, f *sched.Frame, esr uint64) bool {
 	if cpu.EC(esr) != cpu.ECSVC64 {
 		return false
 	}
 	t := sched.Current(c)
-	entered := timer.Now()
+	profiling := prof.On()
+	var entered uint64
+	if profiling {
+		entered = timer.Now()
+	}
 	nr := f.X[8]
-	c.Heartbeat = entered // readyAt of the threads it wakes
 	if !OS.LockFree(c, t, f) {
 		return false
 	}
 	sched.SendKicks(c)
-	c.LastSyscall = nr
 	c.Stats.LockFree++
-	trace.Record(c.ID, trace.KindSyscall, 0, uint16(nr), uint32(t.TID))
-	trace.Record(c.ID, trace.KindSysret, 0, uint16(nr), uint32(t.TID))
-	if prof.On() {
+	answered(c, t, nr)
+	if profiling {
 		profUnlocked(c, t, f, entered, nr)
 	}
 	return true

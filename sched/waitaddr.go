@@ -54,22 +54,14 @@ func WaitOnLocked(t *Thread, w WaitKind, addr uintptr, deadline, timeoutResult u
 }
 
 // WakeAddr wakes up to n threads blocked with kind w on addr, oldest
-// first, with X0 = 0, and returns how many woke. The caller holds
-// KernelLock (a waiter still on its core cannot be met here: its core
-// holds KernelLock until Schedule has saved it).
+// first, with X0 = 0, and returns how many woke. The caller holds no
+// lock (FUTEX_WAKE's lock-free path) or KernelLock; a waiter still on its
+// core is woken where it is (it can only be met without KernelLock: its
+// core holds KernelLock until Schedule has saved it).
 func WakeAddr(w WaitKind, addr uintptr, n int) int {
 	LockState()
 	woke := wakeAddr(w, addr, n)
 	UnlockState()
-	return woke
-}
-
-// WakeAddrLockFree is WakeAddr for a caller that holds no lock (FUTEX_WAKE
-// on the lock-free path), on core c.
-func WakeAddrLockFree(c *CPU, w WaitKind, addr uintptr, n int) int {
-	StateLock.Lock(c.ID)
-	woke := wakeAddr(w, addr, n)
-	StateLock.Unlock()
 	return woke
 }
 

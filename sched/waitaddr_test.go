@@ -53,7 +53,7 @@ func (m *futexModel) wait(th *Thread, addr int, val uint32) {
 }
 
 func (m *futexModel) wake(addr int, n int) {
-	WakeAddrLockFree(&CPUs[0], WaitFutex, uintptr(addr), n)
+	WakeAddr(WaitFutex, uintptr(addr), n)
 }
 
 func (m *futexModel) newThread(t *testing.T) *Thread {
@@ -190,7 +190,7 @@ func TestWakeAddrWakesWaiterOnCore(t *testing.T) {
 	w.State, w.CPU = Running, 1
 	CPUs[1].Current = Index(w)
 	WaitOn(w, WaitFutex, 0x40, 0, 0) // blocked, but still core 1's Current
-	if n := WakeAddrLockFree(&CPUs[0], WaitFutex, 0x40, 1); n != 1 {
+	if n := WakeAddr(WaitFutex, 0x40, 1); n != 1 {
 		t.Fatalf("woke %d, want 1", n)
 	}
 	if w.State != Running || !w.wokeOnCore || w.Wait != WaitNone {

@@ -119,7 +119,7 @@ func interruptFutex(t *sched.Thread) {
 
 // cancelFutexWait ends the futex wait t just blocked in, for a signal
 // already pending: with EINTR, unless a FUTEX_WAKE on another core ended
-// it first (sched.WakeAddrLockFree may, without the kernel lock), in
+// it first (lockfree_arm64.go: sched.WakeAddr without the kernel lock), in
 // which case the wait returns 0 as woken, as on Linux.
 func cancelFutexWait(t *sched.Thread, f *sched.Frame) {
 	sched.LockState()
