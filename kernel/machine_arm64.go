@@ -66,10 +66,13 @@ func haltMachine() {
 }
 
 // stopIfStopping halts the calling core if the machine is being
-// stopped; the caller holds the kernel lock.
+// stopped, giving up the kernel lock if it holds it (a core woken from
+// WFI takes the SGI without it).
 func stopIfStopping() {
 	if machineStopping.Load() {
-		sched.KernelLock.Unlock()
+		if sched.HoldsKernel(ThisCPU()) {
+			sched.KernelLock.Unlock()
+		}
 		cpu.Halt()
 	}
 }

@@ -26,6 +26,14 @@ type Personality struct {
 	// Resume runs before thread t returns to EL0 with context f (signal
 	// delivery; it may end the app and not return).
 	Resume func(t *sched.Thread, f *sched.Frame)
+	// Pending reports whether Resume has anything to do for t (a signal
+	// to deliver or to settle). A core that woke from WFI to run t
+	// without the kernel lock asks it, and takes the lock only if so;
+	// it reads what kernel-lock holders write, so a signal posted to t
+	// must then reach it another way: the personality decides whether
+	// to send t's core an SGI under sched.StateLock, which orders it
+	// with the core's picking t.
+	Pending func(t *sched.Thread) bool
 	// Init makes the app's first thread, ready to enter.
 	Init func() *sched.Thread
 }

@@ -2,12 +2,10 @@ package kernel
 
 import (
 	"github.com/gometal/gometal/drivers/cpu"
-	"github.com/gometal/gometal/drivers/gic"
 	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/kernel/prof"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/sched"
-	"github.com/gometal/gometal/sched/trace"
 )
 
 // trap is called by the entry assembly for every exception from EL0 with
@@ -16,7 +14,8 @@ import (
 // that needs neither the lock nor those registers is answered at once
 // (unlocked_arm64.go); anything else first saves them into f (saveFP),
 // since the kernel's own Go code uses them as scratch. Then a call that
-// needs only the scheduler's lock is answered (lockFreeSyscall), and
+// needs only the scheduler's lock is answered (lockFreeSyscall), an
+// interrupt takes the kernel lock only if it needs it (interrupt), and
 // everything else takes the kernel lock. The result tells the way out
 // whether to load the vector registers back from f.
 func trap(f *sched.Frame) (fpSaved bool) {
@@ -29,7 +28,12 @@ func trap(f *sched.Frame) (fpSaved bool) {
 		}
 	}
 	saveFP(f)
-	if f.Kind != sched.KindIRQ && lockFreeSyscall(c, f, esr) {
+	if f.Kind == sched.KindIRQ {
+		if !prof.On() {
+			interrupt(c, f) // irq_arm64.go: the kernel lock only if needed
+			return true
+		}
+	} else if lockFreeSyscall(c, f, esr) {
 		return true
 	}
 	trapLocked(c, f, esr)
@@ -57,7 +61,7 @@ func trapLocked(c *sched.CPU, f *sched.Frame, esr uint64) {
 	}
 	if f.Kind == sched.KindIRQ {
 		profActivity[c.ID] = prof.ArgIRQ
-		handleIRQs(c)
+		takeIRQs(c, true)
 	} else {
 		if cpu.EC(esr) == cpu.ECSVC64 {
 			profActivity[c.ID] = prof.ArgSyscall + uint32(f.X[8])
@@ -74,9 +78,20 @@ func trapLocked(c *sched.CPU, f *sched.Frame, esr uint64) {
 // the timer and drops the kernel lock (sched.Release, which makes the
 // SGI and timer writes after it); on return the entry code resumes
 // whatever f holds.
+//
+// A core that idled in Schedule and woke for a wake-up SGI alone comes
+// back without the kernel lock (sched's idle says why that is safe); it
+// takes the lock only if the personality has work for Resume (a pending
+// signal), so waking a thread on an idle core never queues for it.
 func finishTrap(c *sched.CPU, f *sched.Frame) {
 	sched.Schedule(c, f)
-	OS.Resume(sched.Current(c), f)
+	t := sched.Current(c)
+	if !sched.HoldsKernel(c) && OS.Pending(t) {
+		sched.KernelLock.Lock(c.ID)
+	}
+	if sched.HoldsKernel(c) {
+		OS.Resume(t, f)
+	}
 	useAppTable(c)
 	sched.ArmTimer(c)
 	if prof.On() {
@@ -98,45 +113,3 @@ func useAppTable(c *sched.CPU) {
 }
 
 func ThisCPU() *sched.CPU { return (*sched.CPU)(cpu.Ptr(getCPU())) }
-
-// IRQ handling: drain the GIC. The wake-up SGI needs no work of its own:
-// it only made this core enter the kernel, where Schedule looks at its
-// run queue and deliverSignals at the thread's pending signals.
-func handleIRQs(c *sched.CPU) {
-	for {
-		iar := gic.Ack()
-		id := iar & 0x3FF
-		if id == gic.Spurious {
-			return
-		}
-		switch {
-		case id == timerIRQ:
-			trace.Record(c.ID, trace.KindIRQ, trace.IRQTimer, 0, id)
-			c.Stats.Ticks++
-			sched.StopTimer(c) // re-armed by ArmTimer on the way out
-			now := c.Heartbeat
-			sched.ExpireTimers(now)
-			watchdog(c, now)
-		case id == gic.SGIWake:
-			trace.Record(c.ID, trace.KindIRQ, trace.IRQSGI, 0, id)
-			c.Stats.SGIsIn++
-		case consoleIRQ(id):
-			trace.Record(c.ID, trace.KindIRQ, trace.IRQUART, 0, id)
-			c.Stats.UARTIRQs++
-		default:
-			trace.Record(c.ID, trace.KindIRQ, trace.IRQOther, 0, id)
-		}
-		gic.EOI(iar)
-		if id == gic.SGIWake {
-			stopIfStopping()
-		}
-	}
-}
-
-// idleIRQ is sched's hook for a core that woke from WFI.
-func idleIRQ(c *sched.CPU) {
-	if prof.On() {
-		profIdle(c)
-	}
-	handleIRQs(c)
-}

@@ -38,6 +38,19 @@ func expireAlarms(now uint64) {
 	}
 }
 
+// AlarmDue reports whether an alarm is due at now. Alarms are set under
+// KernelLock and this reads them without it, to decide whether to take
+// it: one armed meanwhile belongs to the core that armed it, whose timer
+// is set for it.
+func AlarmDue(now uint64) bool {
+	for i := range Alarms {
+		if w := Alarms[i].When; w != 0 && w <= now {
+			return true
+		}
+	}
+	return false
+}
+
 // nextAlarm returns the earliest alarm owned by core, or 0.
 func nextAlarm(core int) uint64 {
 	var d uint64

@@ -20,16 +20,20 @@ const (
 	RankState  = 2
 )
 
-// KernelLock serializes the kernel: a core takes it on every exception
-// from EL0 and holds it until it returns to EL0, except while it waits in
-// WFI (idle). The thread table's users, files, pipes, the address space,
-// the page allocator and the console are therefore touched by one core
-// at a time, and the app's own code runs on all cores in parallel. This
-// is the classic "big kernel lock": a kernel small enough to read, and
-// correct on every core, at the price of serializing system calls. Two
-// kinds of call need no kernel lock: those that touch only the calling
-// thread (kernel/unlocked_arm64.go) and FUTEX_WAKE, which needs only
-// StateLock (kernel/linux/lockfree_arm64.go).
+// KernelLock serializes the kernel: a core takes it on every system call
+// and fault from EL0 and holds it until it returns to EL0, except while it
+// waits in WFI (idle). The thread table's users, files, pipes, the address
+// space, the page allocator and the console are therefore touched by one
+// core at a time, and the app's own code runs on all cores in parallel.
+// This is the classic "big kernel lock": a kernel small enough to read,
+// and correct on every core, at the price of serializing system calls.
+// Two kinds of call need no kernel lock: those that touch only the
+// calling thread (kernel/unlocked_arm64.go) and FUTEX_WAKE, which needs
+// only StateLock (kernel/linux/lockfree_arm64.go). Interrupts take it
+// only for what needs it (kernel/irq_arm64.go): not for a wake-up SGI or
+// a timer tick with no alarm due, so Schedule may run without it (a
+// core's thread switched out at a slice's end, a thread picked by a core
+// leaving WFI; HoldsKernel tells).
 var KernelLock = cpu.Spinlock{Name: "kernel", Rank: RankKernel}
 
 // StateLock guards the scheduler's state: every thread's State, Wait,
@@ -41,12 +45,15 @@ var KernelLock = cpu.Spinlock{Name: "kernel", Rank: RankKernel}
 // that state does, so callers need not); FUTEX_WAKE takes it alone, so
 // a cross-core wake-up costs this lock and one SGI, not the kernel lock.
 //
-// What that allows, and what it does not: with KernelLock held, the only
+// What that allows, and what it does not: with KernelLock held, the
 // scheduler state that can change under a core's feet is a futex waiter
-// (Blocked, WaitFutex) that another core's FUTEX_WAKE makes Runnable, and
-// the run queues and Idle flags that wake-up touches. Code that decides
-// on a futex waiter's state and then acts (a signal ending the wait)
-// holds StateLock across both (LockState).
+// (Blocked, WaitFutex) that another core's FUTEX_WAKE makes Runnable, a
+// thread that another core's Schedule picks (Runnable to Running) or
+// switches out (Running to Runnable), and the run queues, Current and
+// Idle those touch. A thread blocked in any other wait changes only
+// under KernelLock. Code that decides on such a thread's state and then
+// acts (a signal ending a futex wait, or kicking the core a thread runs
+// on) holds StateLock across both (LockState).
 var StateLock = cpu.Spinlock{Name: "sched", Rank: RankState}
 
 // LockState takes StateLock for the calling core.

@@ -114,9 +114,19 @@ func Wake(t *Thread, result uint64) {
 	UnlockState()
 }
 
-// WakeLocked is Wake for a caller that holds StateLock.
+// WakeLocked is Wake for a caller that holds StateLock. Two wakers hold
+// no kernel lock, a FUTEX_WAKE and a timer tick's expired deadlines
+// (ExpireThreads), so t's core may not have switched away from it yet:
+// its context is still live in that core's trap frame, and t.Ctx is
+// stale. Then t is woken where it is (wakeOnCore, as Linux's
+// try_to_wake_up does for a task still on its CPU), never queued where
+// another core could run the stale context.
 func WakeLocked(t *Thread, result uint64) {
 	if t.State != Blocked {
+		return
+	}
+	if onCore(t) {
+		wakeOnCore(t, result)
 		return
 	}
 	t.Ctx.X[0] = result

@@ -17,9 +17,18 @@ const SliceNanos = 10_000_000
 // watchdog (kernel/watchdog_arm64.go); busy cores run it every tick.
 const WatchdogNanos = 1_000_000_000
 
-// IdleIRQ is the kernel's hook for a core that woke from WFI: it handles
-// the pending interrupts.
-var IdleIRQ func(c *CPU)
+// IdleIRQ is the kernel's hook for a core that woke from WFI, called
+// with no lock held: it handles the pending interrupts. It reports
+// whether it took KernelLock to do so; a wake-up SGI alone needs no lock
+// (it only made the core look at its run queue), so a core woken to run
+// a thread it was given takes the kernel lock only if something else
+// (a timer, the UART) interrupted it too.
+var IdleIRQ func(c *CPU) (locked bool)
+
+// HoldsKernel reports whether c holds KernelLock. Every kernel entry
+// takes it except the unlocked and lock-free system calls, but a core
+// that idled in Schedule may return from it without: see idle.
+func HoldsKernel(c *CPU) bool { return KernelLock.Owner() == c.ID }
 
 // self is the calling core (TPIDR_EL1 holds its CPU struct).
 func self() *CPU { return (*CPU)(cpu.Ptr(uintptr(cpu.ReadTPIDREL1()))) }
@@ -39,10 +48,15 @@ func kick(core int) { self().pendingKicks |= 1 << uint(core) }
 // SGI only makes its core enter the kernel and look (a core about to
 // idle finds the thread in its queue under the lock, or the SGI pending
 // by the time it executes WFI), and the timer is this core's own.
+//
+// A core that left WFI for a wake-up SGI alone reaches Release without
+// the kernel lock (idle); it has only the writes to make.
 func Release(c *CPU) {
 	dirty, at := c.timerDirty, c.armed
 	c.timerDirty = false
-	KernelLock.Unlock()
+	if HoldsKernel(c) {
+		KernelLock.Unlock()
+	}
 	SendKicks(c)
 	if dirty {
 		timer.SetDeadline(at)
@@ -70,9 +84,10 @@ func Current(c *CPU) *Thread {
 	return &Threads[c.Current]
 }
 
-// ExpireTimers wakes every blocked thread whose deadline has passed and
-// fires the alarms that are due.
-func ExpireTimers(now uint64) {
+// ExpireThreads wakes every blocked thread whose deadline has passed.
+// It needs StateLock alone (it takes it), so a timer interrupt that
+// finds no alarm due (AlarmDue) is handled without the kernel lock.
+func ExpireThreads(now uint64) {
 	LockState()
 	for i := range Active() {
 		t := &Threads[i]
@@ -82,8 +97,11 @@ func ExpireTimers(now uint64) {
 		}
 	}
 	UnlockState()
-	expireAlarms(now) // the kernel's hook notifies files: not under StateLock
 }
+
+// ExpireAlarms fires the alarms due at now. The kernel's hook notifies
+// files, so the caller holds KernelLock (and not StateLock).
+func ExpireAlarms(now uint64) { expireAlarms(now) }
 
 // Timeouts counts the waits that ended by their deadline, per kind.
 var Timeouts [waitKinds]uint64
@@ -111,7 +129,8 @@ func nextDeadline(c *CPU) uint64 {
 // current thread's live context; on return it holds the context of the
 // thread to run (possibly another one). If nothing is runnable the core
 // idles here until something is. The caller holds KernelLock; Schedule
-// takes StateLock.
+// takes StateLock. A core that idled returns without the kernel lock if
+// only a wake-up SGI woke it (idle): the caller asks HoldsKernel.
 func Schedule(c *CPU, f *Frame) {
 	StateLock.Lock(c.ID)
 	schedule(c, f)
@@ -130,10 +149,10 @@ func schedule(c *CPU, f *Frame) {
 		switch cur.State {
 		case Running:
 			if cur.wokeOnCore {
-				// Woken by a futex wake-up on another core before this
-				// core switched away: the wait it blocked in returns 0.
+				// Woken by another core before this core switched away
+				// (WakeLocked): the wait it blocked in returns the result.
 				cur.wokeOnCore = false
-				f.X[0] = 0
+				f.X[0] = cur.wokeResult
 			}
 			if mustMove(cur, c) {
 				trace.Record(c.ID, trace.KindStop, trace.StopMigrate, 0, tid)
@@ -188,8 +207,19 @@ func schedule(c *CPU, f *Frame) {
 // called with StateLock held, right after c's queue and every other was
 // found empty, and sets Idle before letting go of it: a thread placed
 // here afterwards comes with an SGI (enqueue), which is pending by the
-// time WFI executes if not before, so no wake-up is lost. It returns
-// with both locks held again.
+// time WFI executes if not before, so no wake-up is lost.
+//
+// It returns with StateLock held, and with KernelLock only if an
+// interrupt other than the wake-up SGI needed it (IdleIRQ). A core woken
+// to run a thread another core readied does not queue for the kernel
+// lock behind every system call in flight: under QEMU's TCG that wait
+// was most of a cross-core wake-up's cost (the futex and epoll wake
+// figures), and a spinning vCPU takes host time from the lock's holder.
+// What the locked way out does besides is safe without it: the thread's
+// context is read under StateLock, which every waker holds to ready it;
+// signal delivery takes the kernel lock if the personality has any to do
+// (kernel.OS.Pending), and a signal posted meanwhile sees the thread
+// Running here under StateLock and sends the SGI (linux.signalWake).
 func idle(c *CPU) {
 	d := nextDeadline(c)
 	if c.ID == 0 {
@@ -212,14 +242,11 @@ func idle(c *CPU) {
 	StateLock.Unlock()
 	Release(c)
 	cpu.WFI()
-	KernelLock.Lock(c.ID)
-	StateLock.Lock(c.ID)
-	c.Idle = false
-	StateLock.Unlock()
 	c.Heartbeat = timer.Now()
 	trace.Record(c.ID, trace.KindWake, 0, 0, 0)
 	IdleIRQ(c) // takes StateLock where it changes threads
 	StateLock.Lock(c.ID)
+	c.Idle = false
 }
 
 // ArmTimer programs c's timer before returning to a thread: the earliest

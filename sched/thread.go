@@ -55,9 +55,11 @@ type Thread struct {
 	// its address hashes to (WaitAddr). All of it is under StateLock.
 	Wait     WaitKind
 	WaitAddr uintptr
-	// wokeOnCore: a futex wake-up ended the wait before t's core switched
-	// away from it (waitaddr.go); Schedule gives it X0 = 0 and runs it on.
+	// wokeOnCore: a wake-up without the kernel lock (a FUTEX_WAKE, an
+	// expired deadline) ended the wait before t's core switched away from
+	// it (WakeLocked); Schedule gives it X0 = wokeResult and runs it on.
 	wokeOnCore    bool
+	wokeResult    uint64
 	queue         *Queue
 	qnext         int32 // 1 + index of the next thread on queue
 	WaitEvents    uint32

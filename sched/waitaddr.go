@@ -76,12 +76,7 @@ func wakeAddr(w WaitKind, addr uintptr, n int) int {
 		if t.Wait != w || t.WaitAddr != addr || t.State != Blocked {
 			continue
 		}
-		if onCore(t) {
-			wakeOnCore(t)
-		} else {
-			t.Ctx.X[0] = 0
-			ready(t) // unqueues t; i already points past it
-		}
+		WakeLocked(t, 0) // unqueues t; i already points past it
 		woke++
 	}
 	return woke
@@ -94,12 +89,13 @@ func onCore(t *Thread) bool {
 }
 
 // wakeOnCore ends the wait of t, which its core has not switched away
-// from yet: t goes on running there, and Schedule gives it X0 = 0
+// from yet: t goes on running there, and Schedule gives it X0 = result
 // (wokeOnCore). Nothing else can have saved or queued it meanwhile: the
 // core holds KernelLock from the system call that blocked t until
 // Schedule, and Schedule takes StateLock.
-func wakeOnCore(t *Thread) {
+func wakeOnCore(t *Thread, result uint64) {
 	CancelBlockLocked(t) // as if it had never blocked, but the system
 	t.wokeOnCore = true  // call path may have seen it blocked and left X0
+	t.wokeResult = result
 	self().Stats.EarlyWakes++
 }

@@ -177,6 +177,7 @@ func TestUnlockedPathUsesNoFP(t *testing.T) {
 	after := map[string]bool{
 		mod + "kernel.saveFP.abi0":      true,
 		mod + "kernel.trapLocked":       true,
+		mod + "kernel.interrupt":        true,
 		mod + "kernel.profUnlocked":     true,
 		"runtime.morestack_noctxt.abi0": true, // a kernel panic
 		"runtime.panicBounds":           true, // a kernel panic

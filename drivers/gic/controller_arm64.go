@@ -1,5 +1,7 @@
 package gic
 
+import "github.com/gometal/gometal/drivers/cpu"
+
 // The board's interrupt controller, whichever version it is. The kernel
 // sets it up once on the boot core (InitV2 or InitV3), then every core
 // calls InitCPU for its own CPU interface. Callers name cores by the
@@ -53,6 +55,14 @@ func Ack() uint32 {
 	return v2.Ack()
 }
 
+// ID is the INTID in an acknowledge value (GICC_IAR.InterruptID, bits
+// [9:0], IHI 0048B §4.4.4; every INTID the kernel enables on GICv3 fits
+// in them too).
+func ID(iar uint32) uint32 { return iar & idMask }
+
+// idMask selects GICC_IAR's InterruptID field.
+const idMask = 0x3FF
+
 // EOI ends handling of what Ack returned.
 func EOI(iar uint32) {
 	if isV3 {
@@ -64,6 +74,12 @@ func EOI(iar uint32) {
 
 // SendSGI raises software-generated interrupt id on core.
 func SendSGI(id uint32, core int) {
+	// What the sender wrote to memory before must be visible to the
+	// target once it takes the interrupt: the SGI's write (a device
+	// register on GICv2, a system register on GICv3) is not ordered
+	// after normal stores by a DMB, so a DSB ISHST first, as Linux's
+	// gic_ipi_send_mask (irq-gic-v3.c) does.
+	cpu.BarrierISHST()
 	if isV3 {
 		v3.SendSGI(id, core)
 	} else {

@@ -84,35 +84,35 @@ func postSignal(t *sched.Thread, sig int, info sigInfo) {
 
 // signalWake gets a deliverable signal to t: an SGI to the core it runs
 // on, or the end of the wait it is blocked in.
+//
+// Two changes of t's state happen without the kernel lock: a FUTEX_WAKE
+// ends a futex wait (lockfree_arm64.go), and a core leaving WFI picks a
+// runnable thread and returns it to EL0 without delivering signals when
+// it saw none pending (sched's idle, kernel.OS.Pending). So the decision
+// and what follows are made under sched.StateLock, which both hold: a
+// futex wait is ended once, by one of them; and either t was picked
+// first, is Running here and gets the SGI, or the picking core's
+// StateLock comes after ours and sees the signal we made pending before
+// it. Any other wait only a kernel-lock holder ends, and t still waits.
 func signalWake(t *sched.Thread) {
+	if t.State == sched.Blocked && t.Wait != sched.WaitFutex && t.Wait != sched.WaitNone {
+		sched.Wake(t, interruptResult(t))
+		return
+	}
+	sched.LockState()
 	switch t.State {
 	case sched.Blocked:
-		switch w := t.Wait; w {
-		case sched.WaitNone:
-		case sched.WaitFutex:
-			interruptFutex(t)
-		default:
-			sched.Wake(t, interruptResult(t))
+		if t.Wait == sched.WaitFutex {
+			// A futex wait moved no bytes and opened no FIFO, so
+			// interruptResult comes down to markInterrupted.
+			markInterrupted(t)
+			sched.WakeLocked(t, errno(unix.EINTR))
 		}
 	case sched.Running:
 		if int(t.CPU) != kernel.ThisCPU().ID {
 			sigKicks++
 			sched.Kick(int(t.CPU))
 		}
-	}
-}
-
-// interruptFutex ends t's futex wait for a signal. A FUTEX_WAKE on
-// another core may end it at the same moment without the kernel lock
-// (lockfree_arm64.go), so the check that t still waits and the wake-up
-// that marks the call interrupted are one step under sched.StateLock: a
-// wait is ended once, by one of them. (A futex wait moved no bytes and
-// opened no FIFO, so interruptResult comes down to markInterrupted.)
-func interruptFutex(t *sched.Thread) {
-	sched.LockState()
-	if t.State == sched.Blocked && t.Wait == sched.WaitFutex {
-		markInterrupted(t)
-		sched.WakeLocked(t, errno(unix.EINTR))
 	}
 	sched.UnlockState()
 }
@@ -263,6 +263,15 @@ func signalName(sig int) string {
 		return "a real-time signal"
 	}
 	return "a signal"
+}
+
+// signalsPending is the personality's Pending: whether deliverSignals
+// has anything to do for t (finish an rt_sigtimedwait, take a signal t
+// does not block, settle a call a signal cut short, put back
+// rt_sigsuspend's mask).
+func signalsPending(t *sched.Thread) bool {
+	l := lx(t)
+	return l.SigWait != 0 || (l.SigPending|procPending)&^l.SigMask != 0 || l.Interrupted || l.HasSavedMask
 }
 
 // deliverSignals runs on every return to EL0: it finishes an

@@ -208,7 +208,7 @@ func sysNoZeroCopy(t *sched.Thread, f *sched.Frame) uint64 { return errno(unix.E
 // Install makes this the personality the core calls (kernel.OS); boot
 // calls it before the kernel starts.
 func Install() {
-	kernel.OS = kernel.Personality{Syscall: syscall, Unlocked: unlocked, LockFree: lockFree, Exception: exception, Resume: deliverSignals, Init: loadInit}
+	kernel.OS = kernel.Personality{Syscall: syscall, Unlocked: unlocked, LockFree: lockFree, Exception: exception, Resume: deliverSignals, Pending: signalsPending, Init: loadInit}
 	sched.AlarmFired = timerfdFired
 	tty.Signal = ttySignal
 }

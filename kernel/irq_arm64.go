@@ -1,0 +1,102 @@
+package kernel
+
+import (
+	"github.com/gometal/gometal/drivers/gic"
+	"github.com/gometal/gometal/drivers/timer"
+	"github.com/gometal/gometal/kernel/prof"
+	"github.com/gometal/gometal/sched"
+	"github.com/gometal/gometal/sched/trace"
+)
+
+// Interrupts take the kernel lock only when one needs it.
+//
+//   - The wake-up SGI needs no work of its own: it only made the core
+//     enter the kernel, where Schedule looks at its run queue and the
+//     personality at the thread's pending signals (kernel.OS.Pending).
+//   - The timer tick stops the timer (re-armed on the way out), wakes the
+//     threads whose deadline passed and runs the watchdog: the first under
+//     sched.StateLock, the others on this core's own state.
+//   - A due alarm (a timerfd's: its hook notifies files), the console's
+//     UART (the terminal) and any other interrupt take the kernel lock,
+//     the first time one comes.
+//
+// So a core woken from WFI to run a thread another core readied, or
+// ticked at the end of a slice, does not queue for the kernel lock behind
+// the system calls in flight. Under QEMU's TCG that queue was most of a
+// cross-core wake-up's cost: interrupt handling holds the lock across
+// GIC and timer register accesses, each of which takes QEMU's own big
+// lock, and a vCPU spinning for the kernel lock takes host time from the
+// one holding it.
+
+// interrupt handles an IRQ taken from EL0 and returns to a thread. The
+// profiler's entry (trapLocked) reads the app's stack through its page
+// table, which wants the kernel lock, so it is not used while profiling.
+// Never inlined: it runs after saveFP, and TestUnlockedPathUsesNoFP
+// tells the code before saveFP from the code after by function.
+//
+//go:noinline
+func interrupt(c *sched.CPU, f *sched.Frame) {
+	c.Heartbeat = timer.Now()
+	takeIRQs(c, false)
+	finishTrap(c, f)
+}
+
+// idleIRQ is sched's hook for a core that woke from WFI, with no lock
+// held; it reports whether it took the kernel lock.
+func idleIRQ(c *sched.CPU) (locked bool) {
+	if prof.On() {
+		profIdle(c)
+	}
+	return takeIRQs(c, false)
+}
+
+// takeIRQs drains the GIC. locked says whether c holds the kernel lock;
+// it is taken for the first interrupt that needs it (with no StateLock
+// held: the lock order), and the result says whether c holds it now.
+func takeIRQs(c *sched.CPU, locked bool) bool {
+	for {
+		iar := gic.Ack()
+		id := gic.ID(iar)
+		if id == gic.Spurious {
+			return locked
+		}
+		switch {
+		case id == timerIRQ:
+			trace.Record(c.ID, trace.KindIRQ, trace.IRQTimer, 0, id)
+			c.Stats.Ticks++
+			sched.StopTimer(c) // re-armed by ArmTimer on the way out
+			now := c.Heartbeat
+			sched.ExpireThreads(now)
+			if !locked && sched.AlarmDue(now) {
+				locked = lockKernel(c)
+			}
+			if locked {
+				sched.ExpireAlarms(now)
+			}
+			watchdog(c, now)
+		case id == gic.SGIWake:
+			trace.Record(c.ID, trace.KindIRQ, trace.IRQSGI, 0, id)
+			c.Stats.SGIsIn++
+		default:
+			if !locked {
+				locked = lockKernel(c)
+			}
+			if consoleIRQ(id) {
+				trace.Record(c.ID, trace.KindIRQ, trace.IRQUART, 0, id)
+				c.Stats.UARTIRQs++
+			} else {
+				trace.Record(c.ID, trace.KindIRQ, trace.IRQOther, 0, id)
+			}
+		}
+		gic.EOI(iar)
+		if id == gic.SGIWake {
+			stopIfStopping()
+		}
+	}
+}
+
+// lockKernel takes the kernel lock for an interrupt that needs it.
+func lockKernel(c *sched.CPU) bool {
+	sched.KernelLock.Lock(c.ID)
+	return true
+}
