@@ -37,28 +37,30 @@ import (
 //go:noinline
 func interrupt(c *sched.CPU, f *sched.Frame) {
 	c.Heartbeat = timer.Now()
-	takeIRQs(c, false)
+	takeIRQs(c)
 	finishTrap(c, f)
 }
 
 // idleIRQ is sched's hook for a core that woke from WFI, with no lock
-// held; it reports whether it took the kernel lock.
-func idleIRQ(c *sched.CPU) (locked bool) {
+// held.
+func idleIRQ(c *sched.CPU) {
 	if prof.On() {
 		profIdle(c)
 	}
-	return takeIRQs(c, false)
+	takeIRQs(c)
 }
 
-// takeIRQs drains the GIC. locked says whether c holds the kernel lock;
-// it is taken for the first interrupt that needs it (with no StateLock
-// held: the lock order), and the result says whether c holds it now.
-func takeIRQs(c *sched.CPU, locked bool) bool {
+// takeIRQs drains the GIC. If c does not hold the kernel lock already
+// (trapLocked's entry does), it is taken for the first interrupt that
+// needs it, with no StateLock held (the lock order); sched.HoldsKernel
+// tells the way out which.
+func takeIRQs(c *sched.CPU) {
+	locked := sched.HoldsKernel(c)
 	for {
 		iar := gic.Ack()
 		id := gic.ID(iar)
 		if id == gic.Spurious {
-			return locked
+			return
 		}
 		switch {
 		case id == timerIRQ:
@@ -68,7 +70,8 @@ func takeIRQs(c *sched.CPU, locked bool) bool {
 			now := c.Heartbeat
 			sched.ExpireThreads(now)
 			if !locked && sched.AlarmDue(now) {
-				locked = lockKernel(c)
+				sched.KernelLock.Lock(c.ID)
+				locked = true
 			}
 			if locked {
 				sched.ExpireAlarms(now)
@@ -79,7 +82,8 @@ func takeIRQs(c *sched.CPU, locked bool) bool {
 			c.Stats.SGIsIn++
 		default:
 			if !locked {
-				locked = lockKernel(c)
+				sched.KernelLock.Lock(c.ID)
+				locked = true
 			}
 			if consoleIRQ(id) {
 				trace.Record(c.ID, trace.KindIRQ, trace.IRQUART, 0, id)
@@ -93,10 +97,4 @@ func takeIRQs(c *sched.CPU, locked bool) bool {
 			stopIfStopping()
 		}
 	}
-}
-
-// lockKernel takes the kernel lock for an interrupt that needs it.
-func lockKernel(c *sched.CPU) bool {
-	sched.KernelLock.Lock(c.ID)
-	return true
 }

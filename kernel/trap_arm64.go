@@ -61,7 +61,7 @@ func trapLocked(c *sched.CPU, f *sched.Frame, esr uint64) {
 	}
 	if f.Kind == sched.KindIRQ {
 		profActivity[c.ID] = prof.ArgIRQ
-		takeIRQs(c, true)
+		takeIRQs(c)
 	} else {
 		if cpu.EC(esr) == cpu.ECSVC64 {
 			profActivity[c.ID] = prof.ArgSyscall + uint32(f.X[8])
@@ -86,10 +86,12 @@ func trapLocked(c *sched.CPU, f *sched.Frame, esr uint64) {
 func finishTrap(c *sched.CPU, f *sched.Frame) {
 	sched.Schedule(c, f)
 	t := sched.Current(c)
-	if !sched.HoldsKernel(c) && OS.Pending(t) {
+	locked := sched.HoldsKernel(c)
+	if !locked && OS.Pending(t) {
 		sched.KernelLock.Lock(c.ID)
+		locked = true
 	}
-	if sched.HoldsKernel(c) {
+	if locked {
 		OS.Resume(t, f)
 	}
 	useAppTable(c)

@@ -38,14 +38,9 @@ import (
 // whether the app's vector registers are now in f (the profiler's
 // bookkeeping needs them as scratch), so the way out restores them.
 func unlockedSyscall(c *sched.CPU, f *sched.Frame, esr uint64) (handled, fpSaved bool) {
-	if cpu.EC(esr) != cpu.ECSVC64 {
+	t, entered, ok := svcEntry(c, esr)
+	if !ok {
 		return false, false
-	}
-	t := sched.Current(c)
-	profiling := prof.On()
-	var entered uint64
-	if profiling {
-		entered = timer.Now()
 	}
 	nr := f.X[8]
 	if !OS.Unlocked(c, t, f) {
@@ -53,12 +48,27 @@ func unlockedSyscall(c *sched.CPU, f *sched.Frame, esr uint64) (handled, fpSaved
 	}
 	c.Stats.Unlocked++
 	answered(c, t, nr)
-	if profiling {
+	if prof.On() {
 		saveFP(f)
 		profUnlocked(c, t, f, entered, nr)
 		return true, true
 	}
 	return true, false
+}
+
+// svcEntry begins both ways of answering a system call without the
+// kernel lock: ok reports whether the exception is an SVC at all; t is
+// the calling thread, and entered the counter at entry when profiling
+// (0 otherwise: only the profiler's bookkeeping needs it, and a counter
+// read is not free under QEMU's TCG).
+func svcEntry(c *sched.CPU, esr uint64) (t *sched.Thread, entered uint64, ok bool) {
+	if cpu.EC(esr) != cpu.ECSVC64 {
+		return nil, 0, false
+	}
+	if prof.On() {
+		entered = timer.Now()
+	}
+	return sched.Current(c), entered, true
 }
 
 // answered records a system call answered without the kernel lock: the
@@ -89,14 +99,9 @@ func profUnlocked(c *sched.CPU, t *sched.Thread, f *sched.Frame, entered, nr uin
 // with this core's last kernel entry (Heartbeat, at most a slice old),
 // which only the 10 s starvation watchdog reads.
 func lockFreeSyscall(c *sched.CPU, f *sched.Frame, esr uint64) bool {
-	if cpu.EC(esr) != cpu.ECSVC64 {
+	t, entered, ok := svcEntry(c, esr)
+	if !ok {
 		return false
-	}
-	t := sched.Current(c)
-	profiling := prof.On()
-	var entered uint64
-	if profiling {
-		entered = timer.Now()
 	}
 	nr := f.X[8]
 	if !OS.LockFree(c, t, f) {
@@ -105,7 +110,7 @@ func lockFreeSyscall(c *sched.CPU, f *sched.Frame, esr uint64) bool {
 	sched.SendKicks(c)
 	c.Stats.LockFree++
 	answered(c, t, nr)
-	if profiling {
+	if prof.On() {
 		profUnlocked(c, t, f, entered, nr)
 	}
 	return true

@@ -27,8 +27,9 @@ func SetAlarm(i int, when uint64, core int) {
 	Alarms[i] = Alarm{When: when, Core: int32(core)}
 }
 
-// expireAlarms runs the hook for every alarm due at now.
-func expireAlarms(now uint64) {
+// ExpireAlarms runs the hook for every alarm due at now. The hook
+// notifies files, so the caller holds KernelLock (and not StateLock).
+func ExpireAlarms(now uint64) {
 	for i := range Alarms {
 		if a := &Alarms[i]; a.When != 0 && a.When <= now {
 			due := a.When

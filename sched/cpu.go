@@ -87,7 +87,7 @@ type CPUStats struct {
 	Migrations uint64 // threads moved off this core by their affinity
 	Unlocked   uint64 // system calls answered without the kernel lock
 	LockFree   uint64 // FUTEX_WAKEs made under StateLock alone
-	EarlyWakes uint64 // futex waiters this core woke before their core switched away
+	EarlyWakes uint64 // waiters this core woke without the kernel lock (futex, deadline) before their core switched away
 }
 
 // Offsets into CPU for assembly.

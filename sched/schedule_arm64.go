@@ -18,12 +18,12 @@ const SliceNanos = 10_000_000
 const WatchdogNanos = 1_000_000_000
 
 // IdleIRQ is the kernel's hook for a core that woke from WFI, called
-// with no lock held: it handles the pending interrupts. It reports
-// whether it took KernelLock to do so; a wake-up SGI alone needs no lock
-// (it only made the core look at its run queue), so a core woken to run
-// a thread it was given takes the kernel lock only if something else
-// (a timer, the UART) interrupted it too.
-var IdleIRQ func(c *CPU) (locked bool)
+// with no lock held: it handles the pending interrupts, and takes
+// KernelLock only if one needs it (HoldsKernel tells afterwards). A
+// wake-up SGI alone needs no lock (it only made the core look at its run
+// queue), so a core woken to run a thread it was given takes the kernel
+// lock only if something else (a due alarm, the UART) interrupted it too.
+var IdleIRQ func(c *CPU)
 
 // HoldsKernel reports whether c holds KernelLock. Every kernel entry
 // takes it except the unlocked and lock-free system calls, but a core
@@ -98,10 +98,6 @@ func ExpireThreads(now uint64) {
 	}
 	UnlockState()
 }
-
-// ExpireAlarms fires the alarms due at now. The kernel's hook notifies
-// files, so the caller holds KernelLock (and not StateLock).
-func ExpireAlarms(now uint64) { expireAlarms(now) }
 
 // Timeouts counts the waits that ended by their deadline, per kind.
 var Timeouts [waitKinds]uint64

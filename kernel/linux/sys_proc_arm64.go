@@ -119,8 +119,8 @@ func printStats() {
 		lockFree += sched.CPUs[i].Stats.LockFree
 		early += sched.CPUs[i].Stats.EarlyWakes
 	}
-	kernel.Puts("gometal: stats: futex-wake:")
-	putCounter("lock-free", lockFree)
+	kernel.Puts("gometal: stats: wake-ups:")
+	putCounter("futex-lock-free", lockFree)
 	putCounter("woke-on-core", early)
 	if cpu.OrderCheck {
 		putCounter("lock-order-checks", cpu.Checks())
