@@ -106,12 +106,14 @@ func profEnter(c *sched.CPU, t *sched.Thread, f *sched.Frame, entered uint64) {
 
 // appFrames walks the app's frame-pointer chain from fp into pcs (return
 // addresses, innermost first), stopping at a zero, unaligned or
-// unreadable frame pointer.
+// unmapped frame pointer. It only peeks (usermem.PeekU64): a sample must
+// not fault the app's pages in, and it is also taken on the ways that
+// hold no kernel lock, which the fault path needs.
 func appFrames(fp uint64, pcs []uint64) int {
 	n := 0
 	for n < len(pcs) && fp != 0 && fp&7 == 0 {
-		ret, ok := usermem.ReadU64(uintptr(fp + 8))
-		next, ok2 := usermem.ReadU64(uintptr(fp))
+		ret, ok := usermem.PeekU64(uintptr(fp + 8))
+		next, ok2 := usermem.PeekU64(uintptr(fp))
 		if !ok || !ok2 || ret == 0 {
 			break
 		}

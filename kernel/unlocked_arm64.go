@@ -47,10 +47,11 @@ func unlockedSyscall(c *sched.CPU, f *sched.Frame, esr uint64) (handled, fpSaved
 		return false, false
 	}
 	c.Stats.Unlocked++
-	answered(c, t, nr)
+	answered(c, t, nr, false)
 	if prof.On() {
 		saveFP(f)
 		profUnlocked(c, t, f, entered, nr)
+		profExit(c)
 		return true, true
 	}
 	return true, false
@@ -73,45 +74,67 @@ func svcEntry(c *sched.CPU, esr uint64) (t *sched.Thread, entered uint64, ok boo
 
 // answered records a system call answered without the kernel lock: the
 // core's last call (for lock-stuck reports) and its entry and exit in
-// the kernel trace.
-func answered(c *sched.CPU, t *sched.Thread, nr uint64) {
+// the kernel trace (blocked: the thread waits, as the locked way marks
+// it).
+func answered(c *sched.CPU, t *sched.Thread, nr uint64, blocked bool) {
 	c.LastSyscall = nr
+	var b uint8
+	if blocked {
+		b = 1
+	}
 	trace.Record(c.ID, trace.KindSyscall, 0, uint16(nr), uint32(t.TID))
-	trace.Record(c.ID, trace.KindSysret, 0, uint16(nr), uint32(t.TID))
+	trace.Record(c.ID, trace.KindSysret, b, uint16(nr), uint32(t.TID))
 }
 
-// profUnlocked charges an unlocked call's sampling periods: no lock was
-// waited for, so those that ended before it were the app's and those
-// since, the call's.
+// profUnlocked charges the sampling periods that ended before a call
+// answered without the kernel lock: no lock was waited for, so they were
+// the app's; profExit then charges those since to the call.
 func profUnlocked(c *sched.CPU, t *sched.Thread, f *sched.Frame, entered, nr uint64) {
 	c.Heartbeat = entered
 	profEnter(c, t, f, entered)
 	profActivity[c.ID] = prof.ArgSyscall + uint32(nr)
-	profExit(c)
 }
 
 // lockFreeSyscall answers f's system call if the personality can with
-// the scheduler's StateLock alone (a futex wake-up): like an unlocked
-// call it leaves the thread running and the timer as it was; a thread it
-// makes runnable on another core gets its SGI here, since no Release
-// follows. It reports whether it answered. Like an unlocked call it reads
-// the counter only for the profiler, so a thread it wakes is stamped
-// with this core's last kernel entry (Heartbeat, at most a slice old),
-// which only the 10 s starvation watchdog reads.
+// the scheduler's StateLock alone (a futex wake-up or wait). A call that
+// does not block leaves the thread running and the timer as it was, like
+// an unlocked call; a thread it makes runnable on another core gets its
+// SGI here, since no Release follows. A wait goes on as an interrupt
+// does (finishTrap): Schedule picks the next thread, or the waiter
+// itself if a waker got there first, with no kernel lock unless that
+// thread has a signal to take. It reports whether it answered. Like an
+// unlocked call it reads the counter only for the profiler, so a thread
+// it wakes is stamped with this core's last kernel entry (Heartbeat, at
+// most a slice old), which only the 10 s starvation watchdog reads.
+// Never inlined: it runs after saveFP (TestUnlockedPathUsesNoFP tells
+// the code before saveFP from the code after by function).
+//
+//go:noinline
 func lockFreeSyscall(c *sched.CPU, f *sched.Frame, esr uint64) bool {
 	t, entered, ok := svcEntry(c, esr)
 	if !ok {
 		return false
 	}
 	nr := f.X[8]
-	if !OS.LockFree(c, t, f) {
+	handled, blocked := OS.LockFree(c, t, f)
+	if !handled {
 		return false
 	}
-	sched.SendKicks(c)
 	c.Stats.LockFree++
-	answered(c, t, nr)
+	answered(c, t, nr, blocked)
 	if prof.On() {
 		profUnlocked(c, t, f, entered, nr)
+	}
+	if blocked {
+		if !prof.On() {
+			c.Heartbeat = timer.Now() // Schedule's clock
+		}
+		finishTrap(c, f) // and profExit, and Release's kicks
+		return true
+	}
+	sched.SendKicks(c)
+	if prof.On() {
+		profExit(c)
 	}
 	return true
 }

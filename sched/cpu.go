@@ -86,7 +86,7 @@ type CPUStats struct {
 	Idles      uint64 // times the core went to WFI
 	Migrations uint64 // threads moved off this core by their affinity
 	Unlocked   uint64 // system calls answered without the kernel lock
-	LockFree   uint64 // FUTEX_WAKEs made under StateLock alone
+	LockFree   uint64 // futex calls answered under StateLock alone
 	EarlyWakes uint64 // waiters this core woke without the kernel lock (futex, deadline) before their core switched away
 }
 

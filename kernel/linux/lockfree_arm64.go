@@ -7,16 +7,18 @@ import (
 )
 
 // lockFree is kernel.Personality.LockFree: the system calls answered with
-// the scheduler's StateLock alone, not the kernel lock. Today that is
-// FUTEX_WAKE, the call behind every cross-core wake-up of the Go runtime
-// (notewakeup, semawakeup): it reads no app memory and touches only the
-// futex queues and the run queues, which are StateLock's
-// (sched/waitaddr.go says why no wake-up is lost). FUTEX_WAIT stays under
-// the kernel lock: it reads the app's memory, which the kernel lock
-// keeps mapped.
-func lockFree(c *sched.CPU, t *sched.Thread, f *sched.Frame) bool {
+// the scheduler's StateLock alone, not the kernel lock: FUTEX_WAKE and
+// FUTEX_WAIT, the calls behind every park and wake-up of an M in the Go
+// runtime (notesleep, notewakeup, semasleep, semawakeup). FUTEX_WAKE
+// reads no app memory and touches only the futex queues and the run
+// queues, which are StateLock's (sched/waitaddr.go says why no wake-up is
+// lost). FUTEX_WAIT reads the word, and its timeout, only where the app
+// has them mapped already, and leaves the rest to the kernel lock
+// (futexWaitOn says what). blocked reports a wait: the core then schedules
+// without the kernel lock, as an interrupt does.
+func lockFree(c *sched.CPU, t *sched.Thread, f *sched.Frame) (answered, blocked bool) {
 	if f.X[8] != unix.SYS_FUTEX {
-		return false
+		return false, false
 	}
 	// lab:futex begin
 	switch f.X[1] & futexCmdMask {
@@ -24,13 +26,37 @@ func lockFree(c *sched.CPU, t *sched.Thread, f *sched.Frame) bool {
 		addr := uintptr(f.X[0])
 		if addr&3 != 0 {
 			f.X[0] = errno(unix.EINVAL)
-			return true
+			return true, false
 		}
 		f.X[0] = uint64(futexWake(addr, int(int32(f.X[2]))))
-		return true
+		return true, false
+	case futexWait, futexWaitBitset:
+		return lockFreeWait(t, f)
 	}
 	// lab:futex stub
-	// // The lab's FUTEX_WAKE is the one in sysFutex, under the kernel lock.
+	// // The lab's futex calls are the ones in sysFutex, under the kernel lock.
 	// lab:futex end
-	return false
+	return false, false
 }
+
+// lab:futex begin
+
+// lockFreeWait is FUTEX_WAIT without the kernel lock, or nothing
+// (answered false) where futexWaitOn leaves it to the locked way.
+func lockFreeWait(t *sched.Thread, f *sched.Frame) (answered, blocked bool) {
+	// What syscall sets for every call, for the signal code: a signal
+	// that ends this wait restarts it from these (settleInterrupted).
+	t.SysNr, t.OrigX0 = f.X[8], f.X[0]
+	lx(t).Interrupted = false
+	r, blocked, ok := futexWaitOn(t, f, false)
+	if !ok {
+		return false, false
+	}
+	if !blocked {
+		f.X[0] = r // EAGAIN, ETIMEDOUT, EINVAL
+	}
+	return true, blocked
+}
+
+// lab:futex stub
+// lab:futex end

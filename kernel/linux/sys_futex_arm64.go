@@ -26,44 +26,8 @@ func sysFutex(t *sched.Thread, f *sched.Frame) uint64 {
 	switch op {
 	// lab:futex begin
 	case futexWait, futexWaitBitset:
-		// The timeout first: a bad timespec is EFAULT or EINVAL whatever
-		// the word holds, as Linux copies it in before it looks.
-		var ns int64
-		if ts := uintptr(f.X[3]); ts != 0 {
-			var e unix.Errno
-			if ns, e = readTimespec(ts); e != 0 {
-				return errno(e)
-			}
-			if op == futexWaitBitset {
-				// Absolute, on CLOCK_MONOTONIC unless CLOCK_REALTIME.
-				clock := uint64(unix.CLOCK_MONOTONIC)
-				if f.X[1]&futexClockRealtime != 0 {
-					clock = unix.CLOCK_REALTIME
-				}
-				now, _ := nowNanos(clock)
-				ns -= now
-			}
-		}
-		sched.LockState()
-		cur, ok := usermem.ReadU32(addr)
-		switch {
-		case !ok:
-			sched.UnlockState()
-			return errno(unix.EFAULT)
-		case cur != val:
-			sched.UnlockState()
-			return errno(unix.EAGAIN)
-		case f.X[3] != 0 && ns <= 0:
-			sched.UnlockState()
-			return errno(unix.ETIMEDOUT)
-		}
-		var deadline uint64
-		if f.X[3] != 0 {
-			deadline = deadlineAfter(ns)
-		}
-		sched.WaitOnLocked(t, sched.WaitFutex, addr, deadline, errno(unix.ETIMEDOUT))
-		sched.UnlockState()
-		return 0
+		r, _, _ := futexWaitOn(t, f, true)
+		return r
 	case futexOpWake, futexWakeBitset:
 		return uint64(futexWake(addr, int(int32(val))))
 		// lab:futex stub
@@ -78,6 +42,78 @@ func sysFutex(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	return errno(unix.ENOSYS)
 }
+
+// lab:futex begin
+
+// futexWaitOn blocks t on f's address if the word there still holds f's
+// value, with f's timeout, and reports whether it blocked; the result r
+// is the call's if it did not (a thread that blocked gets its own from
+// its waker or its timeout). Under the kernel lock (locked) it reads the app's memory
+// as any call does. Without it (lockfree_arm64.go) it reads only pages
+// already mapped (usermem.PeekIn) and gives up, ok false, before it
+// changes anything, where the locked way must decide: a page to fault in,
+// or a signal pending for t, which that way delivers or lets end the
+// wait (syscall's pending check). The pending check runs under
+// sched.StateLock, as signalWake's does, so a signal posted by another
+// core is either seen here or finds t blocked and ends the wait.
+func futexWaitOn(t *sched.Thread, f *sched.Frame, locked bool) (r uint64, blocked, ok bool) {
+	addr := uintptr(f.X[0])
+	op := f.X[1] & futexCmdMask
+	val := uint32(f.X[2])
+	// The timeout first: a bad timespec is EFAULT or EINVAL whatever
+	// the word holds, as Linux copies it in before it looks.
+	var ns int64
+	if ts := uintptr(f.X[3]); ts != 0 {
+		var e unix.Errno
+		if locked {
+			ns, e = readTimespec(ts)
+		} else if ns, e = peekTimespec(ts); e == unix.EFAULT {
+			return 0, false, false
+		}
+		if e != 0 {
+			return errno(e), false, true
+		}
+		if op == futexWaitBitset {
+			// Absolute, on CLOCK_MONOTONIC unless CLOCK_REALTIME.
+			clock := uint64(unix.CLOCK_MONOTONIC)
+			if f.X[1]&futexClockRealtime != 0 {
+				clock = unix.CLOCK_REALTIME
+			}
+			now, _ := nowNanos(clock)
+			ns -= now
+		}
+	}
+	sched.LockState()
+	var cur uint32
+	var mapped bool
+	if locked {
+		cur, mapped = usermem.ReadU32(addr)
+	} else if cur, mapped = usermem.PeekU32(addr); !mapped || signalsPending(t) {
+		sched.UnlockState()
+		return 0, false, false
+	}
+	switch {
+	case !mapped:
+		sched.UnlockState()
+		return errno(unix.EFAULT), false, true
+	case cur != val:
+		sched.UnlockState()
+		return errno(unix.EAGAIN), false, true
+	case f.X[3] != 0 && ns <= 0:
+		sched.UnlockState()
+		return errno(unix.ETIMEDOUT), false, true
+	}
+	var deadline uint64
+	if f.X[3] != 0 {
+		deadline = deadlineAfter(ns)
+	}
+	sched.WaitOnLocked(t, sched.WaitFutex, addr, deadline, errno(unix.ETIMEDOUT))
+	sched.UnlockState()
+	return 0, true, true
+}
+
+// lab:futex stub
+// lab:futex end
 
 // futexWake wakes up to n waiters on addr and returns how many woke.
 func futexWake(addr uintptr, n int) int { return sched.WakeAddr(sched.WaitFutex, addr, n) }

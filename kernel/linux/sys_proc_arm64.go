@@ -101,6 +101,12 @@ func printStats() {
 		unlockedCount += sched.CPUs[i].Stats.Unlocked
 	}
 	putCounter("unlocked", unlockedCount)
+	var lockFree, early uint64
+	for i := range sched.CPUs {
+		lockFree += sched.CPUs[i].Stats.LockFree
+		early += sched.CPUs[i].Stats.EarlyWakes
+	}
+	putCounter("lock-free", lockFree)
 	kernel.Puts("\n")
 	// Each lock, in rank order: how often it was taken, how often a core
 	// found it held, and how long such cores waited in all.
@@ -114,13 +120,7 @@ func printStats() {
 		putCounter("waited-us", uint64(timer.TicksToNanos(l.WaitTicks)/1000))
 		kernel.Puts("\n")
 	}
-	var lockFree, early uint64
-	for i := range sched.CPUs {
-		lockFree += sched.CPUs[i].Stats.LockFree
-		early += sched.CPUs[i].Stats.EarlyWakes
-	}
 	kernel.Puts("gometal: stats: wake-ups:")
-	putCounter("futex-lock-free", lockFree)
 	putCounter("woke-on-core", early)
 	if cpu.OrderCheck {
 		putCounter("lock-order-checks", cpu.Checks())

@@ -32,6 +32,20 @@ func readTimespec(addr uintptr) (int64, unix.Errno) {
 	return ns, 0
 }
 
+// peekTimespec is readTimespec without the kernel lock: EFAULT means only
+// that the timespec's page is not mapped now (usermem.PeekIn).
+func peekTimespec(addr uintptr) (int64, unix.Errno) {
+	var ts unix.Timespec
+	if !usermem.PeekIn(usermem.BytesOf(unsafe.Pointer(&ts), unsafe.Sizeof(ts)), addr) {
+		return 0, unix.EFAULT
+	}
+	ns, ok := timespecNanos(ts)
+	if !ok {
+		return 0, unix.EINVAL
+	}
+	return ns, 0
+}
+
 // timespecNanos validates a timespec value and converts it to
 // nanoseconds.
 func timespecNanos(ts unix.Timespec) (int64, bool) {

@@ -1,6 +1,10 @@
 package mm
 
-import "golang.org/x/sys/unix"
+import (
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
 
 // Space is the app's address space: its VMAs and the TTBR0 page table
 // behind them. Pages are backed on first touch (Fault) with zeroed frames.
@@ -106,6 +110,32 @@ func (s *Space) UserPage(addr uintptr, acc Access) (uintptr, bool) {
 	}
 	e := s.PT.leaf(nil, PageDown(addr), false)
 	return pteAddr(*e), true
+}
+
+// PresentPage returns the physical page behind addr if the app could
+// make acc there now without a fault, and never faults one in: a miss
+// (no page yet, hidden by PROT_NONE, read-only for a write) is false,
+// and the caller takes the locked way (UserPage), which knows which of
+// those it is. Unlike UserPage it may run without the kernel lock, for
+// it only reads the table: a table page, once linked in, is never freed
+// or unlinked (nothing here calls Alloc.Put on one), and the leaf is
+// read once, so it is either the entry before a concurrent change or the
+// one after. The frame may still be freed by a munmap on another core
+// right after this returns; a reader of it then sees stale bytes, as if
+// it had read just before the munmap, and must write nothing through it.
+func (s *Space) PresentPage(addr uintptr, acc Access) (uintptr, bool) {
+	if addr >= UserTop {
+		return 0, false
+	}
+	e := s.PT.leaf(nil, PageDown(addr), false)
+	if e == nil {
+		return 0, false
+	}
+	d := atomic.LoadUint64(e)
+	if d&descValid == 0 || acc == AccessWrite && !Writable(d) {
+		return 0, false
+	}
+	return pteAddr(d), true
 }
 
 // dropPages frees every page in [start, end), each only after its

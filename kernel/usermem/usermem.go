@@ -109,6 +109,46 @@ func CopyInString(buf []byte, addr uintptr) (int, unix.Errno) {
 	return 0, unix.ENAMETOOLONG
 }
 
+// PeekIn reads len(dst) bytes from app address src if every page of them
+// is mapped now, without faulting any in (mm.Space.PresentPage), and so
+// without the kernel lock; false means only "not without it": the
+// caller goes the locked way (CopyIn), which faults pages in or answers
+// EFAULT. A write to app memory has no such way: it could land in a
+// frame a munmap on another core has just freed.
+func PeekIn(dst []byte, src uintptr) bool {
+	for len(dst) > 0 {
+		pa, ok := App.PresentPage(src, mm.AccessRead)
+		if !ok {
+			return false
+		}
+		n := copy(dst, mm.PageBytes(pa)[src&mm.PageMask:])
+		dst = dst[n:]
+		src += uintptr(n)
+	}
+	return true
+}
+
+// PeekU32 is PeekIn of the aligned word at addr.
+func PeekU32(addr uintptr) (uint32, bool) {
+	if addr&3 != 0 {
+		return 0, false
+	}
+	pa, ok := App.PresentPage(addr, mm.AccessRead)
+	if !ok {
+		return 0, false
+	}
+	return *(*uint32)(unsafe.Pointer(&mm.PageBytes(pa)[addr&mm.PageMask])), true
+}
+
+// PeekU64 is PeekIn of the eight bytes at addr.
+func PeekU64(addr uintptr) (uint64, bool) {
+	var b [8]byte
+	if !PeekIn(b[:], addr) {
+		return 0, false
+	}
+	return *(*uint64)(unsafe.Pointer(&b[0])), true
+}
+
 // BytesOf views a value as bytes for copying to the app.
 func BytesOf(p unsafe.Pointer, n uintptr) []byte { return unsafe.Slice((*byte)(p), n) }
 
