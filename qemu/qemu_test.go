@@ -160,3 +160,49 @@ func TestNoiseFilter(t *testing.T) {
 		t.Errorf("%q", out.String())
 	}
 }
+
+// Every boot states its network: none unless asked, and user networking
+// only behind a virtio-net device on virt, restricted when isolated.
+func TestNetArgs(t *testing.T) {
+	for _, tc := range []struct {
+		net     Net
+		machine string
+		want    []string
+		not     []string
+	}{
+		{"", "", []string{"-nic none"}, []string{"-netdev"}},
+		{NetNone, "virt", []string{"-nic none"}, []string{"-netdev"}},
+		{NetUser, "virt", []string{"-netdev user,id=net0 ", "-device virtio-net-device,netdev=net0", "virtio-mmio.force-legacy=false"}, []string{"restrict", "-nic none"}},
+		{NetIsolated, "virt", []string{"-netdev user,id=net0,restrict=on", "-device virtio-net-device,netdev=net0"}, []string{"-nic none"}},
+		{NetIsolated, "raspi4b", []string{"-nic none"}, []string{"-netdev"}},
+	} {
+		got := strings.Join((&Config{Kernel: "Image", Net: tc.net, Machine: tc.machine}).Args(), " ") + " "
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("net %q on %q: args lack %q: %s", tc.net, tc.machine, w, got)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(got, n) {
+				t.Errorf("net %q on %q: args have %q: %s", tc.net, tc.machine, n, got)
+			}
+		}
+	}
+	got := strings.Join((&Config{Kernel: "Image", Net: NetIsolated, Forwards: []Forward{{"tcp", 8080, 80}, {"udp", 5353, 53}}}).Args(), " ")
+	if !strings.Contains(got, "-netdev user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:8080-:80,hostfwd=udp:127.0.0.1:5353-:53 ") {
+		t.Errorf("forwards: %s", got)
+	}
+	for in, want := range map[string]Forward{"8080:80": {"tcp", 8080, 80}, "53:5353/udp": {"udp", 53, 5353}, "1:65535/tcp": {"tcp", 1, 65535}} {
+		if f, err := ParseForward(in); err != nil || f != want {
+			t.Errorf("ParseForward(%q) = %v, %v; want %v", in, f, err, want)
+		}
+	}
+	for _, in := range []string{"80", "0:80", "80:65536", "a:b", "80:80/sctp", ":80", "80:"} {
+		if _, err := ParseForward(in); err == nil {
+			t.Errorf("ParseForward(%q) took it", in)
+		}
+	}
+	if _, err := ParseNet("bridge"); err == nil || !strings.Contains(err.Error(), "want user, isolated or none") {
+		t.Errorf("ParseNet(bridge) = %v", err)
+	}
+}

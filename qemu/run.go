@@ -37,6 +37,10 @@ type Config struct {
 	Memory    string // -m, e.g. "512M"
 	DTB       string // -dtb: the board's device tree ("": QEMU makes one)
 	Append    []string
+	// Net is the boot's network ("": none, as NetNone), and Forwards the
+	// host ports forwarded into it.
+	Net      Net
+	Forwards []Forward
 	// Extra are more QEMU arguments. A -serial here is the machine's
 	// second UART (on raspi4b, the mini UART).
 	Extra   []string
@@ -83,6 +87,7 @@ func (c *Config) Args() []string {
 		"-semihosting-config", "enable=on,target=native",
 		"-kernel", c.Kernel, "-no-reboot",
 	}
+	args = append(args, netArgs(c.Net, machine, c.Forwards)...)
 	if c.DTB != "" {
 		args = append(args, "-dtb", c.DTB)
 	}

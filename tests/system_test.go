@@ -50,6 +50,9 @@ func setup(m *testing.M) int {
 	if os.Getenv("GOMETAL_LOCKCHECK") == "" {
 		os.Setenv("GOMETAL_LOCKCHECK", "1")
 	}
+	// Every boot's network is isolated (QEMU restrict=on): nothing a test
+	// guest sends leaves the host.
+	os.Setenv("GOMETAL_NET", "isolated")
 	build := exec.Command("go", "build", "-o", gometalBin, "-ldflags", "-X main.srcRoot="+repoRoot, "./cmd/gometal")
 	build.Dir = repoRoot
 	if out, err := build.CombinedOutput(); err != nil {

@@ -68,6 +68,13 @@ flags for run and exec:
   -env K=V        environment entry for the app (repeatable); GOMETAL_STATS=1
                   (here or in the host environment) prints kernel counters at exit
   -board NAME     virt (default) or rpi4 (QEMU raspi4b: 4 cores, 2G, fixed)
+  -net MODE       user (default; GOMETAL_NET in the host environment sets
+                  another): QEMU user networking behind a virtio-net device,
+                  the guest at 10.0.2.15 by DHCP, the host's router at 10.0.2.2;
+                  isolated: the same with nothing leaving the host
+                  (restrict=on); none: no network device (rpi4: always)
+  -p HOST:GUEST[/tcp|/udp]  forward the host's 127.0.0.1:HOST to the guest's
+                  port GUEST (repeatable; as docker run -p, tcp by default)
   -bootarg W      extra kernel command-line word (repeatable; e.g. gometal.stats=1;
                   gometal.lockcheck=1, or GOMETAL_LOCKCHECK=1 in the host environment,
                   checks every kernel lock taken against the lock order)
@@ -146,6 +153,8 @@ type options struct {
 	copyout  listFlag
 	profile  string
 	profHz   int
+	net      string
+	ports    listFlag
 	set      map[string]bool // flags given on the command line
 }
 
@@ -172,6 +181,14 @@ func parseFlags(name string, args []string, exec bool) (*options, []string, erro
 	fs.Var(&o.copyout, "copyout", "GUEST:HOST: copy a file the app leaves to the host at exit")
 	fs.StringVar(&o.profile, "profile", "", "write a whole-system pprof profile (app, kernel, idle) to this file")
 	fs.IntVar(&o.profHz, "profile-hz", 1000, "samples per second per core for -profile (1 to 10000)")
+	// GOMETAL_NET in the host environment is the default (the system
+	// tests set isolated, so that no test reaches past the host).
+	defNet := string(qemu.NetUser)
+	if v := os.Getenv("GOMETAL_NET"); v != "" {
+		defNet = v
+	}
+	fs.StringVar(&o.net, "net", defNet, "network: user, isolated or none")
+	fs.Var(&o.ports, "p", "HOST:GUEST[/tcp|/udp]: forward a host port into the guest")
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
@@ -323,8 +340,15 @@ func boot(args []string, exec bool) int {
 	cfg := &qemu.Config{
 		Kernel: k.Image, KernelELF: k.ELF, Initrd: initrd,
 		Machine: board.QEMUMachine, SMP: o.smp, Memory: o.mem,
-		Extra: o.qemuArgs, GDB: o.gdb, Timeout: timeout,
+		Extra: o.qemuArgs, GDB: o.gdb, Timeout: timeout, Net: qemu.Net(o.net),
 		Stdout: os.Stdout, Stderr: os.Stderr,
+	}
+	for _, p := range o.ports {
+		f, err := qemu.ParseForward(p)
+		if err != nil {
+			return fail("%v", err)
+		}
+		cfg.Forwards = append(cfg.Forwards, f)
 	}
 	if cfg.DTB, err = writeDTB(board, tmp); err != nil {
 		return fail("%v", err)
@@ -534,6 +558,18 @@ func (o *options) fitBoard(b linker.Board) error {
 		return fmt.Errorf("-m %s: the %s board always has %s of memory (QEMU %s fixes it)", o.mem, b.Name, b.FixedMemory, b.QEMUMachine)
 	}
 	o.smp, o.mem = b.QEMUSize(o.smp, o.mem)
+	if _, err := qemu.ParseNet(o.net); err != nil {
+		return err
+	}
+	if b.QEMUMachine != "virt" && o.net != string(qemu.NetNone) {
+		if o.set["net"] {
+			return fmt.Errorf("-net %s: QEMU %s emulates no network device the %s kernel drives; use -net none", o.net, b.QEMUMachine, b.Name)
+		}
+		o.net = string(qemu.NetNone)
+	}
+	if len(o.ports) > 0 && o.net == string(qemu.NetNone) {
+		return fmt.Errorf("-p needs a network: -net user or -net isolated")
+	}
 	return checkQEMUHas(b)
 }
 
