@@ -113,6 +113,7 @@ func Start(b *BootInfo) {
 		Puts(" online")
 		InfoEnd()
 	}
+	initNetwork()
 	if !findInitrd() {
 		Panic("no initramfs: boot with an initrd (QEMU -initrd) holding /init")
 	}

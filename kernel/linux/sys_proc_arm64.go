@@ -4,6 +4,7 @@ import (
 	"github.com/gometal/gometal/drivers/cpu"
 	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/kernel"
+	"github.com/gometal/gometal/kernel/inet"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/kernel/vfs"
 	"unsafe"
@@ -137,6 +138,19 @@ func printStats() {
 	putCounter("breaks", vfs.Stats.Breaks)
 	putCounter("timeouts", sched.Timeouts[sched.WaitEpoll])
 	kernel.Puts("\n")
+	// The network interface, if there is one: frames received, what the
+	// stack answered, datagrams for ports nobody has, and frames dropped
+	// as malformed or not ours (inet.Counters has them by reason).
+	if inet.If.MAC != ([6]byte{}) {
+		st := &inet.Stats
+		kernel.Puts("gometal: stats: net:")
+		putCounter("frames", st.Frames)
+		putCounter("arp-replies", st.ARPReplies)
+		putCounter("echo-replies", st.EchoReplies)
+		putCounter("udp-no-port", st.NoPort)
+		putCounter("dropped", st.Dropped())
+		kernel.Puts("\n")
+	}
 	// File waits, all through vfs.Wait: how many blocked per kind of
 	// file, the Notify calls, and the callers they woke (each runs its
 	// call again: sched.Retries).

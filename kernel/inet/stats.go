@@ -1,0 +1,32 @@
+package inet
+
+// Counters of what the stack received and what it dropped, by reason.
+type Counters struct {
+	Frames        uint64 // frames given to Input
+	ShortFrame    uint64 // shorter than an Ethernet header
+	OtherType     uint64 // an EtherType the stack does not speak (IPv6, VLAN, ...)
+	BadARP        uint64 // ARP not for Ethernet/IPv4, or short
+	BadIPHeader   uint64 // version, IHL or total length wrong
+	BadIPChecksum uint64
+	IPFragment    uint64 // no reassembly in this slice
+	NotForUs      uint64 // an IPv4 destination that is not ours or a broadcast
+	BadSource     uint64 // a broadcast, multicast or zero source (RFC 1122 §3.2.1.3)
+	OtherProto    uint64 // an IP protocol the stack does not speak yet (TCP, ...)
+	BadICMP       uint64
+	BadUDP        uint64 // short, or a length past the packet
+	BadUDPSum     uint64
+	NoPort        uint64 // UDP to a port nobody listens on
+	BadDHCP       uint64 // malformed, or not an answer to our request
+	EchoReplies   uint64 // ICMP echo replies sent
+	ARPReplies    uint64 // ARP replies sent
+	TxFailed      uint64 // the device refused a frame
+}
+
+// Stats counts since boot.
+var Stats Counters
+
+// Dropped is how many frames were dropped as malformed or not for us.
+func (c *Counters) Dropped() uint64 {
+	return c.ShortFrame + c.OtherType + c.BadARP + c.BadIPHeader + c.BadIPChecksum + c.IPFragment +
+		c.NotForUs + c.BadSource + c.OtherProto + c.BadICMP + c.BadUDP + c.BadUDPSum + c.BadDHCP
+}

@@ -1,0 +1,165 @@
+package kernel
+
+import (
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/drivers/gic"
+	"github.com/gometal/gometal/drivers/timer"
+	"github.com/gometal/gometal/drivers/virtio"
+	"github.com/gometal/gometal/kernel/inet"
+	"github.com/gometal/gometal/kernel/mm"
+)
+
+// The network interface: the first virtio-net device the DTB lists
+// (QEMU virt: virtio-mmio slots, most of them empty), driven by
+// drivers/virtio, carrying the kernel's IPv4 stack (kernel/inet). At boot
+// the interface is configured by DHCP, polled, as Linux's ip=dhcp does
+// before it starts init; after that a frame arrives by interrupt.
+
+var (
+	nic    virtio.Net
+	nicIRQ uint32 // its GIC INTID, 0 for none
+	nicUp  bool
+)
+
+const (
+	// dhcpBootWaitNanos bounds the wait for a DHCP lease at boot. QEMU's
+	// user networking answers within a millisecond; a network that does
+	// not answer leaves the interface unconfigured and the app starts.
+	dhcpBootWaitNanos = 3e9
+)
+
+// initNetwork finds, starts and configures the network interface, if
+// the board has one.
+func initNetwork() {
+	for n := dtb.FindCompatible(-1, "virtio,mmio"); n >= 0; n = dtb.FindCompatible(n, "virtio,mmio") {
+		addr, ok := enabledDevice(n)
+		if !ok {
+			continue
+		}
+		id, modern := virtio.Probe(cpu.KVA(addr))
+		if id != virtio.DeviceNet {
+			continue
+		}
+		if !modern || !nic.Init(cpu.KVA(addr), nicPage) {
+			if Info("net: the virtio-net device at ") {
+				PutHex(uint64(addr))
+				if !modern {
+					Puts(" is legacy (virtio 0.9; QEMU: -global virtio-mmio.force-legacy=false)")
+				} else {
+					Puts(" did not start")
+				}
+				InfoEnd()
+			}
+			return
+		}
+		nicIRQ = spiOf(n)
+		nicUp = true
+		inet.If.MAC = nic.MAC
+		inet.Transmit = nicSend
+		configureNetwork()
+		if nicIRQ != 0 {
+			gic.Enable(ThisCPU().ID, nicIRQ)
+		}
+		return
+	}
+	if Info("net: no network device") {
+		InfoEnd()
+	}
+}
+
+// nicPage is the driver's page source (a scalar result: the hook passes
+// no pointers).
+func nicPage() uintptr { return mm.Pages.Get() }
+
+// nicSend is inet's Transmit hook.
+func nicSend(frame []byte) bool { return nic.Send(frame) }
+
+// configureNetwork runs the DHCP client (RFC 2131) until it holds a
+// lease or dhcpBootWaitNanos pass, polling the device.
+func configureNetwork() {
+	start := timer.Now()
+	inet.DHCPStart(timer.TicksToNanos(start), uint32(start))
+	for inet.DHCP.State != inet.DHCPBound {
+		now := timer.Now()
+		if timer.TicksToNanos(now-start) > dhcpBootWaitNanos {
+			if Info("net: no DHCP lease within 3 s; the interface has no address") {
+				InfoEnd()
+			}
+			return
+		}
+		nicPoll(timer.TicksToNanos(now))
+		inet.DHCPTick(timer.TicksToNanos(now))
+	}
+	if Info("net: ") {
+		putMAC(nic.MAC)
+		Puts(" ")
+		putIP(inet.If.IP)
+		Puts(" mask ")
+		putIP(inet.If.Mask)
+		Puts(" gw ")
+		putIPOrNone(inet.If.Gateway)
+		Puts(" dns ")
+		putIPOrNone(inet.If.DNS)
+		Puts(" (DHCP in ")
+		PutDec(timer.TicksToNanos(timer.Now()-start) / 1e6)
+		Puts(" ms)")
+		InfoEnd()
+	}
+}
+
+// nicPoll hands every frame the device has received to the stack and
+// gives each buffer back. It is bounded by the queue: the device cannot
+// hold more than QueueSize frames for us.
+func nicPoll(now int64) {
+	for i := 0; i < virtio.QueueSize; i++ {
+		frame, id, ok := nic.Recv()
+		if !ok {
+			return
+		}
+		inet.Input(frame, now)
+		nic.Repost(id)
+	}
+}
+
+// nicInterrupt handles the device's interrupt if id is its (kernel lock
+// held: the stack's state is the kernel lock's).
+func nicInterrupt(id uint32) bool {
+	if !nicUp || id != nicIRQ {
+		return false
+	}
+	// Acknowledge first, then drain: a frame that lands after the last
+	// Recv raises the interrupt again (as consoleRx does).
+	nic.Interrupt()
+	nicPoll(timer.TicksToNanos(timer.Now()))
+	return true
+}
+
+func putIP(ip [4]byte) {
+	for i, b := range ip {
+		if i > 0 {
+			Puts(".")
+		}
+		PutDec(int64(b))
+	}
+}
+
+// putIPOrNone prints "none" for an address the server did not give
+// (QEMU's restricted user networking offers no router and no DNS).
+func putIPOrNone(ip [4]byte) {
+	if ip == ([4]byte{}) {
+		Puts("none")
+		return
+	}
+	putIP(ip)
+}
+
+func putMAC(mac [6]byte) {
+	const hex = "0123456789abcdef"
+	for i, b := range mac {
+		if i > 0 {
+			Puts(":")
+		}
+		putc(hex[b>>4])
+		putc(hex[b&15])
+	}
+}
