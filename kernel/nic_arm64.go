@@ -19,6 +19,10 @@ var (
 	nic    virtio.Net
 	nicIRQ uint32 // its GIC INTID, 0 for none
 	nicUp  bool
+	// netIPArg is gometal.ip=ADDR/PREFIX[,GATEWAY[,DNS]]: a static
+	// configuration instead of DHCP, for a network with no DHCP server
+	// (as Linux's ip= with addresses).
+	netIPArg []byte
 )
 
 const (
@@ -74,9 +78,25 @@ func nicPage() uintptr { return mm.Pages.Get() }
 // nicSend is inet's Transmit hook.
 func nicSend(frame []byte) bool { return nic.Send(frame) }
 
-// configureNetwork runs the DHCP client (RFC 2131) until it holds a
-// lease or dhcpBootWaitNanos pass, polling the device.
+// configureNetwork configures the interface from gometal.ip= if given,
+// else runs the DHCP client (RFC 2131) until it holds a lease or
+// dhcpBootWaitNanos pass, polling the device.
 func configureNetwork() {
+	if netIPArg != nil {
+		if ip, mask, gw, dns, ok := inet.ParseStatic(netIPArg); ok {
+			inet.SetStatic(ip, mask, gw, dns)
+			if printInterface() {
+				Puts(" (static: gometal.ip)")
+				InfoEnd()
+			}
+			return
+		}
+		if Info("net: gometal.ip=") {
+			PutBytes(netIPArg)
+			Puts(" is not ADDR/PREFIX[,GATEWAY[,DNS]]; using DHCP")
+			InfoEnd()
+		}
+	}
 	start := timer.Now()
 	inet.DHCPStart(timer.TicksToNanos(start), uint32(start))
 	for inet.DHCP.State != inet.DHCPBound {
@@ -90,21 +110,30 @@ func configureNetwork() {
 		nicPoll(timer.TicksToNanos(now))
 		inet.DHCPTick(timer.TicksToNanos(now))
 	}
-	if Info("net: ") {
-		putMAC(nic.MAC)
-		Puts(" ")
-		putIP(inet.If.IP)
-		Puts(" mask ")
-		putIP(inet.If.Mask)
-		Puts(" gw ")
-		putIPOrNone(inet.If.Gateway)
-		Puts(" dns ")
-		putIPOrNone(inet.If.DNS)
+	if printInterface() {
 		Puts(" (DHCP in ")
 		PutDec(timer.TicksToNanos(timer.Now()-start) / 1e6)
 		Puts(" ms)")
 		InfoEnd()
 	}
+}
+
+// printInterface begins the boot log's line on the configured interface
+// (the caller ends it); false when the log is quiet.
+func printInterface() bool {
+	if !Info("net: ") {
+		return false
+	}
+	putMAC(nic.MAC)
+	Puts(" ")
+	putIP(inet.If.IP)
+	Puts(" mask ")
+	putIP(inet.If.Mask)
+	Puts(" gw ")
+	putIPOrNone(inet.If.Gateway)
+	Puts(" dns ")
+	putIPOrNone(inet.If.DNS)
+	return true
 }
 
 // nicPoll hands every frame the device has received to the stack and

@@ -227,6 +227,9 @@ func readBootargs() {
 			j++
 		}
 		w := args[i:j]
+		if v, ok := bytesCut(w, "gometal.ip="); ok {
+			netIPArg = v
+		}
 		if v, ok := bytesCut(w, "gometal.tmpfs_size="); ok {
 			tmpSizeArg = v
 		}

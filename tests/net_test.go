@@ -48,15 +48,31 @@ func TestNetNone(t *testing.T) {
 // listens on (no UDP sockets on the interface yet).
 func TestNetFramesByInterrupt(t *testing.T) {
 	t.Parallel()
+	const sent = 5
+	r := runSendingDatagrams(t, sent)
+	r.expect(t, 0, "idle: awake")
+	m := regexp.MustCompile(`gometal: stats: net: frames=(\d+) arp-replies=\d+ echo-replies=\d+ udp-no-port=(\d+) dropped=\d+`).FindStringSubmatch(r.out)
+	if m == nil {
+		t.Fatalf("no net stats line in:\n%s", r.out)
+	}
+	if m[2] != fmt.Sprint(sent) {
+		t.Errorf("udp-no-port=%s, want %d (every datagram sent): %s", m[2], sent, m[0])
+	}
+}
+
+// runSendingDatagrams boots the bench program idle for 3 s, isolated with
+// stats on and a UDP port forwarded to its port 7, and sends n datagrams
+// to it, 50 ms apart, once the app sleeps. args are more run flags.
+func runSendingDatagrams(t *testing.T, n int, args ...string) result {
+	t.Helper()
 	l, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := l.LocalAddr().(*net.UDPAddr).Port
 	l.Close()
-	const sent = 5
-	cmd := exec.Command(gometalBin, "run", "-net", "isolated", "-p", fmt.Sprintf("%d:7/udp", port),
-		"-bootarg", "gometal.stats=1", "./tests/progs/bench", "--", "idle", "3")
+	args = append([]string{"run", "-net", "isolated", "-p", fmt.Sprintf("%d:7/udp", port), "-bootarg", "gometal.stats=1"}, args...)
+	cmd := exec.Command(gometalBin, append(args, "./tests/progs/bench", "--", "idle", "3")...)
 	cmd.Dir = repoRoot
 	out := &watchedBuffer{want: "idle: sleeping", seen: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = out, out
@@ -71,7 +87,7 @@ func TestNetFramesByInterrupt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := 0; i < sent; i++ {
+		for i := 0; i < n; i++ {
 			c.Write([]byte("ping"))
 			time.Sleep(50 * time.Millisecond)
 		}
@@ -79,15 +95,27 @@ func TestNetFramesByInterrupt(t *testing.T) {
 	case <-exited:
 	}
 	<-exited
-	r := result{out.String(), cmd.ProcessState.ExitCode()}
-	r.expect(t, 0, "idle: awake")
-	m := regexp.MustCompile(`gometal: stats: net: frames=(\d+) arp-replies=\d+ echo-replies=\d+ udp-no-port=(\d+) dropped=\d+`).FindStringSubmatch(r.out)
-	if m == nil {
-		t.Fatalf("no net stats line in:\n%s", r.out)
+	return result{out.String(), cmd.ProcessState.ExitCode()}
+}
+
+// gometal.ip= configures the interface without DHCP. QEMU then learns the
+// guest's MAC by ARP, so a datagram forwarded in reaches the kernel only
+// if its stack answered QEMU's ARP request. A malformed value is named
+// and DHCP runs instead.
+func TestNetStaticAndARP(t *testing.T) {
+	t.Parallel()
+	r := runSendingDatagrams(t, 1, "-bootarg", "gometal.ip=10.0.2.15/24,10.0.2.2")
+	r.expect(t, 0, "net: 52:54:00:12:34:56 10.0.2.15 mask 255.255.255.0 gw 10.0.2.2 dns none (static: gometal.ip)", "idle: awake")
+	if strings.Contains(r.out, "DHCP in") {
+		t.Error("DHCP ran although gometal.ip= was given")
 	}
-	if m[2] != fmt.Sprint(sent) {
-		t.Errorf("udp-no-port=%s, want %d (every datagram sent): %s", m[2], sent, m[0])
+	m := regexp.MustCompile(`net: frames=\d+ arp-replies=(\d+) echo-replies=\d+ udp-no-port=(\d+)`).FindStringSubmatch(r.out)
+	if m == nil || m[1] == "0" || m[2] != "1" {
+		t.Errorf("want an ARP reply and the datagram counted: %v\n%s", m, r.out)
 	}
+
+	bad := gometal(t, "run", "-net", "isolated", "-bootarg", "gometal.ip=10.0.2.300/24", "./tests/progs/hello")
+	bad.expect(t, 0, "net: gometal.ip=10.0.2.300/24 is not ADDR/PREFIX[,GATEWAY[,DNS]]; using DHCP", "10.0.2.15 mask 255.255.255.0 gw none dns none (DHCP in")
 }
 
 // watchedBuffer collects a command's output and closes seen when want
