@@ -51,12 +51,6 @@ const (
 // driver must accept it, or the device falls back to legacy behaviour.
 const featureVersion1 = 32
 
-// Interrupt status bits (§4.2.2: InterruptStatus).
-const (
-	intUsedBuffer   = 1
-	intConfigChange = 2
-)
-
 // Probe reports the device ID of the virtio-mmio slot at base (a kernel
 // virtual address), DeviceNone for an empty slot, and whether the slot
 // speaks the modern transport at all.
@@ -105,13 +99,12 @@ func driverOK(base uintptr) {
 	cpu.Write32(base+regStatus, statusAcknowledge|statusDriver|statusFeaturesOK|statusDriverOK)
 }
 
-// ackInterrupt reads and acknowledges the device's interrupt causes.
-func ackInterrupt(base uintptr) uint32 {
-	st := cpu.Read32(base + regIntStatus)
-	if st != 0 {
+// ackInterrupt acknowledges the device's interrupt causes (used buffer,
+// configuration change), whichever it raised.
+func ackInterrupt(base uintptr) {
+	if st := cpu.Read32(base + regIntStatus); st != 0 {
 		cpu.Write32(base+regIntACK, st)
 	}
-	return st
 }
 
 func configByte(base uintptr, off uintptr) byte {

@@ -94,8 +94,8 @@ func (d *Net) Init(base uintptr, getPage func() uintptr) bool {
 }
 
 // Interrupt acknowledges the device's interrupt; the caller then drains
-// Recv. It reports whether the device said anything.
-func (d *Net) Interrupt() bool { return ackInterrupt(d.base)&(intUsedBuffer|intConfigChange) != 0 }
+// Recv.
+func (d *Net) Interrupt() { ackInterrupt(d.base) }
 
 // Recv returns the next received frame, in place in its buffer, and the
 // buffer's id, which goes back to the device with Repost once the frame

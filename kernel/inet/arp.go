@@ -1,5 +1,7 @@
 package inet
 
+import "encoding/binary"
+
 // ARP for IPv4 over Ethernet (RFC 826).
 const (
 	arpLen       = 28 // hrd, pro, hln, pln, op, sha, spa, tha, tpa
@@ -68,8 +70,10 @@ func arpInput(p []byte) {
 	// target (RFC 826, "swap hardware and protocol fields").
 	etherHeader(sha, etherTypeARP)
 	r := txBuf[etherHeaderLen : etherHeaderLen+arpLen]
-	r[0], r[1], r[2], r[3], r[4], r[5] = 0, arpHWEther, etherTypeIPv4>>8, etherTypeIPv4&0xff, 6, 4
-	r[6], r[7] = 0, arpOpReply
+	binary.BigEndian.PutUint16(r[0:], arpHWEther)
+	binary.BigEndian.PutUint16(r[2:], etherTypeIPv4)
+	r[4], r[5] = 6, 4 // hardware and protocol address lengths
+	binary.BigEndian.PutUint16(r[6:], arpOpReply)
 	copy(r[8:14], If.MAC[:])
 	copy(r[14:18], If.IP[:])
 	copy(r[18:24], sha[:])

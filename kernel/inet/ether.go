@@ -1,5 +1,7 @@
 package inet
 
+import "encoding/binary"
+
 // Ethernet II framing (IEEE 802.3 with an EtherType, as RFC 894 carries
 // IPv4). The device strips the FCS and the preamble.
 const (
@@ -41,8 +43,7 @@ func Input(frame []byte, now int64) {
 func etherHeader(dst [6]byte, typ uint16) {
 	copy(txBuf[0:6], dst[:])
 	copy(txBuf[6:12], If.MAC[:])
-	txBuf[12] = byte(typ >> 8)
-	txBuf[13] = byte(typ)
+	binary.BigEndian.PutUint16(txBuf[12:], typ)
 }
 
 // sendFrame transmits txBuf's first etherHeaderLen+n bytes.

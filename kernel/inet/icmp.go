@@ -1,5 +1,7 @@
 package inet
 
+import "encoding/binary"
+
 // ICMP echo (RFC 792, "Echo or Echo Reply Message"; RFC 1122 §3.2.2.6).
 const (
 	icmpHeaderLen   = 8
@@ -26,9 +28,8 @@ func icmpInput(m []byte, src [4]byte, bcast bool, srcMAC [6]byte) {
 	r := txBuf[etherHeaderLen+ipHeaderLen : etherHeaderLen+ipHeaderLen+len(m)]
 	copy(r, m)
 	r[0] = icmpEchoReply
-	r[2], r[3] = 0, 0
-	sum := Checksum(r, 0)
-	r[2], r[3] = byte(sum>>8), byte(sum)
+	binary.BigEndian.PutUint16(r[2:], 0)
+	binary.BigEndian.PutUint16(r[2:], Checksum(r, 0))
 	if sendFrame(ipHeaderLen + len(m)) {
 		Stats.EchoReplies++
 	}

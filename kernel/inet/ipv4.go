@@ -1,5 +1,7 @@
 package inet
 
+import "encoding/binary"
+
 // IPv4 (RFC 791), as a host (RFC 1122 §3.2.1).
 const (
 	ipHeaderLen = 20 // without options
@@ -81,13 +83,12 @@ func ipHeader(src, dst [4]byte, proto uint8, n int) {
 	total := ipHeaderLen + n
 	ipID++
 	h[0], h[1] = ipVersion<<4|ipHeaderLen/4, 0
-	h[2], h[3] = byte(total>>8), byte(total)
-	h[4], h[5] = byte(ipID>>8), byte(ipID)
-	h[6], h[7] = 0, 0
+	binary.BigEndian.PutUint16(h[2:], uint16(total))
+	binary.BigEndian.PutUint16(h[4:], ipID)
+	binary.BigEndian.PutUint16(h[6:], 0)
 	h[8], h[9] = ipTTL, proto
-	h[10], h[11] = 0, 0
+	binary.BigEndian.PutUint16(h[10:], 0)
 	copy(h[12:16], src[:])
 	copy(h[16:20], dst[:])
-	sum := Checksum(h, 0)
-	h[10], h[11] = byte(sum>>8), byte(sum)
+	binary.BigEndian.PutUint16(h[10:], Checksum(h, 0))
 }

@@ -1,5 +1,7 @@
 package inet
 
+import "encoding/binary"
+
 // UDP (RFC 768; RFC 1122 §4.1).
 const (
 	udpHeaderLen   = 8
@@ -41,15 +43,15 @@ func udpSend(dstMAC [6]byte, src, dst [4]byte, sport, dport uint16, n int) bool 
 	ipHeader(src, dst, ipProtoUDP, udpHeaderLen+n)
 	u := txBuf[etherHeaderLen+ipHeaderLen : etherHeaderLen+ipHeaderLen+udpHeaderLen+n]
 	l := udpHeaderLen + n
-	u[0], u[1] = byte(sport>>8), byte(sport)
-	u[2], u[3] = byte(dport>>8), byte(dport)
-	u[4], u[5] = byte(l>>8), byte(l)
-	u[6], u[7] = 0, 0
+	binary.BigEndian.PutUint16(u[0:], sport)
+	binary.BigEndian.PutUint16(u[2:], dport)
+	binary.BigEndian.PutUint16(u[4:], uint16(l))
+	binary.BigEndian.PutUint16(u[6:], 0)
 	sum := Checksum(u, pseudoSum(src, dst, ipProtoUDP, l))
 	if sum == 0 {
 		sum = 0xffff // a computed zero is sent as all ones (RFC 768)
 	}
-	u[6], u[7] = byte(sum>>8), byte(sum)
+	binary.BigEndian.PutUint16(u[6:], sum)
 	return sendFrame(ipHeaderLen + l)
 }
 

@@ -65,9 +65,7 @@ func futexWaitOn(t *sched.Thread, f *sched.Frame, locked bool) (r uint64, blocke
 	var ns int64
 	if ts := uintptr(f.X[3]); ts != 0 {
 		var e unix.Errno
-		if locked {
-			ns, e = readTimespec(ts)
-		} else if ns, e = peekTimespec(ts); e == unix.EFAULT {
+		if ns, e = copyTimespec(ts, locked); e == unix.EFAULT && !locked {
 			return 0, false, false
 		}
 		if e != 0 {

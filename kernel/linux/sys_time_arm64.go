@@ -20,23 +20,15 @@ func writeTimespec(addr uintptr, ns int64) bool {
 }
 
 // readTimespec reads and validates a timespec (EINVAL for a bad one).
-func readTimespec(addr uintptr) (int64, unix.Errno) {
-	var ts unix.Timespec
-	if !usermem.CopyIn(usermem.BytesOf(unsafe.Pointer(&ts), unsafe.Sizeof(ts)), addr) {
-		return 0, unix.EFAULT
-	}
-	ns, ok := timespecNanos(ts)
-	if !ok {
-		return 0, unix.EINVAL
-	}
-	return ns, 0
-}
+func readTimespec(addr uintptr) (int64, unix.Errno) { return copyTimespec(addr, true) }
 
-// peekTimespec is readTimespec without the kernel lock: EFAULT means only
-// that the timespec's page is not mapped now (usermem.PeekIn).
-func peekTimespec(addr uintptr) (int64, unix.Errno) {
+// copyTimespec is readTimespec, or without the kernel lock (locked
+// false) the same over usermem.PeekIn: EFAULT then means only that the
+// timespec's page is not mapped now.
+func copyTimespec(addr uintptr, locked bool) (int64, unix.Errno) {
 	var ts unix.Timespec
-	if !usermem.PeekIn(usermem.BytesOf(unsafe.Pointer(&ts), unsafe.Sizeof(ts)), addr) {
+	b := usermem.BytesOf(unsafe.Pointer(&ts), unsafe.Sizeof(ts))
+	if locked && !usermem.CopyIn(b, addr) || !locked && !usermem.PeekIn(b, addr) {
 		return 0, unix.EFAULT
 	}
 	ns, ok := timespecNanos(ts)
