@@ -49,6 +49,28 @@ func arpLearn(ip [4]byte, mac [6]byte, add bool) {
 	}
 	arpCache[arpNext] = arpEntry{ip: ip, mac: mac, valid: true}
 	arpNext = (arpNext + 1) % arpCacheSize
+	resolved(ip)
+}
+
+// arpRequest asks who has ip (RFC 826, broadcast), for a connection
+// that must send to it; the reply is learned by arpInput.
+func arpRequest(ip [4]byte) {
+	if If.IP == ([4]byte{}) {
+		return
+	}
+	etherHeader(broadcastMAC(), etherTypeARP)
+	r := txBuf[etherHeaderLen : etherHeaderLen+arpLen]
+	binary.BigEndian.PutUint16(r[0:], arpHWEther)
+	binary.BigEndian.PutUint16(r[2:], etherTypeIPv4)
+	r[4], r[5] = 6, 4
+	binary.BigEndian.PutUint16(r[6:], arpOpRequest)
+	copy(r[8:14], If.MAC[:])
+	copy(r[14:18], If.IP[:])
+	clear(r[18:24]) // the target hardware address is what is asked
+	copy(r[24:28], ip[:])
+	if sendFrame(arpLen) {
+		Stats.ARPRequests++
+	}
 }
 
 func arpInput(p []byte) {

@@ -1,13 +1,19 @@
 // Package inet owns the kernel's internet protocols over its one network
 // interface: Ethernet II framing, ARP (RFC 826), IPv4 (RFC 791), ICMP echo
-// (RFC 792), UDP (RFC 768) and a DHCP client (RFC 2131, 2132) that
-// configures the interface. It is restricted Go with no heap, like all
+// (RFC 792), UDP (RFC 768), a DHCP client (RFC 2131, 2132) that
+// configures the interface, and TCP (RFC 9293; tcp*.go): connections in
+// a fixed table with their rings beside them, RTO estimation and backoff
+// (RFC 6298), slow start, congestion avoidance and NewReno fast recovery
+// (RFC 5681, 6582), delayed ACKs, Nagle, keep-alive, TIME-WAIT, resets,
+// half-close, and reassembly of data that arrives past a hole. It is restricted Go with no heap, like all
 // kernel code: frames are read in place and built in fixed buffers, and
 // what the device needs is one hook, Transmit. Every parser treats its
 // input as hostile: a frame it cannot use is dropped and counted in Stats,
 // never trusted past its length.
 //
-// This is the stack's first slice: no TCP, no sockets over the interface
-// yet (the app's sockets are still loopback only), no IPv4 reassembly
-// (fragments are dropped and counted), no IP options acted on.
+// Not here yet: window scaling and timestamps (RFC 7323) and SACK (RFC
+// 2018): a connection's window is at most 65535 bytes; IPv4 reassembly
+// (fragments are dropped and counted); IP options acted on; UDP sockets.
+// The host tests run TCP against gVisor's netstack over a link that
+// drops, duplicates, reorders and delays.
 package inet

@@ -32,20 +32,8 @@ type gvisorPeer struct {
 
 func newGVisorPeer(t *testing.T) *gvisorPeer {
 	t.Helper()
-	p := &gvisorPeer{ch: channel.New(256, 1500, tcpip.LinkAddress("\x52\x55\x0a\x00\x02\x02"))}
-	p.s = stack.New(stack.Options{
-		NetworkProtocols:   []stack.NetworkProtocolFactory{ipv4.NewProtocol, arp.NewProtocol},
-		TransportProtocols: []stack.TransportProtocolFactory{icmp.NewProtocol4},
-	})
-	if err := p.s.CreateNIC(1, ethernet.New(p.ch)); err != nil {
-		t.Fatal(err)
-	}
-	addr := tcpip.AddrFrom4(testGW)
-	if err := p.s.AddProtocolAddress(1, tcpip.ProtocolAddress{Protocol: ipv4.ProtocolNumber, AddressWithPrefix: tcpip.AddressWithPrefix{Address: addr, PrefixLen: 24}}, stack.AddressProperties{}); err != nil {
-		t.Fatal(err)
-	}
-	subnet, _ := tcpip.NewSubnet(tcpip.AddrFrom4([4]byte{10, 0, 2, 0}), tcpip.MaskFromBytes(testMask[:]))
-	p.s.SetRouteTable([]tcpip.Route{{Destination: subnet, NIC: 1}})
+	p := &gvisorPeer{}
+	p.s, p.ch = gvisorStack(t, icmp.NewProtocol4)
 	Transmit = func(f []byte) bool {
 		pkt := stack.NewPacketBuffer(stack.PacketBufferOptions{Payload: buffer.MakeWithData(append([]byte(nil), f...))})
 		p.ch.InjectInbound(0, pkt)
@@ -68,6 +56,27 @@ func newGVisorPeer(t *testing.T) *gvisorPeer {
 	}()
 	t.Cleanup(p.close)
 	return p
+}
+
+// gvisorStack makes gVisor's stack on testGW/24 with one NIC over an
+// in-memory channel link, with the transport protocols given.
+func gvisorStack(t *testing.T, transport stack.TransportProtocolFactory) (*stack.Stack, *channel.Endpoint) {
+	t.Helper()
+	ch := channel.New(1024, 1500, tcpip.LinkAddress("\x52\x55\x0a\x00\x02\x02"))
+	s := stack.New(stack.Options{
+		NetworkProtocols:   []stack.NetworkProtocolFactory{ipv4.NewProtocol, arp.NewProtocol},
+		TransportProtocols: []stack.TransportProtocolFactory{transport},
+	})
+	if err := s.CreateNIC(1, ethernet.New(ch)); err != nil {
+		t.Fatal(err)
+	}
+	addr := tcpip.AddrFrom4(testGW)
+	if err := s.AddProtocolAddress(1, tcpip.ProtocolAddress{Protocol: ipv4.ProtocolNumber, AddressWithPrefix: tcpip.AddressWithPrefix{Address: addr, PrefixLen: 24}}, stack.AddressProperties{}); err != nil {
+		t.Fatal(err)
+	}
+	subnet, _ := tcpip.NewSubnet(tcpip.AddrFrom4([4]byte{10, 0, 2, 0}), tcpip.MaskFromBytes(testMask[:]))
+	s.SetRouteTable([]tcpip.Route{{Destination: subnet, NIC: 1}})
+	return s, ch
 }
 
 func (p *gvisorPeer) close() {

@@ -71,6 +71,12 @@ func ipInput(p []byte, srcMAC [6]byte, now int64) {
 		icmpInput(payload, src, bcast, srcMAC)
 	case ipProtoUDP:
 		udpInput(payload, src, dst, now)
+	case ipProtoTCP:
+		if bcast {
+			Stats.NotForUs++ // TCP is unicast only (RFC 1122 §4.2.3.10)
+			return
+		}
+		tcpInput(payload, src, dst, srcMAC, now)
 	default:
 		Stats.OtherProto++
 	}
