@@ -37,6 +37,8 @@ type Counters struct {
 	TCPKeepalives      uint64
 	TCPTimeWaitReused  uint64 // TIME-WAIT connections ended early for a new one
 	ARPRequests        uint64
+	FaultDropped       uint64 // frames gometal.netfault= dropped (both ways)
+	FaultDuplicated    uint64 // and sent or received twice
 }
 
 // Stats counts since boot.

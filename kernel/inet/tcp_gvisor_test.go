@@ -35,6 +35,7 @@ var stackMu sync.Mutex
 // impairment is what the link does to every frame one way.
 type impairment struct {
 	dropEvery, dupEvery, reorderEvery int
+	burst                             int // frames dropped in a row (default 1)
 	delay                             time.Duration
 }
 
@@ -43,7 +44,7 @@ func (im impairment) String() string {
 	for _, f := range []struct {
 		name string
 		n    int
-	}{{"drop", im.dropEvery}, {"dup", im.dupEvery}, {"reorder", im.reorderEvery}} {
+	}{{"drop", im.dropEvery}, {"burst", im.burst}, {"dup", im.dupEvery}, {"reorder", im.reorderEvery}} {
 		if f.n > 0 {
 			s += fmt.Sprintf("%s 1/%d ", f.name, f.n)
 		}
@@ -65,6 +66,7 @@ type lossyLink struct {
 	mu      sync.Mutex
 	n       int
 	held    []byte
+	burst   int // frames of a burst still to drop
 }
 
 func (l *lossyLink) send(f []byte) {
@@ -73,7 +75,10 @@ func (l *lossyLink) send(f []byte) {
 	n := l.n
 	var out [][]byte
 	switch {
+	case l.burst > 0:
+		l.burst--
 	case l.im.dropEvery > 0 && n%l.im.dropEvery == 0:
+		l.burst = l.im.burst - 1
 	case l.im.reorderEvery > 0 && n%l.im.reorderEvery == 0 && l.held == nil:
 		l.held = f
 	default:
@@ -497,6 +502,9 @@ func TestTCPEchoLossyLink(t *testing.T) {
 		{impairment{dropEvery: 25}, impairment{dropEvery: 30}},
 		{impairment{dupEvery: 5, reorderEvery: 9}, impairment{dupEvery: 6, reorderEvery: 4}},
 		{impairment{dropEvery: 40, dupEvery: 17, reorderEvery: 5, delay: time.Millisecond}, impairment{dropEvery: 50, reorderEvery: 7, delay: time.Millisecond}},
+		// Bursts that NewReno's one retransmission per RTT cannot mend
+		// alone: the retransmission timer's go-back runs.
+		{impairment{dropEvery: 60, burst: 4, dupEvery: 150}, impairment{dropEvery: 70, burst: 3, dupEvery: 150}},
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("out %v, in %v", tc.out, tc.in), func(t *testing.T) {
@@ -563,4 +571,36 @@ func dumpConns() string {
 			i, c.state, c.sndUna-c.iss, c.sndNxt-c.iss, c.sndMax-c.iss, c.sndWnd, c.cwnd, c.ssthresh, time.Duration(c.rto), time.Duration(c.rtxAt-n), c.retries, c.tx.n, c.rx.n, c.rcvNxt-c.irs, c.rcvAdv-c.rcvNxt, c.ooo[:c.nooo], c.finQueued, c.rcvFin)
 	}
 	return s
+}
+
+// A SYN for the identity of a connection in TIME-WAIT opens a new one
+// (RFC 6191): gVisor dials again from the same port at once.
+func TestTCPSynReopensTimeWait(t *testing.T) {
+	p := newTCPPeer(t, impairment{}, impairment{})
+	l := ourListen(t, 8082)
+	from := tcpip.FullAddress{NIC: 1, Addr: tcpip.AddrFrom4(testGW), Port: 41000}
+	to := tcpip.FullAddress{NIC: 1, Addr: tcpip.AddrFrom4(testIP), Port: 8082}
+	for round := 0; round < 2; round++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		c, err := gonet.DialTCPWithBind(ctx, p.s, from, to, ipv4.ProtocolNumber)
+		cancel()
+		if err != nil {
+			t.Fatalf("round %d: dial: %v", round, err)
+		}
+		ours := ourAccept(t, l, 10*time.Second)
+		// This side closes first, so it is the one in TIME-WAIT.
+		ours.close()
+		if _, err := io.ReadAll(c); err != nil {
+			t.Fatalf("round %d: read: %v", round, err)
+		}
+		c.Close()
+		if err := waitLocked(10*time.Second, "TIME-WAIT", func() bool { return conns[ours.i].state == TCPTimeWait }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Taken as a new connection, the second SYN was neither answered as
+	// out of the window nor cleared away by gVisor's reset.
+	if Stats.TCPOutOfWindow != 0 || Stats.TCPResetsIn != 0 {
+		t.Errorf("stats %+v: the SYN in TIME-WAIT went out of the window or met a reset", Stats)
+	}
 }

@@ -45,6 +45,17 @@ func tcpInput(p []byte, src, dst [4]byte, srcMAC [6]byte, now int64) {
 		tcpReset(srcMAC, src, s.sport, s.dport, s.seq, s.ack, s.len(), s.flags)
 		return
 	}
+	// A new SYN for the identity of a connection in TIME-WAIT, above
+	// what that one received, opens a new connection at once (RFC 1122
+	// §4.2.2.13; RFC 6191 §2), as Linux lets it: clients reuse ports.
+	if c.state == TCPTimeWait && s.flags&(tcpSYN|tcpACK|tcpRST) == tcpSYN && seqGT(s.seq, c.rcvNxt) {
+		c.close()
+		if c = lookup(s.dport, src, s.sport); c == nil {
+			Stats.TCPNoConn++
+			tcpReset(srcMAC, src, s.sport, s.dport, s.seq, s.ack, s.len(), s.flags)
+			return
+		}
+	}
 	if c.state == TCPListen {
 		listenInput(c, &s, src, srcMAC, now)
 		return
@@ -147,7 +158,7 @@ func listenInput(l *tcpConn, s *segment, src [4]byte, mac [6]byte, now int64) {
 	c.irs, c.rcvNxt = s.seq, s.seq+1
 	c.rcvAdv = c.rcvNxt
 	c.iss = isn(c.lport, c.rip, c.rport, now)
-	c.sndUna, c.sndNxt, c.sndMax, c.txSeq = c.iss, c.iss+1, c.iss+1, c.iss+1
+	c.sndUna, c.sndNxt, c.sndMax, c.txSeq, c.recover = c.iss, c.iss+1, c.iss+1, c.iss+1, c.iss
 	synOptions(c, s)
 	c.sndWnd, c.sndWl1, c.sndWl2 = s.wnd, s.seq, c.iss
 	c.lastHeard = now

@@ -49,7 +49,7 @@ func ConnectTCP(ip [4]byte, port, lport uint16, owner int32) (int32, unix.Errno)
 	c.state, c.lport, c.rport, c.rip, c.owner = TCPSynSent, lport, port, ip, owner
 	c.iss = isn(lport, ip, port, t)
 	c.sndUna, c.sndNxt, c.sndMax, c.txSeq = c.iss, c.iss+1, c.iss+1, c.iss+1
-	c.cwnd, c.ssthresh = tcpInitCwnd*c.mss, 0xffffffff
+	c.cwnd, c.ssthresh, c.recover = tcpInitCwnd*c.mss, 0xffffffff, c.iss
 	c.lastHeard = t
 	c.rttSeq, c.rttAt = c.iss+1, t
 	tcpSegment(c, c.iss, tcpSYN, 0)
@@ -317,4 +317,30 @@ func TCPOptions(i int32, nodelay, keepalive bool, idle, intvl int64, cnt int) {
 	}
 	keepaliveArm(c, now())
 	tcpOutput(c, now(), false)
+}
+
+// TCPConnStats is one connection's state as GOMETAL_STATS=1 prints it at
+// exit: what is still open, and where a stalled one stands.
+type TCPConnStats struct {
+	State                     TCPState
+	LocalPort, Port           uint16
+	Owned                     bool   // a socket holds it (else an orphan, or queued for accept)
+	Unacked, Unsent, Received uint32 // bytes: sent and not acknowledged, queued, not read
+	SndWnd, Cwnd, Retries     uint32
+	RTO                       int64
+}
+
+// ConnStats describes connection i, false when the slot is free.
+func ConnStats(i int) (TCPConnStats, bool) {
+	if i < 0 || i >= MaxConns || !conns[i].used {
+		return TCPConnStats{}, false
+	}
+	c := &conns[i]
+	var unsent uint32
+	if end := c.txSeq + c.tx.n; seqLT(c.sndNxt, end) {
+		unsent = end - c.sndNxt
+	}
+	return TCPConnStats{State: c.state, LocalPort: c.lport, Port: c.rport, Owned: c.owner >= 0,
+		Unacked: c.sndMax - c.sndUna, Unsent: unsent, Received: c.rx.n,
+		SndWnd: c.sndWnd, Cwnd: c.cwnd, Retries: uint32(c.retries), RTO: c.rto}, true
 }

@@ -48,6 +48,10 @@ func Tick(now int64) {
 	}
 }
 
+// tcpARPTries is how many retransmission timeouts a connection waits
+// for its neighbour's ARP reply.
+const tcpARPTries = 3
+
 // retransmit is the retransmission timer running out (RFC 6298 §5.4-5.7):
 // the first unacknowledged segment goes again, the timeout doubles, the
 // congestion window falls to one segment (RFC 5681 §3.1); too many
@@ -62,6 +66,13 @@ func retransmit(c *tcpConn, now int64) {
 			limit = tcpSynAckRetries
 		}
 		c.retries++
+		// A neighbour that never answered ARP: Linux gives up after its
+		// ARP probes (net.ipv4.neigh.*.mcast_solicit = 3, a second
+		// apart) and connect fails with EHOSTUNREACH.
+		if c.state == TCPSynSent && !c.macOK && c.retries >= tcpARPTries {
+			c.fail(unix.EHOSTUNREACH)
+			return
+		}
 		if c.retries > limit {
 			if c.state == TCPSynRcvd {
 				c.drop()
