@@ -7,6 +7,7 @@ import (
 	"github.com/gometal/gometal/drivers/virtio"
 	"github.com/gometal/gometal/kernel/inet"
 	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/sched"
 )
 
 // The network interface: the first virtio-net device the DTB lists
@@ -23,6 +24,8 @@ var (
 	// configuration instead of DHCP, for a network with no DHCP server
 	// (as Linux's ip= with addresses).
 	netIPArg []byte
+	// netFaultArg is gometal.netfault=drop=N,dup=M (inet.ParseFault).
+	netFaultArg []byte
 )
 
 const (
@@ -60,6 +63,9 @@ func initNetwork() {
 		nicUp = true
 		inet.If.MAC = nic.MAC
 		inet.Transmit = nicSend
+		inet.Now = netNow
+		inet.ArmTimer = netArmTimer
+		netFaults()
 		configureNetwork()
 		if nicIRQ != 0 {
 			gic.Enable(ThisCPU().ID, nicIRQ)
@@ -75,8 +81,62 @@ func initNetwork() {
 // no pointers).
 func nicPage() uintptr { return mm.Pages.Get() }
 
-// nicSend is inet's Transmit hook.
-func nicSend(frame []byte) bool { return nic.Send(frame) }
+// nicSend is inet's Transmit hook; an injected fault drops the frame
+// (it reports sent: the loss is the link's) or sends it twice.
+func nicSend(frame []byte) bool {
+	drop, dup := inet.FaultOut.Next()
+	if drop {
+		return true
+	}
+	if dup {
+		nicSendWait(frame)
+	}
+	return nicSendWait(frame)
+}
+
+// nicTxWaitNanos bounds how long a send waits for the device to give a
+// transmit buffer back. QEMU's virtio-net transmits from its own thread
+// after the notify, so a burst (24 SYN-ACKs at once, a window of data)
+// can find all 64 buffers still the device's for a few microseconds;
+// dropping the frame then costs TCP a retransmission timeout (a second,
+// for a SYN-ACK). Linux stops its queue and holds the packet instead
+// (netif_stop_queue); the kernel has no queue to hold it in, so it waits
+// this long, then drops it.
+const nicTxWaitNanos = 200e3
+
+func nicSendWait(frame []byte) bool {
+	if nic.Send(frame) {
+		return true
+	}
+	deadline := timer.Now() + timer.NanosToTicks(nicTxWaitNanos)
+	for timer.Now() < deadline {
+		if nic.Send(frame) {
+			return true
+		}
+	}
+	return false
+}
+
+// netFaults sets up fault injection from gometal.netfault=, each way.
+func netFaults() {
+	if netFaultArg == nil {
+		return
+	}
+	drop, dup, ok := inet.ParseFault(netFaultArg)
+	if Info("net: gometal.netfault=") {
+		PutBytes(netFaultArg)
+		if ok {
+			Puts(": injecting faults each way, 1 frame in N dropped, 1 in M duplicated")
+		} else {
+			Puts(" is not drop=N,dup=M (2 <= N, M <= 1000000); no faults injected")
+		}
+		InfoEnd()
+	}
+	if ok {
+		inet.FaultIn = inet.Fault{DropEvery: drop, DupEvery: dup}
+		inet.FaultOut = inet.Fault{DropEvery: drop, DupEvery: dup}
+	}
+}
 
 // configureNetwork configures the interface from gometal.ip= if given,
 // else runs the DHCP client (RFC 2131) until it holds a lease or
@@ -145,8 +205,39 @@ func nicPoll(now int64) {
 		if !ok {
 			return
 		}
-		inet.Input(frame, now)
+		drop, dup := inet.FaultIn.Next()
+		if !drop {
+			inet.Input(frame, now)
+		}
+		if dup {
+			inet.Input(frame, now)
+		}
 		nic.Repost(id)
+	}
+}
+
+// netNow is inet's clock: CLOCK_MONOTONIC's nanoseconds.
+func netNow() int64 { return timer.TicksToNanos(timer.Now()) }
+
+// netArmTimer is inet's ArmTimer hook: the stack's alarm (sched.AlarmNet)
+// is set on this core for when, unless it is set for earlier already
+// (the stack asks again from Tick for what stays). Kernel lock held.
+func netArmTimer(when int64) {
+	t := timer.NanosToTicks(when)
+	if t == 0 {
+		t = 1
+	}
+	if a := sched.Alarms[sched.AlarmNet].When; a != 0 && a <= t {
+		return
+	}
+	sched.SetAlarm(sched.AlarmNet, t, ThisCPU().ID)
+}
+
+// NetTimer runs the stack's timers: the personality's alarm hook calls
+// it when sched.AlarmNet is due (kernel lock held).
+func NetTimer(now uint64) {
+	if nicUp {
+		inet.Tick(timer.TicksToNanos(now))
 	}
 }
 

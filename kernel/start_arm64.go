@@ -230,6 +230,9 @@ func readBootargs() {
 		if v, ok := bytesCut(w, "gometal.ip="); ok {
 			netIPArg = v
 		}
+		if v, ok := bytesCut(w, "gometal.netfault="); ok {
+			netFaultArg = v
+		}
 		if v, ok := bytesCut(w, "gometal.tmpfs_size="); ok {
 			tmpSizeArg = v
 		}

@@ -5,8 +5,12 @@ package sched
 // that set it: that core's timer is programmed for it (NextDeadline), so
 // a core sleeping in WFI wakes for it and no core polls.
 
-// MaxAlarms bounds the alarms (one per timerfd).
-const MaxAlarms = 64
+// MaxAlarms bounds the alarms: one per timerfd and the network stack's.
+const MaxAlarms = 65
+
+// AlarmNet is the network stack's alarm (TCP's timers, kernel/nic_arm64.go);
+// the slots below it are the timerfds'.
+const AlarmNet = MaxAlarms - 1
 
 // Alarm is one kernel timer: When is a counter value (0: not armed).
 type Alarm struct {

@@ -52,6 +52,7 @@ func unpackFailed(ue *fs.UnpackError) {
 func loadInit() *sched.Thread {
 	initConsoleFDs()
 	kernel.InitConsoleIRQ()
+	initNetSockets()
 	if !usermem.App.Init(&mm.Pages) {
 		kernel.Panic("out of memory creating the app's address space")
 	}

@@ -149,7 +149,22 @@ func printStats() {
 		putCounter("echo-replies", st.EchoReplies)
 		putCounter("udp-no-port", st.NoPort)
 		putCounter("dropped", st.Dropped())
+		putCounter("tx-full", st.TxFailed)
 		kernel.Puts("\n")
+		// TCP: segments each way, how many were retransmitted (by
+		// timeout and fast), resets each way, and SYNs a full backlog
+		// or table dropped.
+		kernel.Puts("gometal: stats: tcp:")
+		putCounter("segs-in", st.TCPSegsIn)
+		putCounter("segs-out", st.TCPSegsOut)
+		putCounter("retransmits", st.TCPRetransmits)
+		putCounter("fast-retransmits", st.TCPFastRetransmits)
+		putCounter("out-of-order", st.TCPOutOfOrder)
+		putCounter("resets-in", st.TCPResetsIn)
+		putCounter("resets-out", st.TCPResetsOut)
+		putCounter("listen-drops", st.TCPListenDrops)
+		kernel.Puts("\n")
+		printConns()
 	}
 	// File waits, all through vfs.Wait: how many blocked per kind of
 	// file, the Notify calls, and the callers they woke (each runs its
@@ -202,6 +217,32 @@ func printStats() {
 }
 
 // putCounter prints " name=v".
+// printConns prints a line for each TCP connection still in the table
+// (a listener, one the app holds open, one finishing its close).
+func printConns() {
+	for i := 0; i < inet.MaxConns; i++ {
+		c, ok := inet.ConnStats(i)
+		if !ok {
+			continue
+		}
+		kernel.Puts("gometal: stats: tcp conn:")
+		putCounter("state", uint64(c.State))
+		putCounter("port", uint64(c.LocalPort))
+		putCounter("peer-port", uint64(c.Port))
+		if c.Owned {
+			kernel.Puts(" owned")
+		}
+		putCounter("unacked", uint64(c.Unacked))
+		putCounter("unsent", uint64(c.Unsent))
+		putCounter("unread", uint64(c.Received))
+		putCounter("snd-wnd", uint64(c.SndWnd))
+		putCounter("cwnd", uint64(c.Cwnd))
+		putCounter("retries", uint64(c.Retries))
+		putCounter("rto-ms", uint64(c.RTO/1e6))
+		kernel.Puts("\n")
+	}
+}
+
 func putCounter(name string, v uint64) {
 	kernel.Puts(" ")
 	kernel.Puts(name)

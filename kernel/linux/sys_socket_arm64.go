@@ -1,7 +1,10 @@
 package linux
 
 import (
+	"encoding/binary"
+
 	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/inet"
 	"github.com/gometal/gometal/kernel/socket"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/kernel/vfs"
@@ -46,7 +49,8 @@ func sockOf(fd uint64) (*vfs.File, *socket.Socket, uint64) {
 const sockTypeFlags = unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC
 
 // checkSocket answers what socket(2) and socketpair(2) cannot make:
-// stream sockets of AF_INET (TCP on the loopback) and AF_UNIX only.
+// stream sockets of AF_INET (TCP, on the loopback and over the network
+// interface) and AF_UNIX only.
 func checkSocket(domain, typ, proto uint64) unix.Errno {
 	switch domain {
 	case unix.AF_INET:
@@ -267,9 +271,12 @@ func connectUnix(k *socket.Socket, a *socket.UnixAddr) unix.Errno {
 }
 
 // bindOrConnect reads what bind and connect take, the socket (X0) and a
-// sockaddr of its family (X1, X2 its length), and binds or connects.
-func bindOrConnect(f *sched.Frame, connect bool) uint64 {
-	_, k, r := sockOf(f.X[0])
+// sockaddr of its family (X1, X2 its length), and binds or connects. A
+// TCP connect over the network answers EINPROGRESS on a non-blocking
+// socket (Go's way: it waits in epoll for EPOLLOUT, then reads
+// SO_ERROR); a blocking one waits for the handshake and runs again.
+func bindOrConnect(t *sched.Thread, f *sched.Frame, connect bool) uint64 {
+	fl, k, r := sockOf(f.X[0])
 	if r != 0 {
 		return r
 	}
@@ -288,14 +295,18 @@ func bindOrConnect(f *sched.Frame, connect bool) uint64 {
 	case e != 0:
 		return errno(e)
 	case connect:
-		return errno(k.Connect(port, ip))
+		e := k.Connect(port, ip, t.Retried)
+		if (e == unix.EINPROGRESS || e == unix.EALREADY && t.Retried) && !fl.Nonblocking() {
+			return vfs.Wait(t, fl, unix.EPOLLOUT)
+		}
+		return errno(e)
 	}
 	return errno(k.Bind(port, ip))
 }
 
-func sysBind(t *sched.Thread, f *sched.Frame) uint64 { return bindOrConnect(f, false) }
+func sysBind(t *sched.Thread, f *sched.Frame) uint64 { return bindOrConnect(t, f, false) }
 
-func sysConnect(t *sched.Thread, f *sched.Frame) uint64 { return bindOrConnect(f, true) }
+func sysConnect(t *sched.Thread, f *sched.Frame) uint64 { return bindOrConnect(t, f, true) }
 
 func sysListen(t *sched.Thread, f *sched.Frame) uint64 {
 	_, k, e := sockOf(f.X[0])
@@ -328,9 +339,10 @@ func sysAccept4(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	fd, ok := sockFD(c, flags)
 	if !ok {
+		c.Drop() // one from the interface is made for this accept
 		return fd
 	}
-	k.Dequeue()
+	k.Dequeue(c)
 	if r := writeSockaddr(uintptr(f.X[1]), uintptr(f.X[2]), c, true); r != 0 {
 		return r
 	}
@@ -355,19 +367,31 @@ func sysGetpeername(t *sched.Thread, f *sched.Frame) uint64 {
 	if e != 0 {
 		return e
 	}
-	if k.State != socket.Connected {
+	if !k.IsConnected() {
 		return errno(unix.ENOTCONN)
 	}
 	return writeSockaddr(uintptr(f.X[1]), uintptr(f.X[2]), k, true)
 }
 
+// sysSetsockopt sets what TCP over the network acts on (TCP_NODELAY,
+// SO_KEEPALIVE, TCP_KEEPIDLE/INTVL/CNT); the rest (SO_REUSEADDR, buffer
+// sizes) are accepted and have no effect.
 func sysSetsockopt(t *sched.Thread, f *sched.Frame) uint64 {
-	if _, _, e := sockOf(f.X[0]); e != 0 {
+	_, k, e := sockOf(f.X[0])
+	if e != 0 {
 		return e
 	}
-	// Options (SO_REUSEADDR, TCP_NODELAY, keep-alive, buffer sizes) have
-	// no effect on an in-memory loopback; accept them.
-	return 0
+	var v int32
+	if f.X[4] >= 4 {
+		u, ok := usermem.ReadU32(uintptr(f.X[3]))
+		if !ok {
+			return errno(unix.EFAULT)
+		}
+		v = int32(u)
+	} else if f.X[1] == unix.IPPROTO_TCP || f.X[1] == unix.SOL_SOCKET && f.X[2] == unix.SO_KEEPALIVE {
+		return errno(unix.EINVAL) // an int option needs an int
+	}
+	return errno(k.SetOpt(f.X[1], f.X[2], v))
 }
 
 func sysGetsockopt(t *sched.Thread, f *sched.Frame) uint64 {
@@ -376,9 +400,12 @@ func sysGetsockopt(t *sched.Thread, f *sched.Frame) uint64 {
 		return e
 	}
 	var v int32
+	if o, ok := k.Opt(f.X[1], f.X[2]); ok {
+		v = o
+	}
 	switch {
 	case f.X[1] == unix.SOL_SOCKET && f.X[2] == unix.SO_ERROR:
-		v = 0
+		v = int32(k.Error())
 	case f.X[1] == unix.SOL_SOCKET && f.X[2] == unix.SO_TYPE:
 		v = unix.SOCK_STREAM
 	case f.X[1] == unix.SOL_SOCKET && f.X[2] == unix.SO_DOMAIN:
@@ -389,8 +416,6 @@ func sysGetsockopt(t *sched.Thread, f *sched.Frame) uint64 {
 		if k.State == socket.Listening {
 			v = 1
 		}
-	default:
-		v = 0
 	}
 	if !usermem.WriteU32(uintptr(f.X[3]), uint32(v)) || !usermem.WriteU32(uintptr(f.X[4]), 4) {
 		return errno(unix.EFAULT)
@@ -435,4 +460,14 @@ func sysRecvfrom(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 	}
 	return r
+}
+
+// initNetSockets connects TCP over the network to the sockets: the
+// stack's Wake reaches a socket's waiters, and its initial sequence
+// numbers are keyed with the kernel's entropy (RFC 6528).
+func initNetSockets() {
+	inet.Wake = socket.NetWake
+	var key [8]byte
+	fillRandom(key[:])
+	inet.ISNSecret = binary.LittleEndian.Uint64(key[:])
 }

@@ -139,7 +139,17 @@ func sysTimerfdSettime(t *sched.Thread, f *sched.Frame) uint64 {
 	return 0
 }
 
-// timerfdFired is sched's AlarmFired hook: count the expirations, re-arm
+// alarmFired is sched's AlarmFired hook: the network stack's alarm runs
+// its timers, the others are timerfds'.
+func alarmFired(i int, due, now uint64) {
+	if i == sched.AlarmNet {
+		kernel.NetTimer(now)
+		return
+	}
+	timerfdFired(i, due, now)
+}
+
+// timerfdFired counts the expirations, re-arm
 // a periodic timer on the same core, and wake readers and epoll waiters
 // (vfs.Timerfd.Fire notifies). An alarm whose timerfd was closed is
 // dropped.

@@ -209,6 +209,6 @@ func sysNoZeroCopy(t *sched.Thread, f *sched.Frame) uint64 { return errno(unix.E
 // calls it before the kernel starts.
 func Install() {
 	kernel.OS = kernel.Personality{Syscall: syscall, Unlocked: unlocked, LockFree: lockFree, Exception: exception, Resume: deliverSignals, Pending: signalsPending, Init: loadInit}
-	sched.AlarmFired = timerfdFired
+	sched.AlarmFired = alarmFired
 	tty.Signal = ttySignal
 }

@@ -3,6 +3,7 @@ package socket
 import (
 	"unsafe"
 
+	"github.com/gometal/gometal/kernel/inet"
 	"github.com/gometal/gometal/kernel/vfs"
 
 	"golang.org/x/sys/unix"
@@ -12,8 +13,15 @@ import (
 
 // Read and Write move data through the connection's pipes.
 func (k *Socket) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	k.established()
+	if k.State == Connecting {
+		return vfs.Err(unix.EAGAIN)
+	}
 	if k.State != Connected {
 		return vfs.Err(unix.ENOTCONN)
+	}
+	if k.net >= 0 {
+		return k.readNet(buf, n)
 	}
 	if k.shutRd || k.rx < 0 {
 		return 0
@@ -22,8 +30,15 @@ func (k *Socket) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 }
 
 func (k *Socket) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	k.established()
+	if k.State == Connecting {
+		return vfs.Err(unix.EAGAIN)
+	}
 	if k.State != Connected {
 		return vfs.Err(unix.ENOTCONN)
+	}
+	if k.net >= 0 {
+		return k.writeNet(buf, n)
 	}
 	if k.shutWr || k.tx < 0 {
 		return vfs.Err(unix.EPIPE)
@@ -45,10 +60,16 @@ func (k *Socket) Stat(f *vfs.File) unix.Stat_t {
 
 // Readiness reports a socket's EPOLL* bits.
 func (k *Socket) Readiness(f *vfs.File) uint32 {
+	if k.net >= 0 && k.State != Listening {
+		return inet.TCPPoll(k.net)
+	}
 	switch k.State {
 	case Listening:
 		if k.nbacklog > 0 {
 			return unix.EPOLLIN
+		}
+		if k.net >= 0 {
+			return inet.TCPPoll(k.net) & unix.EPOLLIN
 		}
 		return 0
 	case Connected:

@@ -1,6 +1,7 @@
 package socket
 
 import (
+	"github.com/gometal/gometal/kernel/inet"
 	"github.com/gometal/gometal/kernel/vfs"
 
 	"golang.org/x/sys/unix"
@@ -39,7 +40,7 @@ func (k *Socket) Bind(port uint16, ip [4]byte) unix.Errno {
 	if k.State != Created {
 		return unix.EINVAL
 	}
-	if !loopback(ip) {
+	if !loopback(ip) && !onInterface(ip) {
 		return unix.EADDRNOTAVAIL
 	}
 	if port == 0 {
@@ -67,21 +68,32 @@ func (k *Socket) Listen() unix.Errno {
 	default:
 		return unix.EINVAL
 	}
+	if e := k.listenNet(); e != 0 {
+		return e
+	}
 	k.State = Listening
 	return 0
 }
 
-// Connect connects k to the listener on port: the server end is queued
-// on the listener for Accept, and the connection works at once.
-func (k *Socket) Connect(port uint16, ip [4]byte) unix.Errno {
+// Connect connects k to the listener on port: on the loopback the
+// server end is queued on the listener for Accept and the connection
+// works at once; to any other address it is a TCP connection over the
+// interface, which answers EINPROGRESS until the handshake is done (a
+// blocking connect waits and runs again: retried).
+func (k *Socket) Connect(port uint16, ip [4]byte, retried bool) unix.Errno {
 	switch k.State {
+	case Connecting:
+		return k.connecting(retried)
 	case Connected:
 		return unix.EISCONN
 	case Listening:
 		return unix.EINVAL
 	}
-	if !loopback(ip) {
-		return unix.ENETUNREACH
+	if !loopback(ip) && !onInterface(ip) {
+		if k.Family != unix.AF_INET {
+			return unix.EINVAL
+		}
+		return k.connectNet(port, ip)
 	}
 	var l *Socket
 	for i := range sockets {
@@ -153,17 +165,21 @@ func join(k, s *Socket) unix.Errno {
 	return 0
 }
 
-// Pending returns the first connection queued on listener k, or nil.
+// Pending returns the first connection queued on listener k, or nil:
+// the loopback's first, then one the interface has ready.
 func (k *Socket) Pending() *Socket {
 	if k.nbacklog == 0 {
-		return nil
+		return k.acceptNet()
 	}
 	return &sockets[k.backlog[0]]
 }
 
-// Dequeue takes the first queued connection off k's queue, once Accept
-// has given it a description.
-func (k *Socket) Dequeue() {
+// Dequeue takes connection c off k's queue, once Accept has given it a
+// description (one from the interface is on no queue of k's).
+func (k *Socket) Dequeue(c *Socket) {
+	if k.nbacklog == 0 || k.backlog[0] != c.index() {
+		return
+	}
 	copy(k.backlog[:], k.backlog[1:k.nbacklog])
 	k.nbacklog--
 }
@@ -171,11 +187,16 @@ func (k *Socket) Dequeue() {
 // Shutdown ends reception, transmission or both (how: SHUT_*); after
 // SHUT_WR the peer reads EOF.
 func (k *Socket) Shutdown(how uint64) unix.Errno {
+	k.established()
 	if k.State != Connected {
 		return unix.ENOTCONN
 	}
 	if how > unix.SHUT_RDWR {
 		return unix.EINVAL
+	}
+	if k.net >= 0 {
+		inet.TCPShutdown(k.net, how != unix.SHUT_WR, how != unix.SHUT_RD)
+		return 0
 	}
 	if how == unix.SHUT_RD || how == unix.SHUT_RDWR {
 		k.shutRd = true

@@ -1,7 +1,8 @@
 // Package socket owns sockets as file objects: loopback TCP streams and
 // AF_UNIX streams (unix.go), each connection two vfs pipes (one per
-// direction), with listen's queue of server ends; bind, connect, accept
-// and shutdown as operations on a Socket. Descriptors, user-memory sockaddrs and the
+// direction), with listen's queue of server ends; TCP over the network
+// interface, each connection one of kernel/inet's (inet.go); bind,
+// connect, accept and shutdown as operations on a Socket. Descriptors, user-memory sockaddrs and the
 // syscall ABI are the Linux layer's (kernel/linux/sys_socket_arm64.go). Builds
 // on the host: go test ./kernel/socket.
 package socket
@@ -12,10 +13,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Loopback stream sockets. There is no network device yet, but programs
-// (and the standard library's tests, through net/http/httptest) talk TCP
-// to themselves over 127.0.0.1. AF_INET only: the Linux layer answers
-// AF_INET6 with EAFNOSUPPORT, so Go's net package uses IPv4.
+// Loopback stream sockets: programs (and the standard library's tests,
+// through net/http/httptest) talk TCP to themselves over 127.0.0.1, in
+// memory. AF_INET only: the Linux layer answers AF_INET6 with
+// EAFNOSUPPORT, so Go's net package uses IPv4.
 
 const (
 	// MaxSockets bounds the socket table.
@@ -36,6 +37,7 @@ const (
 	Created
 	Bound
 	Listening
+	Connecting // a TCP handshake over the interface under way (inet.go)
 	Connected
 )
 
@@ -59,6 +61,10 @@ type Socket struct {
 	refs       int // descriptions open on it
 	shutRd     bool
 	shutWr     bool
+	// net is the kernel/inet connection (or, on a listener, the
+	// interface's listener) this socket has, -1 for none (inet.go).
+	net  int32
+	opts netOpts
 }
 
 var sockets [MaxSockets]Socket
@@ -77,7 +83,7 @@ func Reset() {
 func New(family uint16) *Socket {
 	for i := range sockets {
 		if sockets[i].State == Free {
-			sockets[i] = Socket{State: Created, Family: family, rx: -1, tx: -1}
+			sockets[i] = Socket{State: Created, Family: family, rx: -1, tx: -1, net: -1}
 			return &sockets[i]
 		}
 	}
@@ -90,6 +96,7 @@ func (k *Socket) Opened() { k.refs++ }
 // Drop frees a socket New (or Pair) made that never got a description.
 func (k *Socket) Drop() {
 	if k.refs == 0 {
+		k.dropNet()
 		k.closeEnds()
 		k.State = Free
 	}
@@ -112,6 +119,7 @@ func (k *Socket) unref() {
 		// A blocked accept runs again and finds its descriptor gone.
 		vfs.Notify(&k.W, unix.EPOLLIN|unix.EPOLLHUP)
 	}
+	k.dropNet()
 	k.closeEnds()
 	k.State = Free
 }

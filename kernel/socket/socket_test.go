@@ -86,7 +86,7 @@ func listen(t *testing.T, port uint16) (*Socket, *vfs.File) {
 func dial(t *testing.T, port uint16) (*Socket, *vfs.File) {
 	t.Helper()
 	c, cf := newOpen(t)
-	if e := c.Connect(port, lo); e != 0 {
+	if e := c.Connect(port, lo, false); e != 0 {
 		t.Fatalf("connect %d: %v", port, e)
 	}
 	return c, cf
@@ -100,7 +100,7 @@ func accept(t *testing.T, l *Socket) (*Socket, *vfs.File) {
 		t.Fatal("nothing queued")
 	}
 	f := open(t, s)
-	l.Dequeue()
+	l.Dequeue(s)
 	return s, f
 }
 
@@ -112,7 +112,7 @@ func TestLoopbackConnection(t *testing.T) {
 		t.Errorf("idle listener readiness %#x", r)
 	}
 	c, cf := newOpen(t)
-	if e := c.Connect(8080, lo); e != 0 {
+	if e := c.Connect(8080, lo, false); e != 0 {
 		t.Fatalf("connect: %v", e)
 	}
 	if r := l.Readiness(lf); r&unix.EPOLLIN == 0 {
@@ -148,10 +148,10 @@ func TestLoopbackErrors(t *testing.T) {
 	setup(t)
 	listen(t, 9000)
 	k, _ := newOpen(t)
-	if e := k.Connect(9001, lo); e != unix.ECONNREFUSED {
+	if e := k.Connect(9001, lo, false); e != unix.ECONNREFUSED {
 		t.Errorf("connect to no listener: %v", e)
 	}
-	if e := k.Connect(9000, [4]byte{10, 0, 0, 1}); e != unix.ENETUNREACH {
+	if e := k.Connect(9000, [4]byte{10, 0, 0, 1}, false); e != unix.ENETUNREACH {
 		t.Errorf("connect off the loopback: %v", e)
 	}
 	if e := k.Bind(9000, lo); e != unix.EADDRINUSE {
@@ -160,10 +160,10 @@ func TestLoopbackErrors(t *testing.T) {
 	if e := k.Bind(9002, [4]byte{192, 168, 0, 1}); e != unix.EADDRNOTAVAIL {
 		t.Errorf("bind off the loopback: %v", e)
 	}
-	if e := k.Connect(9000, lo); e != 0 {
+	if e := k.Connect(9000, lo, false); e != 0 {
 		t.Fatalf("connect: %v", e)
 	}
-	if e := k.Connect(9000, lo); e != unix.EISCONN {
+	if e := k.Connect(9000, lo, false); e != unix.EISCONN {
 		t.Errorf("second connect: %v", e)
 	}
 	if e := k.Listen(); e != unix.EINVAL {

@@ -117,7 +117,7 @@ func TestFamiliesApart(t *testing.T) {
 	u, _ := newUnix(t)
 	u.Listen()
 	k, _ := newOpen(t)
-	if e := k.Connect(0, lo); e != unix.ECONNREFUSED {
+	if e := k.Connect(0, lo, false); e != unix.ECONNREFUSED {
 		t.Errorf("TCP connect to port 0 with only a unix listener: %v", e)
 	}
 }

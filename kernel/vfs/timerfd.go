@@ -14,8 +14,9 @@ import (
 // it expires; a read returns the expirations since the last read (8
 // bytes), or waits for the next.
 
-// MaxTimerfds bounds the timerfds (one sched alarm each).
-const MaxTimerfds = sched.MaxAlarms
+// MaxTimerfds bounds the timerfds (one sched alarm each, the slots
+// below the network stack's).
+const MaxTimerfds = sched.AlarmNet
 
 // Timerfd is one timer's expirations and waiters; the kernel keeps its
 // clock and period.
