@@ -53,6 +53,21 @@ func ParseForward(s string) (Forward, error) {
 	return f, nil
 }
 
+// HostAddr is where the guest reaches the host's loopback ports given
+// with -host-port: an address on slirp's subnet that no other service
+// takes (libslirp's guestfwd: the guest connects to HostAddr:PORT and
+// QEMU connects to 127.0.0.1:PORT on the host).
+const HostAddr = "10.0.2.100"
+
+// ParseHostPort reads a -host-port value, a port from 1 to 65535.
+func ParseHostPort(s string) (int, error) {
+	p, err := strconv.Atoi(s)
+	if err != nil || p < 1 || p > 65535 {
+		return 0, fmt.Errorf("-host-port %q: want a port from 1 to 65535", s)
+	}
+	return p, nil
+}
+
 // ParseNet checks a -net value.
 func ParseNet(s string) (Net, error) {
 	switch n := Net(s); n {
@@ -63,10 +78,11 @@ func ParseNet(s string) (Net, error) {
 }
 
 // netArgs returns the QEMU arguments for n on machine, with fwd's ports
-// forwarded in. Only virt has a
+// forwarded in and hostPorts (the host's loopback ports) reachable from
+// the guest at HostAddr. Only virt has a
 // slot for virtio-net (virtio-mmio); the modern transport (virtio 1.x)
 // is asked for, as QEMU's virt defaults its virtio-mmio to legacy.
-func netArgs(n Net, machine string, fwd []Forward) []string {
+func netArgs(n Net, machine string, fwd []Forward, hostPorts []int, relay string) []string {
 	if n == "" || n == NetNone || machine != "virt" {
 		return []string{"-nic", "none"}
 	}
@@ -78,6 +94,15 @@ func netArgs(n Net, machine string, fwd []Forward) []string {
 	// the host user's, not the network's.
 	for _, f := range fwd {
 		netdev += fmt.Sprintf(",hostfwd=%s:127.0.0.1:%d-:%d", f.Proto, f.Host, f.Guest)
+	}
+	// A guestfwd is a way out that restrict=on still leaves: to exactly
+	// the host port named, nothing else. QEMU runs the relay (gometal
+	// relay) for each connection the guest makes to it; the command is
+	// split as a shell would (GLib's g_shell_parse_argv), so the path is
+	// single-quoted, and a comma in it doubled for QEMU's option parser.
+	for _, p := range hostPorts {
+		exe := "'" + strings.ReplaceAll(strings.ReplaceAll(relay, "'", `'\''`), ",", ",,") + "'"
+		netdev += fmt.Sprintf(",guestfwd=tcp:%s:%d-cmd:%s relay 127.0.0.1:%d", HostAddr, p, exe, p)
 	}
 	return []string{
 		"-global", "virtio-mmio.force-legacy=false",

@@ -188,9 +188,14 @@ func TestNetArgs(t *testing.T) {
 			}
 		}
 	}
-	got := strings.Join((&Config{Kernel: "Image", Net: NetIsolated, Forwards: []Forward{{"tcp", 8080, 80}, {"udp", 5353, 53}}}).Args(), " ")
-	if !strings.Contains(got, "-netdev user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:8080-:80,hostfwd=udp:127.0.0.1:5353-:53 ") {
+	got := strings.Join((&Config{Kernel: "Image", Net: NetIsolated, Forwards: []Forward{{"tcp", 8080, 80}, {"udp", 5353, 53}}, HostPorts: []int{9000}, Relay: "/x,y/gometal"}).Args(), " ")
+	if !strings.Contains(got, "-netdev user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:8080-:80,hostfwd=udp:127.0.0.1:5353-:53,guestfwd=tcp:10.0.2.100:9000-cmd:'/x,,y/gometal' relay 127.0.0.1:9000 ") {
 		t.Errorf("forwards: %s", got)
+	}
+	for _, in := range []string{"0", "65536", "x", ""} {
+		if _, err := ParseHostPort(in); err == nil {
+			t.Errorf("ParseHostPort(%q) took it", in)
+		}
 	}
 	for in, want := range map[string]Forward{"8080:80": {"tcp", 8080, 80}, "53:5353/udp": {"udp", 53, 5353}, "1:65535/tcp": {"tcp", 1, 65535}} {
 		if f, err := ParseForward(in); err != nil || f != want {

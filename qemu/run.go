@@ -41,6 +41,12 @@ type Config struct {
 	// host ports forwarded into it.
 	Net      Net
 	Forwards []Forward
+	// HostPorts are the host's loopback TCP ports the guest reaches at
+	// HostAddr (-host-port).
+	HostPorts []int
+	// Relay is the gometal binary, which QEMU runs as "Relay relay
+	// 127.0.0.1:PORT" for each connection to a HostPorts port.
+	Relay string
 	// Extra are more QEMU arguments. A -serial here is the machine's
 	// second UART (on raspi4b, the mini UART).
 	Extra   []string
@@ -87,7 +93,7 @@ func (c *Config) Args() []string {
 		"-semihosting-config", "enable=on,target=native",
 		"-kernel", c.Kernel, "-no-reboot",
 	}
-	args = append(args, netArgs(c.Net, machine, c.Forwards)...)
+	args = append(args, netArgs(c.Net, machine, c.Forwards, c.HostPorts, c.Relay)...)
 	if c.DTB != "" {
 		args = append(args, "-dtb", c.DTB)
 	}
@@ -115,7 +121,14 @@ func Run(ctx context.Context, c *Config) (int, error) {
 		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
 		defer cancel()
 	}
-	cmd := exec.Command(bin, c.Args()...)
+	fwd, err := startForwards(c.Forwards)
+	if err != nil {
+		return 0, err
+	}
+	defer fwd.close()
+	qc := *c
+	qc.Forwards = fwd.inner
+	cmd := exec.Command(bin, qc.Args()...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return 0, err
@@ -141,6 +154,7 @@ func Run(ctx context.Context, c *Config) (int, error) {
 	if err := cmd.Start(); err != nil {
 		return 0, fmt.Errorf("starting %s: %v", Binary, err)
 	}
+	fwd.serve()
 	interrupted := make(chan struct{})
 	if c.Stdin != nil {
 		go forwardInput(c.Stdin, stdinW, c.Terminal, interrupted)

@@ -124,6 +124,8 @@ func run(args []string) int {
 		return traceCmd(args[1:])
 	case "lab":
 		return labCmd(args[1:])
+	case "relay":
+		return relayCmd(args[1:])
 	case "help", "-h", "-help", "--help":
 		fmt.Print(usage)
 		return 0
@@ -155,6 +157,7 @@ type options struct {
 	profHz   int
 	net      string
 	ports    listFlag
+	hostPort listFlag
 	set      map[string]bool // flags given on the command line
 }
 
@@ -189,6 +192,7 @@ func parseFlags(name string, args []string, exec bool) (*options, []string, erro
 	}
 	fs.StringVar(&o.net, "net", defNet, "network: user, isolated or none")
 	fs.Var(&o.ports, "p", "HOST:GUEST[/tcp|/udp]: forward a host port into the guest")
+	fs.Var(&o.hostPort, "host-port", "PORT: let the guest reach the host's 127.0.0.1:PORT at "+qemu.HostAddr+":PORT (TCP)")
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
@@ -349,6 +353,18 @@ func boot(args []string, exec bool) int {
 			return fail("%v", err)
 		}
 		cfg.Forwards = append(cfg.Forwards, f)
+	}
+	for _, p := range o.hostPort {
+		port, err := qemu.ParseHostPort(p)
+		if err != nil {
+			return fail("%v", err)
+		}
+		cfg.HostPorts = append(cfg.HostPorts, port)
+	}
+	if len(cfg.HostPorts) > 0 {
+		if cfg.Relay, err = os.Executable(); err != nil {
+			return fail("-host-port: %v", err)
+		}
 	}
 	if cfg.DTB, err = writeDTB(board, tmp); err != nil {
 		return fail("%v", err)
