@@ -26,6 +26,18 @@ var (
 	netIPArg []byte
 	// netFaultArg is gometal.netfault=drop=N,dup=M (inet.ParseFault).
 	netFaultArg []byte
+	// kernelRoot is the kernel's TTBR1 table, where windows are mapped.
+	kernelRoot uintptr
+)
+
+const (
+	// tcpBufWindow is where TCP connections' rings are mapped: the first
+	// kernel window (mm.WindowBase), a span for each slot of the
+	// connection table, each ending in an unmapped guard page, so that
+	// a ring overrun faults instead of writing into the next slot.
+	tcpBufWindow = cpu.KernBase + mm.WindowBase
+	tcpBufPages  = inet.TCPBufBytes / mm.PageSize
+	tcpBufSpan   = inet.TCPBufBytes + mm.PageSize
 )
 
 const (
@@ -65,6 +77,8 @@ func initNetwork() {
 		inet.Transmit = nicSend
 		inet.Now = netNow
 		inet.ArmTimer = netArmTimer
+		inet.MapBuffers = tcpMapBuffers
+		inet.UnmapBuffers = tcpUnmapBuffers
 		netFaults()
 		configureNetwork()
 		if nicIRQ != 0 {
@@ -80,6 +94,20 @@ func initNetwork() {
 // nicPage is the driver's page source (a scalar result: the hook passes
 // no pointers).
 func nicPage() uintptr { return mm.Pages.Get() }
+
+// tcpMapBuffers is inet's MapBuffers: slot's rings in the window, in
+// pages from anywhere (kernel lock held, as for every page).
+func tcpMapBuffers(slot int32) uintptr {
+	va := tcpBufWindow + uintptr(slot)*tcpBufSpan
+	if !mm.MapWindow(&mm.Pages, kernelRoot, va, tcpBufPages) {
+		return 0
+	}
+	return va
+}
+
+func tcpUnmapBuffers(slot int32) {
+	mm.UnmapWindow(&mm.Pages, kernelRoot, tcpBufWindow+uintptr(slot)*tcpBufSpan, tcpBufPages)
+}
 
 // nicSend is inet's Transmit hook; an injected fault drops the frame
 // (it reports sent: the loss is the link's) or sends it twice.
@@ -197,13 +225,15 @@ func printInterface() bool {
 }
 
 // nicPoll hands every frame the device has received to the stack and
-// gives each buffer back. It is bounded by the queue: the device cannot
-// hold more than QueueSize frames for us.
+// gives each buffer back, telling the device once at the end. It is
+// bounded by the queue: the device cannot hold more than QueueSize
+// frames for us.
 func nicPoll(now int64) {
-	for i := 0; i < virtio.QueueSize; i++ {
+	n := 0
+	for ; n < virtio.QueueSize; n++ {
 		frame, id, ok := nic.Recv()
 		if !ok {
-			return
+			break
 		}
 		drop, dup := inet.FaultIn.Next()
 		if !drop {
@@ -213,6 +243,9 @@ func nicPoll(now int64) {
 			inet.Input(frame, now)
 		}
 		nic.Repost(id)
+	}
+	if n > 0 {
+		nic.RxNotify()
 	}
 }
 

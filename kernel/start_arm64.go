@@ -374,6 +374,7 @@ func initMemory(dtbPA uintptr) {
 	}
 	cpu.WriteTTBR1(uint64(root))
 	cpu.TLBIAll()
+	kernelRoot = root
 	if Info("memory: ") {
 		PutDec(int64(mm.Pages.Total() * mm.PageSize >> 20))
 		Puts(" MiB usable")

@@ -36,6 +36,7 @@ type Counters struct {
 	TCPResetsOut       uint64
 	TCPKeepalives      uint64
 	TCPTimeWaitReused  uint64 // TIME-WAIT connections ended early for a new one
+	TCPNoMemory        uint64 // connections not made: no memory for their rings
 	ARPRequests        uint64
 	FaultDropped       uint64 // frames gometal.netfault= dropped (both ways)
 	FaultDuplicated    uint64 // and sent or received twice

@@ -1,11 +1,17 @@
 package inet
 
-import "golang.org/x/sys/unix"
+import (
+	"unsafe"
+
+	"github.com/gometal/gometal/drivers/cpu"
+	"golang.org/x/sys/unix"
+)
 
 // TCP (RFC 9293, which gathers RFC 793 and its corrections): the
 // connection table, sequence arithmetic and the constants every part of
-// the protocol shares. A connection is a slot of a fixed table with its
-// two byte rings beside it; the socket layer above names it by index.
+// the protocol shares. A connection is a slot of a fixed table; its two
+// byte rings are pages the kernel maps for the slot while it is in use
+// (MapBuffers); the socket layer above names it by index.
 // tcp_input.go is "SEGMENT ARRIVES" (RFC 9293 §3.10.7), tcp_output.go
 // what leaves, tcp_timer.go the timers, tcp_socket.go the calls the
 // socket layer makes.
@@ -29,8 +35,9 @@ const (
 	tcpOptMSSLen = 4
 
 	// MaxConns bounds the connections: listeners, and connections in
-	// every state but CLOSED (TIME-WAIT included, until reused).
-	MaxConns = 64
+	// every state but CLOSED (TIME-WAIT included, until reused). A slot
+	// costs its table entry always and its rings only while in use.
+	MaxConns = 1024
 	// tcpRxSize and tcpTxSize are each connection's receive and send
 	// rings. The receive window is what the receive ring has free, at
 	// most 65535: without window scaling (RFC 7323, not offered) the
@@ -38,6 +45,9 @@ const (
 	tcpRxSize = 64 << 10
 	tcpTxSize = 32 << 10
 	tcpMaxWnd = 65535
+	// TCPBufBytes is a connection's two rings, receive then send: what
+	// MapBuffers maps for a slot.
+	TCPBufBytes = tcpRxSize + tcpTxSize
 
 	// tcpMSS is what this stack receives in one segment: the Ethernet
 	// MTU less option-less IPv4 and TCP headers (RFC 9293 §3.7.1).
@@ -75,7 +85,7 @@ const (
 	tcpKeepCnt   = 9
 	// TCPBacklogMax is the longest listen queue: listen(2)'s backlog is
 	// cut to it, as Linux cuts it to net.core.somaxconn.
-	TCPBacklogMax = 32
+	TCPBacklogMax = 128
 )
 
 // TCPState is a connection's state (RFC 9293 §3.3.2).
@@ -94,6 +104,35 @@ const (
 	TCPLastAck
 	TCPTimeWait
 )
+
+// String is the state's name as RFC 9293 writes it.
+func (s TCPState) String() string {
+	switch s {
+	case TCPClosed:
+		return "CLOSED"
+	case TCPListen:
+		return "LISTEN"
+	case TCPSynSent:
+		return "SYN-SENT"
+	case TCPSynRcvd:
+		return "SYN-RECEIVED"
+	case TCPEstablished:
+		return "ESTABLISHED"
+	case TCPFinWait1:
+		return "FIN-WAIT-1"
+	case TCPFinWait2:
+		return "FIN-WAIT-2"
+	case TCPCloseWait:
+		return "CLOSE-WAIT"
+	case TCPClosing:
+		return "CLOSING"
+	case TCPLastAck:
+		return "LAST-ACK"
+	case TCPTimeWait:
+		return "TIME-WAIT"
+	}
+	return "?"
+}
 
 // ring is a byte ring over a connection's buffer: n bytes from head.
 type ring struct{ head, n uint32 }
@@ -163,12 +202,13 @@ type tcpConn struct {
 	lastHeard                    int64
 
 	rx, tx ring
+	// bufs is where the slot's rings are mapped (MapBuffers), receive
+	// then send; 0 for a listener, which has none.
+	bufs uintptr
 }
 
 var (
-	conns     [MaxConns]tcpConn
-	tcpRxBufs [MaxConns][tcpRxSize]byte
-	tcpTxBufs [MaxConns][tcpTxSize]byte
+	conns [MaxConns]tcpConn
 	// acceptOrder numbers children as they become established, so
 	// accept takes the oldest.
 	acceptOrder uint32
@@ -180,6 +220,15 @@ var (
 // Wake is set by the socket layer: conn's owner's readiness changed
 // (events: what it is now). It takes scalars: a hook passes no pointers.
 var Wake func(owner int32, events uint32)
+
+// MapBuffers is set by the kernel: map TCPBufBytes of zeroed memory
+// for slot's rings and return where (0: out of memory). The same slot
+// gets the same address each time. UnmapBuffers gives them back.
+// Scalars only: a hook passes no pointers.
+var (
+	MapBuffers   func(slot int32) uintptr
+	UnmapBuffers func(slot int32)
+)
 
 // ArmTimer is set by the kernel: call Tick at when (ns), or earlier.
 var ArmTimer func(when int64)
@@ -216,46 +265,72 @@ func connAt(i int32) *tcpConn {
 }
 
 func connIndex(c *tcpConn) int32 {
-	for i := range conns {
-		if &conns[i] == c {
-			return int32(i)
-		}
-	}
-	return -1
+	return int32((uintptr(unsafe.Pointer(c)) - uintptr(unsafe.Pointer(&conns[0]))) / unsafe.Sizeof(conns[0]))
+}
+
+// rxBuf and txBuf are c's rings, in the pages mapped for its slot.
+func (c *tcpConn) rxBuf() []byte {
+	return unsafe.Slice((*byte)(cpu.Ptr(c.bufs)), tcpRxSize)
+}
+
+func (c *tcpConn) txBuf() []byte {
+	return unsafe.Slice((*byte)(cpu.Ptr(c.bufs+tcpRxSize)), tcpTxSize)
 }
 
 // newConn takes a free slot, or the TIME-WAIT connection closest to its
 // end when none is free: a full table drops TIME-WAIT early, as Linux
-// does past net.ipv4.tcp_max_tw_buckets.
-func newConn() *tcpConn {
+// does past net.ipv4.tcp_max_tw_buckets. A connection that carries data
+// (not a listener: rings is false) gets its rings; out of memory, it is
+// not made (Stats.TCPNoMemory).
+func newConn(rings bool) *tcpConn {
 	var tw *tcpConn
+	var c *tcpConn
 	for i := range conns {
-		c := &conns[i]
-		if !c.used {
-			return initConn(c)
+		if !conns[i].used {
+			c = &conns[i]
+			break
 		}
-		if c.state == TCPTimeWait && (tw == nil || c.waitAt < tw.waitAt) {
-			tw = c
+		if conns[i].state == TCPTimeWait && (tw == nil || conns[i].waitAt < tw.waitAt) {
+			tw = &conns[i]
 		}
 	}
-	if tw != nil {
+	if c == nil && tw != nil {
 		Stats.TCPTimeWaitReused++
-		return initConn(tw)
+		c = tw
 	}
-	return nil
-}
-
-func initConn(c *tcpConn) *tcpConn {
+	if c == nil {
+		return nil
+	}
+	bufs := c.bufs
+	switch {
+	case rings && bufs == 0:
+		if MapBuffers != nil {
+			bufs = MapBuffers(connIndex(c))
+		}
+		if bufs == 0 {
+			Stats.TCPNoMemory++
+			c.release()
+			return nil
+		}
+	case !rings && bufs != 0:
+		c.release()
+		bufs = 0
+	}
 	*c = tcpConn{used: true, owner: -1, parent: -1, mss: tcpDefaultMSS, rto: tcpInitRTO,
-		keepIdle: tcpKeepIdle, keepIntvl: tcpKeepIntvl, keepCnt: tcpKeepCnt}
+		keepIdle: tcpKeepIdle, keepIntvl: tcpKeepIntvl, keepCnt: tcpKeepCnt, bufs: bufs}
 	return c
 }
 
-// free gives c's slot back; its owner, if any, has let go of it.
-func (c *tcpConn) free() {
-	c.used = false
-	c.state = TCPClosed
+// release gives back c's slot, and its rings.
+func (c *tcpConn) release() {
+	if c.bufs != 0 && UnmapBuffers != nil {
+		UnmapBuffers(connIndex(c))
+	}
+	*c = tcpConn{state: TCPClosed}
 }
+
+// free gives c's slot back; its owner, if any, has let go of it.
+func (c *tcpConn) free() { c.release() }
 
 // lookup finds the connection a segment from rip:rport to lport belongs
 // to: an exact match first, else a listener on lport (RFC 9293 §3.10.7).
@@ -318,7 +393,11 @@ var tcpTimerAt int64
 
 // resetTCP empties the connection table (host tests).
 func resetTCP() {
-	conns = [MaxConns]tcpConn{}
+	for i := range conns {
+		if conns[i].used || conns[i].bufs != 0 {
+			conns[i].release()
+		}
+	}
 	tcpTimerAt = 0
 	acceptOrder = 0
 }

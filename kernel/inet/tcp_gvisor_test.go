@@ -604,3 +604,37 @@ func TestTCPSynReopensTimeWait(t *testing.T) {
 		t.Errorf("stats %+v: the SYN in TIME-WAIT went out of the window or met a reset", Stats)
 	}
 }
+
+// With no memory for a connection's rings, a SYN is dropped and counted
+// (the client retries, as for a full backlog) while the listener, which
+// has no rings, stays; with memory back, the next dial gets through.
+func TestTCPOutOfMemoryDropsSYN(t *testing.T) {
+	p := newTCPPeer(t, impairment{}, impairment{})
+	l := ourListen(t, 8083)
+	stackMu.Lock()
+	mapBuffers := MapBuffers
+	MapBuffers = func(int32) uintptr { return 0 }
+	stackMu.Unlock()
+	dial := func(d time.Duration) (*gonet.TCPConn, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		defer cancel()
+		return gonet.DialContextTCP(ctx, p.s, tcpip.FullAddress{NIC: 1, Addr: tcpip.AddrFrom4(testIP), Port: 8083}, ipv4.ProtocolNumber)
+	}
+	if c, err := dial(500 * time.Millisecond); err == nil {
+		c.Close()
+		t.Fatal("a connection was made with no memory for its rings")
+	}
+	stackMu.Lock()
+	MapBuffers = mapBuffers
+	dropped := Stats.TCPNoMemory
+	stackMu.Unlock()
+	if dropped == 0 {
+		t.Errorf("stats %+v: want the SYNs dropped for memory counted", Stats)
+	}
+	c, err := dial(10 * time.Second)
+	if err != nil {
+		t.Fatalf("with memory back: %v", err)
+	}
+	ourAccept(t, l, 5*time.Second).close()
+	c.Close()
+}

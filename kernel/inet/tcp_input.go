@@ -143,7 +143,7 @@ func listenInput(l *tcpConn, s *segment, src [4]byte, mac [6]byte, now int64) {
 		Stats.TCPListenDrops++
 		return
 	}
-	c := newConn()
+	c := newConn(true)
 	if c == nil {
 		Stats.TCPListenDrops++
 		return

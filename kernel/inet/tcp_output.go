@@ -41,7 +41,7 @@ func tcpSegment(c *tcpConn, seq uint32, flags uint8, n uint32) bool {
 		binary.BigEndian.PutUint16(s[22:], tcpMSS)
 	}
 	if n > 0 {
-		copyOut(s[hl:], tcpTxBufs[connIndex(c)][:], c.tx, seq-c.txSeq)
+		copyOut(s[hl:], c.txBuf(), c.tx, seq-c.txSeq)
 	}
 	binary.BigEndian.PutUint16(s[16:], Checksum(s, pseudoSum(If.IP, c.rip, ipProtoTCP, len(s))))
 	if flags&tcpACK != 0 {

@@ -35,7 +35,7 @@ func receive(c *tcpConn, seq uint32, data []byte) (inOrder bool, n uint32) {
 		c.rcvNxt += n
 		return true, n
 	}
-	buf := tcpRxBufs[connIndex(c)][:]
+	buf := c.rxBuf()
 	p := (c.rx.head + c.rx.n + off) % tcpRxSize
 	k := copy(buf[p:], data[:n])
 	copy(buf, data[k:n])

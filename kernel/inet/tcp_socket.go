@@ -20,7 +20,7 @@ func ListenTCP(port uint16, backlog int, owner int32) (int32, unix.Errno) {
 	if backlog <= 0 || backlog > TCPBacklogMax {
 		backlog = TCPBacklogMax
 	}
-	c := newConn()
+	c := newConn(false)
 	if c == nil {
 		return -1, unix.ENOBUFS
 	}
@@ -41,7 +41,7 @@ func ConnectTCP(ip [4]byte, port, lport uint16, owner int32) (int32, unix.Errno)
 	if c := lookup(lport, ip, port); c != nil && c.state != TCPListen {
 		return -1, unix.EADDRINUSE
 	}
-	c := newConn()
+	c := newConn(true)
 	if c == nil {
 		return -1, unix.ENOBUFS
 	}
@@ -99,7 +99,7 @@ func TCPRecv(i int32) (a, b []byte) {
 	if c == nil || c.rx.n == 0 {
 		return nil, nil
 	}
-	buf := tcpRxBufs[i][:]
+	buf := c.rxBuf()
 	end := c.rx.head + c.rx.n
 	if end <= tcpRxSize {
 		return buf[c.rx.head:end], nil
@@ -135,7 +135,7 @@ func TCPSendRoom(i int32) (a, b []byte) {
 	if c == nil || c.finQueued || c.state != TCPEstablished && c.state != TCPCloseWait {
 		return nil, nil
 	}
-	buf := tcpTxBufs[i][:]
+	buf := c.txBuf()
 	free := uint32(tcpTxSize) - c.tx.n
 	if free == 0 {
 		return nil, nil

@@ -1,5 +1,6 @@
 // Package mm owns memory: the physical page allocator, the kernel's direct
-// map of physical memory, and the app's address space (VMA list plus
+// map of physical memory and its windows (pages mapped page by page
+// above it), and the app's address space (VMA list plus
 // 4-level, 4 KiB-granule page tables for TTBR0) with demand paging.
 //
 // Page-table formats follow ARM ARM D8.3 "Translation table descriptor

@@ -20,7 +20,7 @@ import (
 
 const (
 	// MaxSockets bounds the socket table.
-	MaxSockets = 128
+	MaxSockets = 2048
 	// backlogMax is the longest listen queue (listen(2)'s backlog is
 	// taken as this whatever the app asks).
 	backlogMax = 32

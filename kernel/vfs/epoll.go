@@ -21,7 +21,7 @@ const (
 	MaxEpolls = 8
 	// MaxInterests bounds the registrations of all instances together
 	// (Go registers every pollable descriptor with its one instance).
-	MaxInterests = 1024
+	MaxInterests = 4096
 )
 
 // interest is one registration: descriptor fd as it was when added, and

@@ -3,8 +3,8 @@ package vfs
 import "golang.org/x/sys/unix"
 
 // MaxFiles bounds the open-file descriptions. Every descriptor holds one
-// at most, so there are never more than descriptors (1,024).
-const MaxFiles = 1024
+// at most, so there are never more than descriptors (4,096: RLIMIT_NOFILE).
+const MaxFiles = 4096
 
 // File is an open-file description (open(2)): what a descriptor refers
 // to. dup, dup3 and F_DUPFD make descriptors that share one, so they share
