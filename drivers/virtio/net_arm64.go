@@ -111,6 +111,7 @@ func (d *Net) Recv() (frame []byte, id uint16, ok bool) {
 			// the kernel.
 			if id < QueueSize {
 				d.Repost(id)
+				d.RxNotify()
 			}
 			continue
 		}
@@ -120,11 +121,17 @@ func (d *Net) Recv() (frame []byte, id uint16, ok bool) {
 	}
 }
 
-// Repost gives receive buffer id back to the device.
+// Repost gives receive buffer id back to the device; the device hears
+// of it at the next RxNotify.
 func (d *Net) Repost(id uint16) {
 	d.rx.post(id, d.rxBuf[id], bufBytes, true)
-	d.rx.notify()
 }
+
+// RxNotify tells the device that buffers came back (§2.7.13.3: once for
+// a batch). Under QEMU the notify is a trap into its device model, which
+// then delivers what waited for buffers: one per drained batch, not one
+// per frame.
+func (d *Net) RxNotify() { d.rx.notify() }
 
 // Send copies frame into a transmit buffer behind a zero header and hands
 // it to the device. It returns false if frame is too long or every
