@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -60,6 +61,9 @@ const (
 // the forwarder; the error names the -p whose port cannot be had.
 func startForwards(fwd []Forward) (*forwarder, error) {
 	f := &forwarder{conns: map[net.Conn]struct{}{}}
+	if len(fwd) > 0 {
+		liftFileLimit()
+	}
 	for _, fw := range fwd {
 		if fw.Proto != "tcp" {
 			f.inner = append(f.inner, fw)
@@ -195,6 +199,20 @@ func (f *forwarder) close() {
 	}
 	f.mu.Unlock()
 	f.wg.Wait()
+}
+
+// liftFileLimit sets the soft limit on open files to the hard one, for
+// this process and QEMU. A connection through a forward holds two
+// descriptors here and one in QEMU, and a thousand clients pass the
+// usual soft limit of 1,024. Go lifts its own soft limit at start but
+// gives a child the original back, unless the program sets the limit
+// itself (syscall.Setrlimit), as this does.
+func liftFileLimit() {
+	var l syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l) == nil {
+		l.Cur = l.Max
+		syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
+	}
 }
 
 // freePort returns a loopback TCP port nothing listens on now.

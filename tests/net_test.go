@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"fmt"
@@ -361,4 +362,105 @@ func TestNetHTTPWithInjectedFaults(t *testing.T) {
 		t.Fatalf("frames were dropped but nothing was retransmitted: %v\n%s", m, r.out)
 	}
 	t.Logf("%s", m[0])
+}
+
+// A thousand clients connected to the guest at once: each sends a
+// request on its own connection, reads the answer and keeps the
+// connection open; with all of them open the server counts them (every
+// one is a kernel TCP connection, socket, description, descriptor and
+// epoll registration at the same time), then they close and the server
+// sees them go.
+func TestNetThousandConnections(t *testing.T) {
+	t.Parallel()
+	const clients = 1000
+	port := freeTCPPort(t)
+	stop := startGometal(t, "httpserver: listening", "run", "-timeout", "10m", "-net", "isolated", "-p", fmt.Sprintf("%d:8080", port),
+		"-env", "GOMETAL_STATS=1", "./examples/httpserver")
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	conns := make([]net.Conn, clients)
+	errs := make(chan error, clients)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := net.DialTimeout("tcp", addr, 2*time.Minute)
+			if err != nil {
+				errs <- err
+				return
+			}
+			conns[i] = c
+			c.SetDeadline(time.Now().Add(4 * time.Minute))
+			fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: guest\r\n\r\n")
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				errs <- fmt.Errorf("client %d: %v", i, err)
+				return
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || !strings.Contains(string(b), "hello from gometal") {
+				errs <- fmt.Errorf("client %d: %q, %v", i, b, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	failed := 0
+	for err := range errs {
+		if failed < 5 {
+			t.Error(err)
+		}
+		failed++
+	}
+	if failed > 0 {
+		t.Errorf("%d of %d clients failed", failed, clients)
+	}
+	t.Logf("%d connections open and answered in %v", clients-failed, time.Since(start).Round(time.Millisecond))
+
+	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{DisableKeepAlives: true}}
+	conns2 := func() (open, peak int) {
+		t.Helper()
+		resp, err := client.Get("http://" + addr + "/conns")
+		if err != nil {
+			t.Fatalf("GET /conns: %v", err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if _, err := fmt.Sscanf(string(b), "open %d peak %d", &open, &peak); err != nil {
+			t.Fatalf("GET /conns: %q", b)
+		}
+		return open, peak
+	}
+	// This request's own connection is one more.
+	if open, _ := conns2(); open != clients-failed+1 {
+		t.Errorf("the server has %d connections open, want %d", open, clients-failed+1)
+	}
+	for _, c := range conns {
+		if c != nil {
+			c.Close()
+		}
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		open, peak := conns2()
+		if open == 1 {
+			t.Logf("all closed; peak %d", peak)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("a minute after the clients closed, the server still has %d connections open", open-1)
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if resp, err := client.Get("http://" + addr + "/quit"); err == nil {
+		resp.Body.Close()
+	}
+	r := stop()
+	r.expect(t, 0, "httpserver: quit after")
+	if m := regexp.MustCompile(`gometal: stats: tcp: .*`).FindString(r.out); m != "" {
+		t.Logf("%s", m)
+	}
 }

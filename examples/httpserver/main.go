@@ -12,7 +12,8 @@
 // pattern: the client can check them), /sha256 (POST: the SHA-256 of
 // the body), /fetch?url=URL (the guest fetches URL itself: with
 // gometal run -host-port P, http://10.0.2.100:P/ is the host's
-// 127.0.0.1:P), /quit (the server exits with status 0).
+// 127.0.0.1:P), /conns (the connections open now and at most so far),
+// /quit (the server exits with status 0).
 package main
 
 import (
@@ -31,7 +32,23 @@ import (
 	"time"
 )
 
-var served atomic.Int64
+var (
+	served atomic.Int64
+	// open and peak count client connections, from accept to close.
+	open, peak atomic.Int64
+)
+
+// track is the server's ConnState hook.
+func track(_ net.Conn, st http.ConnState) {
+	switch st {
+	case http.StateNew:
+		n := open.Add(1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+	case http.StateClosed, http.StateHijacked:
+		open.Add(-1)
+	}
+}
 
 // Pattern is byte i of /bytes: a sequence that a dropped, duplicated or
 // reordered segment would break.
@@ -90,6 +107,9 @@ func main() {
 		w.WriteHeader(resp.StatusCode)
 		io.Copy(w, resp.Body)
 	})
+	mux.HandleFunc("/conns", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "open %d peak %d\n", open.Load(), peak.Load())
+	})
 	mux.HandleFunc("/quit", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "bye")
 		fmt.Printf("httpserver: quit after %d requests\n", served.Load())
@@ -99,5 +119,6 @@ func main() {
 		}()
 	})
 	fmt.Printf("httpserver: listening on %s\n", ln.Addr())
-	log.Fatal(http.Serve(ln, mux))
+	srv := &http.Server{Handler: mux, ConnState: track}
+	log.Fatal(srv.Serve(ln))
 }

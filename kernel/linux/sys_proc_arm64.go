@@ -220,13 +220,25 @@ func printStats() {
 // printConns prints a line for each TCP connection still in the table
 // (a listener, one the app holds open, one finishing its close).
 func printConns() {
+	shown, more, timeWait := 0, 0, 0
 	for i := 0; i < inet.MaxConns; i++ {
 		c, ok := inet.ConnStats(i)
 		if !ok {
 			continue
 		}
-		kernel.Puts("gometal: stats: tcp conn:")
-		putCounter("state", uint64(c.State))
+		// TIME-WAIT is only waiting (RFC 9293 §3.6.1): counted, not
+		// listed; past the first few the rest are counted too.
+		if c.State == inet.TCPTimeWait {
+			timeWait++
+			continue
+		}
+		if shown == statConnLines {
+			more++
+			continue
+		}
+		shown++
+		kernel.Puts("gometal: stats: tcp conn: ")
+		kernel.Puts(c.State.String())
 		putCounter("port", uint64(c.LocalPort))
 		putCounter("peer-port", uint64(c.Port))
 		if c.Owned {
@@ -241,7 +253,16 @@ func printConns() {
 		putCounter("rto-ms", uint64(c.RTO/1e6))
 		kernel.Puts("\n")
 	}
+	if more+timeWait > 0 {
+		kernel.Puts("gometal: stats: tcp conns:")
+		putCounter("more", uint64(more))
+		putCounter("time-wait", uint64(timeWait))
+		kernel.Puts("\n")
+	}
 }
+
+// statConnLines bounds the connections printConns lists one by one.
+const statConnLines = 16
 
 func putCounter(name string, v uint64) {
 	kernel.Puts(" ")
