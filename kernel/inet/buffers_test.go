@@ -5,7 +5,7 @@ import "unsafe"
 // The tests give each slot's rings Go memory, kept for the process's
 // life so that the addresses stay good; the kernel maps pages
 // (kernel/nic_arm64.go).
-var hostBufs [MaxConns]*[TCPBufBytes]byte
+var hostBufs [MaxConns + MaxUDP]*[TCPBufBytes]byte
 
 func init() {
 	MapBuffers = func(slot int32) uintptr {

@@ -60,12 +60,14 @@ func newGVisorPeer(t *testing.T) *gvisorPeer {
 
 // gvisorStack makes gVisor's stack on testGW/24 with one NIC over an
 // in-memory channel link, with the transport protocols given.
-func gvisorStack(t *testing.T, transport stack.TransportProtocolFactory) (*stack.Stack, *channel.Endpoint) {
+func gvisorStack(t *testing.T, transports ...stack.TransportProtocolFactory) (*stack.Stack, *channel.Endpoint) {
 	t.Helper()
-	ch := channel.New(1024, 1500, tcpip.LinkAddress("\x52\x55\x0a\x00\x02\x02"))
+	// 1514: the frame, as the channel counts; gVisor's ethernet layer
+	// takes its header off, leaving an IP MTU of 1500 like this stack's.
+	ch := channel.New(1024, 1514, tcpip.LinkAddress("\x52\x55\x0a\x00\x02\x02"))
 	s := stack.New(stack.Options{
 		NetworkProtocols:   []stack.NetworkProtocolFactory{ipv4.NewProtocol, arp.NewProtocol},
-		TransportProtocols: []stack.TransportProtocolFactory{transport},
+		TransportProtocols: transports,
 	})
 	if err := s.CreateNIC(1, ethernet.New(ch)); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,10 @@ type Counters struct {
 	BadUDP        uint64 // short, or a length past the packet
 	BadUDPSum     uint64
 	NoPort        uint64 // UDP to a port nobody listens on
+	UDPDelivered  uint64 // datagrams queued for an endpoint
+	UDPRcvDrops   uint64 // datagrams dropped: the endpoint's queue was full
+	UDPSent       uint64
+	UDPUnresolved uint64 // datagrams dropped waiting for ARP
 	BadDHCP       uint64 // malformed, or not an answer to our request
 	EchoReplies   uint64 // ICMP echo replies sent
 	ARPReplies    uint64 // ARP replies sent

@@ -222,7 +222,8 @@ var (
 var Wake func(owner int32, events uint32)
 
 // MapBuffers is set by the kernel: map TCPBufBytes of zeroed memory
-// for slot's rings and return where (0: out of memory). The same slot
+// for slot's rings and return where (0: out of memory). Slots are the
+// TCP table's, then the UDP endpoints' (MaxConns + endpoint). The same slot
 // gets the same address each time. UnmapBuffers gives them back.
 // Scalars only: a hook passes no pointers.
 var (
@@ -268,14 +269,13 @@ func connIndex(c *tcpConn) int32 {
 	return int32((uintptr(unsafe.Pointer(c)) - uintptr(unsafe.Pointer(&conns[0]))) / unsafe.Sizeof(conns[0]))
 }
 
-// rxBuf and txBuf are c's rings, in the pages mapped for its slot.
-func (c *tcpConn) rxBuf() []byte {
-	return unsafe.Slice((*byte)(cpu.Ptr(c.bufs)), tcpRxSize)
-}
+// ringBytes is n bytes at a buffer slot's address (MapBuffers).
+func ringBytes(at uintptr, n int) []byte { return unsafe.Slice((*byte)(cpu.Ptr(at)), n) }
 
-func (c *tcpConn) txBuf() []byte {
-	return unsafe.Slice((*byte)(cpu.Ptr(c.bufs+tcpRxSize)), tcpTxSize)
-}
+// rxBuf and txBuf are c's rings, in the pages mapped for its slot.
+func (c *tcpConn) rxBuf() []byte { return ringBytes(c.bufs, tcpRxSize) }
+
+func (c *tcpConn) txBuf() []byte { return ringBytes(c.bufs+tcpRxSize, tcpTxSize) }
 
 // newConn takes a free slot, or the TIME-WAIT connection closest to its
 // end when none is free: a full table drops TIME-WAIT early, as Linux

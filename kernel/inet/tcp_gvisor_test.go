@@ -22,6 +22,7 @@ import (
 	"gvisor.dev/gvisor/pkg/tcpip/network/ipv4"
 	"gvisor.dev/gvisor/pkg/tcpip/stack"
 	"gvisor.dev/gvisor/pkg/tcpip/transport/tcp"
+	"gvisor.dev/gvisor/pkg/tcpip/transport/udp"
 )
 
 // The TCP host tests: this stack, compiled for the host, talks TCP to
@@ -116,6 +117,7 @@ func newTCPPeer(t *testing.T, out, in impairment) *tcpPeer {
 	stackMu.Lock()
 	reset(nil)
 	resetTCP()
+	resetUDP()
 	SetStatic(testIP, testMask, testGW, [4]byte{})
 	ISNSecret = rand.Uint64()
 	start := time.Now()
@@ -125,7 +127,7 @@ func newTCPPeer(t *testing.T, out, in impairment) *tcpPeer {
 	stackMu.Unlock()
 
 	p := &tcpPeer{}
-	p.s, p.ch = gvisorStack(t, tcp.NewProtocol)
+	p.s, p.ch = gvisorStack(t, tcp.NewProtocol, udp.NewProtocol)
 
 	toGVisor := &lossyLink{im: out, deliver: func(f []byte) {
 		pkt := stack.NewPacketBuffer(stack.PacketBufferOptions{Payload: buffer.MakeWithData(f)})

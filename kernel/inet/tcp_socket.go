@@ -60,6 +60,9 @@ func ConnectTCP(ip [4]byte, port, lport uint16, owner int32) (int32, unix.Errno)
 // Resolved is ARP's news that ip's MAC is known: connections waiting
 // for it send now rather than at their next retransmission.
 func resolved(ip [4]byte) {
+	if mac, ok := ARPLookup(ip); ok {
+		udpResolved(ip, mac)
+	}
 	for i := range conns {
 		c := &conns[i]
 		if !c.used || c.macOK || c.rip != ip && If.Gateway != ip {

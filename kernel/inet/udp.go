@@ -9,9 +9,10 @@ const (
 	portDHCPClient = 68
 )
 
-// udpInput checks a datagram and hands it to its port's user: in this
-// slice only the DHCP client. A datagram for any other port is counted
-// (RFC 1122 §4.1.3.1 would answer with ICMP port unreachable; not yet).
+// udpInput checks a datagram and hands it to its port's user: the DHCP
+// client, or the endpoint bound to the port (udp_socket.go). A datagram
+// for a port nobody has is counted (RFC 1122 §4.1.3.1 would answer with
+// ICMP port unreachable; not yet).
 func udpInput(d []byte, src, dst [4]byte, now int64) {
 	if len(d) < udpHeaderLen {
 		Stats.BadUDP++
@@ -29,11 +30,14 @@ func udpInput(d []byte, src, dst [4]byte, now int64) {
 		Stats.BadUDPSum++
 		return
 	}
-	if be16(d[2:]) != portDHCPClient || be16(d[0:]) != portDHCPServer {
-		Stats.NoPort++
+	sport, dport := be16(d[0:]), be16(d[2:])
+	if dport == portDHCPClient && sport == portDHCPServer {
+		dhcpInput(d[udpHeaderLen:], now)
 		return
 	}
-	dhcpInput(d[udpHeaderLen:], now)
+	if !udpDeliver(src, dst, sport, dport, d[udpHeaderLen:], nil) {
+		Stats.NoPort++
+	}
 }
 
 // udpSend sends the n bytes already in txBuf after the UDP header, from

@@ -49,11 +49,17 @@ func sockOf(fd uint64) (*vfs.File, *socket.Socket, uint64) {
 const sockTypeFlags = unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC
 
 // checkSocket answers what socket(2) and socketpair(2) cannot make:
-// stream sockets of AF_INET (TCP, on the loopback and over the network
-// interface) and AF_UNIX only.
+// AF_INET stream (TCP) and datagram (UDP) sockets, on the loopback and
+// over the network interface, and AF_UNIX stream sockets only.
 func checkSocket(domain, typ, proto uint64) unix.Errno {
 	switch domain {
 	case unix.AF_INET:
+		if typ&^uint64(sockTypeFlags) == unix.SOCK_DGRAM {
+			if proto != 0 && proto != unix.IPPROTO_UDP {
+				return unix.EPROTONOSUPPORT
+			}
+			return 0
+		}
 		if proto != 0 && proto != unix.IPPROTO_TCP {
 			return unix.EPROTONOSUPPORT
 		}
@@ -65,7 +71,7 @@ func checkSocket(domain, typ, proto uint64) unix.Errno {
 		return unix.EAFNOSUPPORT
 	}
 	if typ&^uint64(sockTypeFlags) != unix.SOCK_STREAM {
-		return unix.EPROTONOSUPPORT // no datagrams yet (UDP needs a network)
+		return unix.EPROTONOSUPPORT // no AF_UNIX datagram or seqpacket sockets yet
 	}
 	return 0
 }
@@ -78,6 +84,12 @@ func sysSocket(t *sched.Thread, f *sched.Frame) uint64 {
 	k := socket.New(uint16(domain))
 	if k == nil {
 		return errno(unix.ENFILE)
+	}
+	if typ&^uint64(sockTypeFlags) == unix.SOCK_DGRAM {
+		if e := k.OpenDgram(); e != 0 {
+			k.Drop()
+			return errno(e)
+		}
 	}
 	fd, ok := sockFD(k, typ)
 	if !ok {
@@ -164,6 +176,12 @@ func sockName(k *socket.Socket, peer bool) (sa [sockaddrMax]byte, n int) {
 	if peer {
 		port, ip = k.PeerPort, k.PeerAddr
 	}
+	return inName(port, ip)
+}
+
+// inName builds a sockaddr_in.
+func inName(port uint16, ip [4]byte) (sa [sockaddrMax]byte, n int) {
+	sa[0], sa[1] = byte(unix.AF_INET), byte(unix.AF_INET>>8)
 	sa[2], sa[3] = byte(port>>8), byte(port)
 	copy(sa[4:8], ip[:])
 	return sa, 16 // sizeof(struct sockaddr_in)
@@ -173,6 +191,18 @@ func sockName(k *socket.Socket, peer bool) (sa [sockaddrMax]byte, n int) {
 // at lenp (value-result: at most *lenp bytes are written, the full
 // length is returned). A nil addr asks for nothing.
 func writeSockaddr(addr, lenp uintptr, k *socket.Socket, peer bool) uint64 {
+	sa, n := sockName(k, peer)
+	return putSockaddr(addr, lenp, sa[:n])
+}
+
+// writeSockaddrIn stores the sockaddr_in of ip:port as writeSockaddr
+// does.
+func writeSockaddrIn(addr, lenp uintptr, port uint16, ip [4]byte) uint64 {
+	sa, n := inName(port, ip)
+	return putSockaddr(addr, lenp, sa[:n])
+}
+
+func putSockaddr(addr, lenp uintptr, sa []byte) uint64 {
 	if addr == 0 {
 		return 0
 	}
@@ -183,7 +213,7 @@ func writeSockaddr(addr, lenp uintptr, k *socket.Socket, peer bool) uint64 {
 	if int32(l) < 0 {
 		return errno(unix.EINVAL)
 	}
-	sa, n := sockName(k, peer)
+	n := len(sa)
 	w := uint32(n)
 	if l < w {
 		w = l
@@ -407,7 +437,7 @@ func sysGetsockopt(t *sched.Thread, f *sched.Frame) uint64 {
 	case f.X[1] == unix.SOL_SOCKET && f.X[2] == unix.SO_ERROR:
 		v = int32(k.Error())
 	case f.X[1] == unix.SOL_SOCKET && f.X[2] == unix.SO_TYPE:
-		v = unix.SOCK_STREAM
+		v = int32(k.Type)
 	case f.X[1] == unix.SOL_SOCKET && f.X[2] == unix.SO_DOMAIN:
 		v = int32(k.Family)
 	case f.X[1] == unix.SOL_SOCKET && (f.X[2] == unix.SO_RCVBUF || f.X[2] == unix.SO_SNDBUF):
@@ -431,10 +461,19 @@ func sysShutdown(t *sched.Thread, f *sched.Frame) uint64 {
 	return errno(k.Shutdown(f.X[1]))
 }
 
+// sysSendto is send(2), and sendto(2) with an address (X4, X5) for a
+// datagram socket; a stream socket ignores one, as Linux's TCP does.
 func sysSendto(t *sched.Thread, f *sched.Frame) uint64 {
-	fl, _, e := sockOf(f.X[0])
+	fl, k, e := sockOf(f.X[0])
 	if e != 0 {
 		return e
+	}
+	if k.IsDgram() && f.X[4] != 0 {
+		port, ip, e := readSockaddr(uintptr(f.X[4]), f.X[5])
+		if e != 0 {
+			return errno(e)
+		}
+		return k.SendTo(uintptr(f.X[1]), f.X[2], port, ip)
 	}
 	// send(2): MSG_NOSIGNAL keeps EPIPE from raising SIGPIPE.
 	if f.X[3]&unix.MSG_NOSIGNAL != 0 {
@@ -450,7 +489,13 @@ func sysRecvfrom(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	r := vfs.Read(t, fl, uintptr(f.X[1]), f.X[2], -1)
 	if int64(r) >= 0 && t.State == sched.Running && f.X[4] != 0 {
-		if k.Family == unix.AF_UNIX && k.Peer.N == 0 {
+		if k.IsDgram() {
+			// The datagram's sender, not the connected peer.
+			ip, port := k.From()
+			if w := writeSockaddrIn(uintptr(f.X[4]), uintptr(f.X[5]), port, ip); w != 0 {
+				return w
+			}
+		} else if k.Family == unix.AF_UNIX && k.Peer.N == 0 {
 			// unix_copy_addr: an unnamed sender has no address.
 			if !usermem.WriteU32(uintptr(f.X[5]), 0) {
 				return errno(unix.EFAULT)

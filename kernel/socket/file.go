@@ -13,6 +13,9 @@ import (
 
 // Read and Write move data through the connection's pipes.
 func (k *Socket) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	if k.dgram >= 0 {
+		return k.readDgram(buf, n)
+	}
 	k.established()
 	if k.State == Connecting {
 		return vfs.Err(unix.EAGAIN)
@@ -30,6 +33,9 @@ func (k *Socket) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 }
 
 func (k *Socket) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	if k.dgram >= 0 {
+		return k.writeDgram(buf, n)
+	}
 	k.established()
 	if k.State == Connecting {
 		return vfs.Err(unix.EAGAIN)
@@ -60,6 +66,9 @@ func (k *Socket) Stat(f *vfs.File) unix.Stat_t {
 
 // Readiness reports a socket's EPOLL* bits.
 func (k *Socket) Readiness(f *vfs.File) uint32 {
+	if k.dgram >= 0 {
+		return k.dgramReadiness()
+	}
 	if k.net >= 0 && k.State != Listening {
 		return inet.TCPPoll(k.net)
 	}

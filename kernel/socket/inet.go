@@ -53,12 +53,12 @@ func (k *Socket) listenNet() unix.Errno {
 // established check below).
 func (k *Socket) connectNet(port uint16, ip [4]byte) unix.Errno {
 	if k.State == Created {
-		k.Port = ephemeralPort()
+		k.Port = ephemeralPort(unix.SOCK_STREAM)
 	}
 	for tries := 0; ; tries++ {
 		c, e := inet.ConnectTCP(ip, port, k.Port, k.index())
 		if e == unix.EADDRINUSE && k.State == Created && tries < 16 {
-			k.Port = ephemeralPort() // that port is still in TIME-WAIT with this peer
+			k.Port = ephemeralPort(unix.SOCK_STREAM) // that port is still in TIME-WAIT with this peer
 			continue
 		}
 		if e != 0 {
@@ -139,6 +139,10 @@ func (k *Socket) dropNet() {
 		inet.TCPClose(k.net)
 		k.net = -1
 	}
+	if k.dgram >= 0 {
+		inet.CloseUDP(k.dgram)
+		k.dgram = -1
+	}
 }
 
 // applyOpts gives the connection the socket's options.
@@ -200,6 +204,9 @@ func boolInt(x bool) int32 {
 
 // Error takes the socket's pending error (SO_ERROR).
 func (k *Socket) Error() unix.Errno {
+	if k.dgram >= 0 {
+		return k.dgramError() // SO_ERROR takes it, as on Linux
+	}
 	if k.net < 0 {
 		return 0
 	}

@@ -11,24 +11,27 @@ import (
 
 func loopback(ip [4]byte) bool { return ip[0] == 127 || ip == [4]byte{} }
 
-func portInUse(port uint16) bool {
+// portInUse reports whether a socket of type typ (SOCK_STREAM or
+// SOCK_DGRAM: TCP's and UDP's port spaces are apart) has port.
+func portInUse(port uint16, typ uint16) bool {
 	for i := range sockets {
 		s := &sockets[i]
-		if (s.State == Bound || s.State == Listening) && s.Family == unix.AF_INET && s.Port == port {
+		if (s.State == Bound || s.State == Listening || s.State == Connected && s.Type == unix.SOCK_DGRAM) &&
+			s.Family == unix.AF_INET && s.Type == typ && s.Port == port {
 			return true
 		}
 	}
 	return false
 }
 
-func ephemeralPort() uint16 {
+func ephemeralPort(typ uint16) uint16 {
 	for i := 0; i < 65536-ephemeralBase; i++ {
 		p := nextPort
 		nextPort++
 		if nextPort == 0 {
 			nextPort = ephemeralBase
 		}
-		if !portInUse(p) {
+		if !portInUse(p, typ) {
 			return p
 		}
 	}
@@ -43,11 +46,20 @@ func (k *Socket) Bind(port uint16, ip [4]byte) unix.Errno {
 	if !loopback(ip) && !onInterface(ip) {
 		return unix.EADDRNOTAVAIL
 	}
+	if k.dgram >= 0 {
+		return k.bindDgram(port, ip)
+	}
+	return k.bindPort(port, ip)
+}
+
+// bindPort binds k to ip:port in its type's port space (0: an
+// ephemeral port).
+func (k *Socket) bindPort(port uint16, ip [4]byte) unix.Errno {
 	if port == 0 {
-		if port = ephemeralPort(); port == 0 {
+		if port = ephemeralPort(k.Type); port == 0 {
 			return unix.EADDRINUSE
 		}
-	} else if portInUse(port) {
+	} else if portInUse(port, k.Type) {
 		return unix.EADDRINUSE
 	}
 	k.Port, k.Addr, k.State = port, ip, Bound
@@ -58,12 +70,14 @@ func (k *Socket) Bind(port uint16, ip [4]byte) unix.Errno {
 // port, or an AF_UNIX one an abstract name, as on Linux).
 func (k *Socket) Listen() unix.Errno {
 	switch {
+	case k.dgram >= 0:
+		return unix.EOPNOTSUPP // no connections to listen for
 	case k.State == Created && k.Family == unix.AF_UNIX:
 		if e := k.autobind(); e != 0 {
 			return e
 		}
 	case k.State == Created:
-		k.Port, k.Addr = ephemeralPort(), [4]byte{}
+		k.Port, k.Addr = ephemeralPort(unix.SOCK_STREAM), [4]byte{}
 	case k.State == Bound || k.State == Listening:
 	default:
 		return unix.EINVAL
@@ -81,6 +95,9 @@ func (k *Socket) Listen() unix.Errno {
 // interface, which answers EINPROGRESS until the handshake is done (a
 // blocking connect waits and runs again: retried).
 func (k *Socket) Connect(port uint16, ip [4]byte, retried bool) unix.Errno {
+	if k.dgram >= 0 {
+		return k.connectDgram(port, ip)
+	}
 	switch k.State {
 	case Connecting:
 		return k.connecting(retried)
@@ -112,7 +129,7 @@ func (k *Socket) Connect(port uint16, ip [4]byte, retried bool) unix.Errno {
 		return e
 	}
 	if unbound {
-		k.Port = ephemeralPort()
+		k.Port = ephemeralPort(unix.SOCK_STREAM)
 	}
 	k.Addr = [4]byte{127, 0, 0, 1}
 	k.PeerPort, k.PeerAddr = port, [4]byte{127, 0, 0, 1}

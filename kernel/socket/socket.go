@@ -1,7 +1,8 @@
 // Package socket owns sockets as file objects: loopback TCP streams and
 // AF_UNIX streams (unix.go), each connection two vfs pipes (one per
 // direction), with listen's queue of server ends; TCP over the network
-// interface, each connection one of kernel/inet's (inet.go); bind,
+// interface, each connection one of kernel/inet's (inet.go); UDP, each
+// socket one of kernel/inet's endpoints (udp.go); bind,
 // connect, accept and shutdown as operations on a Socket. Descriptors, user-memory sockaddrs and the
 // syscall ABI are the Linux layer's (kernel/linux/sys_socket_arm64.go). Builds
 // on the host: go test ./kernel/socket.
@@ -49,6 +50,7 @@ type Socket struct {
 	W        vfs.Waitable
 	State    State
 	Family   uint16
+	Type     uint16 // SOCK_STREAM or SOCK_DGRAM
 	Port     uint16
 	Addr     [4]byte
 	PeerPort uint16
@@ -65,6 +67,12 @@ type Socket struct {
 	// interface's listener) this socket has, -1 for none (inet.go).
 	net  int32
 	opts netOpts
+	// dgram is a UDP socket's kernel/inet endpoint, -1 for a stream
+	// socket (udp.go); from is the sender of the datagram read last.
+	dgram    int32
+	fromAddr [4]byte
+	fromPort uint16
+	dgramErr unix.Errno // a port unreachable, for the next call
 }
 
 var sockets [MaxSockets]Socket
@@ -83,7 +91,7 @@ func Reset() {
 func New(family uint16) *Socket {
 	for i := range sockets {
 		if sockets[i].State == Free {
-			sockets[i] = Socket{State: Created, Family: family, rx: -1, tx: -1, net: -1}
+			sockets[i] = Socket{State: Created, Family: family, Type: unix.SOCK_STREAM, rx: -1, tx: -1, net: -1, dgram: -1}
 			return &sockets[i]
 		}
 	}
