@@ -352,6 +352,11 @@ func boot(args []string, exec bool) int {
 		if err != nil {
 			return fail("%v", err)
 		}
+		if f.Proto == "udp" && cfg.Net == qemu.NetIsolated {
+			// libslirp's udp_input drops every datagram from the guest
+			// under restrict=on, replies to a forward included.
+			fmt.Fprintf(os.Stderr, "gometal: -p %s: with -net isolated, datagrams reach the guest but QEMU drops its replies (use -net user for both ways)\n", p)
+		}
 		cfg.Forwards = append(cfg.Forwards, f)
 	}
 	for _, p := range o.hostPort {
