@@ -67,6 +67,16 @@ func checkSocket(domain, typ, proto uint64) unix.Errno {
 		if proto != 0 && proto != unix.AF_UNIX { // unix_create: PF_UNIX or 0
 			return unix.EPROTONOSUPPORT
 		}
+	case unix.AF_NETLINK:
+		// NETLINK_ROUTE's link and address dumps only (socket/netlink.go);
+		// netlink_create takes SOCK_RAW or SOCK_DGRAM.
+		if t := typ &^ uint64(sockTypeFlags); t != unix.SOCK_RAW && t != unix.SOCK_DGRAM {
+			return unix.ESOCKTNOSUPPORT
+		}
+		if proto != unix.NETLINK_ROUTE {
+			return unix.EPROTONOSUPPORT
+		}
+		return 0
 	default:
 		return unix.EAFNOSUPPORT
 	}
@@ -85,7 +95,9 @@ func sysSocket(t *sched.Thread, f *sched.Frame) uint64 {
 	if k == nil {
 		return errno(unix.ENFILE)
 	}
-	if typ&^uint64(sockTypeFlags) == unix.SOCK_DGRAM {
+	if domain == unix.AF_NETLINK {
+		k.Type = uint16(typ &^ uint64(sockTypeFlags))
+	} else if typ&^uint64(sockTypeFlags) == unix.SOCK_DGRAM {
 		if e := k.OpenDgram(); e != 0 {
 			k.Drop()
 			return errno(e)
@@ -161,6 +173,14 @@ const sockaddrMax = 2 + socket.UnixPathMax
 // family for an unnamed socket).
 func sockName(k *socket.Socket, peer bool) (sa [sockaddrMax]byte, n int) {
 	sa[0], sa[1] = byte(k.Family), byte(k.Family>>8)
+	if k.IsNetlink() {
+		// struct sockaddr_nl: family, pad, nl_pid, nl_groups; the peer
+		// is the kernel, pid 0.
+		if !peer {
+			binary.LittleEndian.PutUint32(sa[4:], k.NetlinkPid())
+		}
+		return sa, unix.SizeofSockaddrNetlink
+	}
 	if k.Family == unix.AF_UNIX {
 		a := &k.Name
 		if peer {
@@ -222,6 +242,24 @@ func putSockaddr(addr, lenp uintptr, sa []byte) uint64 {
 		return errno(unix.EFAULT)
 	}
 	return 0
+}
+
+// readNetlinkSockaddr reads a sockaddr_nl for bind: its family must be
+// AF_NETLINK and it must be whole (netlink_bind: EINVAL); the pid is
+// the port id asked for (0: choose), and multicast groups, which no
+// event here would reach, are taken and ignored.
+func readNetlinkSockaddr(addr uintptr, n uint64) (pid uint32, e unix.Errno) {
+	var sa [unix.SizeofSockaddrNetlink]byte
+	if n < uint64(len(sa)) {
+		return 0, unix.EINVAL
+	}
+	if !usermem.CopyIn(sa[:], addr) {
+		return 0, unix.EFAULT
+	}
+	if binary.LittleEndian.Uint16(sa[0:]) != unix.AF_NETLINK {
+		return 0, unix.EINVAL
+	}
+	return binary.LittleEndian.Uint32(sa[4:]), 0
 }
 
 // readUnixSockaddr reads a sockaddr_un as unix_validate_addr and
@@ -309,6 +347,16 @@ func bindOrConnect(t *sched.Thread, f *sched.Frame, connect bool) uint64 {
 	fl, k, r := sockOf(f.X[0])
 	if r != 0 {
 		return r
+	}
+	if k.IsNetlink() {
+		pid, e := readNetlinkSockaddr(uintptr(f.X[1]), f.X[2])
+		switch {
+		case e != 0:
+			return errno(e)
+		case connect:
+			return 0 // the peer is the kernel, pid 0, whatever is named
+		}
+		return errno(k.BindNetlink(pid))
 	}
 	if k.Family == unix.AF_UNIX {
 		a, e := readUnixSockaddr(uintptr(f.X[1]), f.X[2])
@@ -468,6 +516,9 @@ func sysSendto(t *sched.Thread, f *sched.Frame) uint64 {
 	if e != 0 {
 		return e
 	}
+	if k.IsNetlink() {
+		return k.NetlinkSend(uintptr(f.X[1]), f.X[2]) // to the kernel, whatever is named
+	}
 	if k.IsDgram() && f.X[4] != 0 {
 		port, ip, e := readSockaddr(uintptr(f.X[4]), f.X[5])
 		if e != 0 {
@@ -489,7 +540,11 @@ func sysRecvfrom(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	r := vfs.Read(t, fl, uintptr(f.X[1]), f.X[2], -1)
 	if int64(r) >= 0 && t.State == sched.Running && f.X[4] != 0 {
-		if k.IsDgram() {
+		if k.IsNetlink() {
+			if w := writeSockaddr(uintptr(f.X[4]), uintptr(f.X[5]), k, true); w != 0 {
+				return w
+			}
+		} else if k.IsDgram() {
 			// The datagram's sender, not the connected peer.
 			ip, port := k.From()
 			if w := writeSockaddrIn(uintptr(f.X[4]), uintptr(f.X[5]), port, ip); w != 0 {
@@ -512,6 +567,7 @@ func sysRecvfrom(t *sched.Thread, f *sched.Frame) uint64 {
 // numbers are keyed with the kernel's entropy (RFC 6528).
 func initNetSockets() {
 	inet.Wake = socket.NetWake
+	socket.ProcessID = appPID
 	var key [8]byte
 	fillRandom(key[:])
 	inet.ISNSecret = binary.LittleEndian.Uint64(key[:])

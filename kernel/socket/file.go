@@ -16,6 +16,9 @@ func (k *Socket) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 	if k.dgram >= 0 {
 		return k.readDgram(buf, n)
 	}
+	if k.IsNetlink() {
+		return k.readNetlink(buf, n)
+	}
 	k.established()
 	if k.State == Connecting {
 		return vfs.Err(unix.EAGAIN)
@@ -35,6 +38,9 @@ func (k *Socket) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 func (k *Socket) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 	if k.dgram >= 0 {
 		return k.writeDgram(buf, n)
+	}
+	if k.IsNetlink() {
+		return k.NetlinkSend(buf, n)
 	}
 	k.established()
 	if k.State == Connecting {
@@ -68,6 +74,9 @@ func (k *Socket) Stat(f *vfs.File) unix.Stat_t {
 func (k *Socket) Readiness(f *vfs.File) uint32 {
 	if k.dgram >= 0 {
 		return k.dgramReadiness()
+	}
+	if k.IsNetlink() {
+		return k.netlinkReadiness()
 	}
 	if k.net >= 0 && k.State != Listening {
 		return inet.TCPPoll(k.net)
