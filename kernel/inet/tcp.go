@@ -83,6 +83,11 @@ const (
 	tcpKeepIdle  = 7200e9
 	tcpKeepIntvl = 75e9
 	tcpKeepCnt   = 9
+	// The keep-alive defaults as the socket layer reports them
+	// (getsockopt of an option never set).
+	TCPKeepIdleDefault  = tcpKeepIdle
+	TCPKeepIntvlDefault = tcpKeepIntvl
+	TCPKeepCntDefault   = tcpKeepCnt
 	// TCPBacklogMax is the longest listen queue: listen(2)'s backlog is
 	// cut to it, as Linux cuts it to net.core.somaxconn.
 	TCPBacklogMax = 128

@@ -183,7 +183,9 @@ func (k *Socket) SetOpt(level, name uint64, v int32) unix.Errno {
 	return 0
 }
 
-// Opt reads back an option SetOpt keeps (ok false for others).
+// Opt reads back an option SetOpt keeps (ok false for others); a
+// keep-alive time never set reads as the stack's default, as on Linux
+// (tcp_keepalive_time and friends: 7200 s, 75 s, 9).
 func (k *Socket) Opt(level, name uint64) (v int32, ok bool) {
 	o := &k.opts
 	switch {
@@ -191,8 +193,25 @@ func (k *Socket) Opt(level, name uint64) (v int32, ok bool) {
 		return boolInt(o.nodelay), true
 	case level == unix.SOL_SOCKET && name == unix.SO_KEEPALIVE:
 		return boolInt(o.keepalive), true
+	case level == unix.IPPROTO_TCP && name == unix.TCP_KEEPIDLE:
+		return seconds(o.idle, inet.TCPKeepIdleDefault), true
+	case level == unix.IPPROTO_TCP && name == unix.TCP_KEEPINTVL:
+		return seconds(o.intvl, inet.TCPKeepIntvlDefault), true
+	case level == unix.IPPROTO_TCP && name == unix.TCP_KEEPCNT:
+		if o.cnt != 0 {
+			return int32(o.cnt), true
+		}
+		return inet.TCPKeepCntDefault, true
 	}
 	return 0, false
+}
+
+// seconds is a time set in ns, or def when it was not.
+func seconds(set, def int64) int32 {
+	if set != 0 {
+		return int32(set / 1e9)
+	}
+	return int32(def / 1e9)
 }
 
 func boolInt(x bool) int32 {

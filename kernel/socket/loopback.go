@@ -153,7 +153,12 @@ func (k *Socket) connectTo(l *Socket) (*Socket, unix.Errno) {
 		s.State = Free
 		return nil, e
 	}
-	l.backlog[l.nbacklog] = s.index()
+	if l.qTail != 0 {
+		sockets[l.qTail-1].qNext = s.index() + 1
+	} else {
+		l.qHead = s.index() + 1
+	}
+	l.qTail = s.index() + 1
 	l.nbacklog++
 	vfs.Notify(&l.W, unix.EPOLLIN) // accept and epoll waiters
 	return s, 0
@@ -185,19 +190,22 @@ func join(k, s *Socket) unix.Errno {
 // Pending returns the first connection queued on listener k, or nil:
 // the loopback's first, then one the interface has ready.
 func (k *Socket) Pending() *Socket {
-	if k.nbacklog == 0 {
+	if k.qHead == 0 {
 		return k.acceptNet()
 	}
-	return &sockets[k.backlog[0]]
+	return &sockets[k.qHead-1]
 }
 
 // Dequeue takes connection c off k's queue, once Accept has given it a
 // description (one from the interface is on no queue of k's).
 func (k *Socket) Dequeue(c *Socket) {
-	if k.nbacklog == 0 || k.backlog[0] != c.index() {
+	if k.qHead == 0 || k.qHead != c.index()+1 {
 		return
 	}
-	copy(k.backlog[:], k.backlog[1:k.nbacklog])
+	k.qHead, c.qNext = c.qNext, 0
+	if k.qHead == 0 {
+		k.qTail = 0
+	}
 	k.nbacklog--
 }
 

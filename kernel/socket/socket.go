@@ -23,9 +23,12 @@ import (
 const (
 	// MaxSockets bounds the socket table.
 	MaxSockets = 2048
-	// backlogMax is the longest listen queue (listen(2)'s backlog is
-	// taken as this whatever the app asks).
-	backlogMax = 32
+	// backlogMax is the longest listen queue on the loopback (listen(2)'s
+	// backlog is taken as this whatever the app asks): Linux's
+	// net.core.somaxconn default. The queue is a list through the queued
+	// sockets, so its length costs no memory; each queued connection
+	// holds two pipes.
+	backlogMax = 4096
 	// ephemeralBase is the first port of the ephemeral range, as Linux's
 	// net.ipv4.ip_local_port_range starts.
 	ephemeralBase = 32768
@@ -59,11 +62,13 @@ type Socket struct {
 	// An AF_UNIX socket's own name and its peer's (unix.go).
 	Name, Peer UnixAddr
 	rx, tx     int32 // pipes, -1 when not connected
-	backlog    [backlogMax]int32
-	nbacklog   int
-	refs       int // descriptions open on it
-	shutRd     bool
-	shutWr     bool
+	// A listener's queue of server ends for Accept: a list through
+	// qNext, oldest first; indices are socket index + 1, 0 for none.
+	qHead, qTail, qNext int32
+	nbacklog            int
+	refs                int // descriptions open on it
+	shutRd              bool
+	shutWr              bool
 	// net is the kernel/inet connection (or, on a listener, the
 	// interface's listener) this socket has, -1 for none (inet.go).
 	net  int32
@@ -121,12 +126,13 @@ func (k *Socket) unref() {
 	}
 	if k.State == Listening {
 		// Refuse the queued connections: their clients see EOF.
-		for i := 0; i < k.nbacklog; i++ {
-			c := &sockets[k.backlog[i]]
+		for k.qHead != 0 {
+			c := &sockets[k.qHead-1]
+			k.qHead, c.qNext = c.qNext, 0
 			c.refs = 1
 			c.unref()
 		}
-		k.nbacklog = 0
+		k.qTail, k.nbacklog = 0, 0
 		// A blocked accept runs again and finds its descriptor gone.
 		vfs.Notify(&k.W, unix.EPOLLIN|unix.EPOLLHUP)
 	}
