@@ -220,7 +220,12 @@ func vectorIO(t *sched.Thread, f *sched.Frame, write bool) uint64 {
 	if !ok || write && !fl.Writable() || !write && !fl.Readable() {
 		return errno(unix.EBADF)
 	}
-	iov, cnt := uintptr(f.X[1]), f.X[2]
+	return iovecIO(t, fl, uintptr(f.X[1]), f.X[2], write)
+}
+
+// iovecIO is vectorIO on description fl with cnt iovecs at iov (also
+// sendmsg's and recvmsg's on a stream socket).
+func iovecIO(t *sched.Thread, fl *vfs.File, iov uintptr, cnt uint64, write bool) uint64 {
 	if cnt > iovMax {
 		return errno(unix.EINVAL)
 	}

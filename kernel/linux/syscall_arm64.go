@@ -135,6 +135,8 @@ var sysTable = [...]sysFn{
 	unix.SYS_SHUTDOWN:          sysShutdown,
 	unix.SYS_SENDTO:            sysSendto,
 	unix.SYS_RECVFROM:          sysRecvfrom,
+	unix.SYS_SENDMSG:           sysSendmsg,
+	unix.SYS_RECVMSG:           sysRecvmsg,
 }
 
 // errno turns an error number into the X0 value Linux returns.

@@ -92,33 +92,77 @@ func (k *Socket) readDgram(buf uintptr, n uint64) uint64 {
 	return done
 }
 
+// PeekDgram returns the oldest datagram queued for k, its sender and
+// its data as up to two pieces, for recvmsg to scatter; TakeDgram then
+// drops it. A pending error comes first. EAGAIN when none is queued.
+func (k *Socket) PeekDgram() (src [4]byte, sport uint16, a, b []byte, e unix.Errno) {
+	if e := k.dgramError(); e != 0 {
+		return src, 0, nil, nil, e
+	}
+	src, sport, a, b, ok := inet.UDPRecv(k.dgram)
+	if !ok {
+		return src, 0, nil, nil, unix.EAGAIN
+	}
+	return src, sport, a, b, 0
+}
+
+// TakeDgram drops the datagram PeekDgram returned.
+func (k *Socket) TakeDgram() { inet.UDPConsume(k.dgram) }
+
+// DgramPeer is the address write sends to (connect's), ok false when none.
+func (k *Socket) DgramPeer() (ip [4]byte, port uint16, ok bool) {
+	return k.PeerAddr, k.PeerPort, k.State == Connected
+}
+
 // From is the sender of the datagram k's last read took.
 func (k *Socket) From() (ip [4]byte, port uint16) { return k.fromAddr, k.fromPort }
 
 // SendTo sends n bytes at buf to ip:port as one datagram (sendto(2)
 // with an address), binding an ephemeral port first if k has none.
 func (k *Socket) SendTo(buf uintptr, n uint64, port uint16, ip [4]byte) uint64 {
-	if k.dgram < 0 {
-		return vfs.Err(unix.EISCONN) // a stream socket takes no address
+	room, e := k.DgramRoom(port, ip)
+	if e != 0 {
+		return vfs.Err(e)
 	}
-	if k.State == Created {
-		if e := k.bindDgram(0, [4]byte{}); e != 0 {
-			return vfs.Err(e)
-		}
-	}
-	if port == 0 {
-		return vfs.Err(unix.EINVAL)
-	}
-	if ip == ([4]byte{}) {
-		ip = lo4 // INADDR_ANY as a destination is this host (ip_route_output_key)
-	}
-	room := inet.UDPSendBuf(ip)
 	if n > uint64(len(room)) {
 		return vfs.Err(unix.EMSGSIZE)
 	}
 	if done, ok := copyPieces(room[:n], nil, buf, n, false); !ok || done != n {
 		return vfs.Err(unix.EFAULT)
 	}
+	return k.DgramSend(n, port, ip)
+}
+
+// DgramRoom is where a datagram to ip:port is put before DgramSend (a
+// sendmsg gathers its pieces there), binding an ephemeral port first if
+// k has none.
+func (k *Socket) DgramRoom(port uint16, ip [4]byte) ([]byte, unix.Errno) {
+	if k.dgram < 0 {
+		return nil, unix.EISCONN // a stream socket takes no address
+	}
+	if k.State == Created {
+		if e := k.bindDgram(0, [4]byte{}); e != 0 {
+			return nil, e
+		}
+	}
+	if port == 0 {
+		return nil, unix.EINVAL
+	}
+	return inet.UDPSendBuf(destination(ip)), 0
+}
+
+// destination is where a datagram to ip goes: INADDR_ANY as a
+// destination is this host (ip_route_output_key).
+func destination(ip [4]byte) [4]byte {
+	if ip == ([4]byte{}) {
+		return lo4
+	}
+	return ip
+}
+
+// DgramSend sends the n bytes DgramRoom holds to ip:port.
+func (k *Socket) DgramSend(n uint64, port uint16, ip [4]byte) uint64 {
+	ip = destination(ip)
 	switch e := inet.UDPSend(k.dgram, ip, port, int(n)); {
 	case e == unix.ECONNREFUSED:
 		// The port unreachable a local send met: a connected socket

@@ -1,5 +1,6 @@
 // Udpecho exercises UDP sockets through Go's net package: first two
 // sockets on the loopback (DialUDP, ListenUDP, ReadFromUDP, WriteToUDP,
+// WriteMsgUDP and ReadMsgUDP through sendmsg and recvmsg,
 // a datagram of each size up to 60,000 bytes, a name lookup with no DNS
 // server refused at once), then an echo server on
 // :9000 for the host (gometal run -p PORT:9000/udp) until a datagram
@@ -17,6 +18,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -57,6 +59,17 @@ func loopback() {
 		if k, err := c.Read(buf); err != nil || !bytes.Equal(buf[:k], msg) {
 			fail("reply read %d: %d, %v", n, k, err)
 		}
+	}
+	// sendmsg and recvmsg: WriteMsgUDP to the connected peer, ReadMsgUDP
+	// into a buffer too small, which says MSG_TRUNC and who sent it.
+	if _, _, err := c.WriteMsgUDP([]byte("message"), nil, nil); err != nil {
+		fail("WriteMsgUDP: %v", err)
+	}
+	small := make([]byte, 3)
+	srv.SetReadDeadline(time.Now().Add(10 * time.Second))
+	n, oobn, flags, from, err := srv.ReadMsgUDP(small, make([]byte, 64))
+	if err != nil || string(small[:n]) != "mes" || oobn != 0 || flags&syscall.MSG_TRUNC == 0 || from.Port != c.LocalAddr().(*net.UDPAddr).Port {
+		fail("ReadMsgUDP: %q oob %d flags %#x from %v, %v", small[:n], oobn, flags, from, err)
 	}
 	fmt.Println("udpecho: loopback ok")
 

@@ -1,0 +1,213 @@
+package linux
+
+import (
+	"unsafe"
+
+	"github.com/gometal/gometal/kernel/socket"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/vfs"
+	"github.com/gometal/gometal/sched"
+
+	"golang.org/x/sys/unix"
+)
+
+// sendmsg(2) and recvmsg(2): a struct msghdr in app memory names the
+// data (an iovec array), an address and ancillary data. On a stream
+// socket they are writev and readv; on a UDP socket one datagram is
+// gathered from, or scattered into, the iovecs, with its address in
+// msg_name and MSG_TRUNC in msg_flags when it did not fit (udp(7)). No
+// ancillary data is sent or received: an AF_UNIX socket given some
+// (SCM_RIGHTS, SCM_CREDENTIALS) answers EOPNOTSUPP, an AF_INET one
+// ignores it as Linux does a SOL_SOCKET message it has no use for, and
+// msg_controllen comes back 0.
+
+// msghdr is struct msghdr on arm64 (unix.Msghdr's layout).
+type msghdr = unix.Msghdr
+
+const msghdrLen = unsafe.Sizeof(msghdr{})
+
+// Offsets of the fields recvmsg writes back.
+var (
+	msgNamelenOff    = unsafe.Offsetof(msghdr{}.Namelen)
+	msgControllenOff = unsafe.Offsetof(msghdr{}.Controllen)
+	msgFlagsOff      = unsafe.Offsetof(msghdr{}.Flags)
+)
+
+func readMsghdr(addr uintptr) (m msghdr, ok bool) {
+	ok = usermem.CopyIn(usermem.BytesOf(unsafe.Pointer(&m), msghdrLen), addr)
+	return m, ok
+}
+
+// iovAt reads iovec i of the array at iov.
+func iovAt(iov uintptr, i uint64) (base uintptr, n uint64, ok bool) {
+	var v [2]uint64
+	if !usermem.CopyIn(usermem.BytesOf(unsafe.Pointer(&v), 16), iov+uintptr(16*i)) {
+		return 0, 0, false
+	}
+	return uintptr(v[0]), v[1], true
+}
+
+func sysSendmsg(t *sched.Thread, f *sched.Frame) uint64 {
+	fl, k, e := sockOf(f.X[0])
+	if e != 0 {
+		return e
+	}
+	m, ok := readMsghdr(uintptr(f.X[1]))
+	if !ok {
+		return errno(unix.EFAULT)
+	}
+	if m.Iovlen > iovMax {
+		return errno(unix.EMSGSIZE)
+	}
+	if m.Controllen > 0 && k.Family == unix.AF_UNIX {
+		return errno(unix.EOPNOTSUPP) // no descriptor or credential passing yet
+	}
+	switch {
+	case k.IsNetlink():
+		base, n, ok := iovAt(uintptr(unsafe.Pointer(m.Iov)), 0)
+		if m.Iovlen == 0 || !ok {
+			return errno(unix.EINVAL)
+		}
+		return k.NetlinkSend(base, n)
+	case k.IsDgram():
+		return sendDgramMsg(k, &m)
+	}
+	// A stream: writev, which raises SIGPIPE on a broken connection
+	// (MSG_NOSIGNAL is not honoured here; Go ignores SIGPIPE on sockets).
+	return iovecIO(t, fl, uintptr(unsafe.Pointer(m.Iov)), m.Iovlen, true)
+}
+
+// sendDgramMsg gathers the iovecs into one datagram to msg_name, or to
+// the connected peer.
+func sendDgramMsg(k *socket.Socket, m *msghdr) uint64 {
+	ip, port, connected := k.DgramPeer()
+	if m.Name != nil && m.Namelen > 0 {
+		var e unix.Errno
+		if port, ip, e = readSockaddr(uintptr(unsafe.Pointer(m.Name)), uint64(m.Namelen)); e != 0 {
+			return errno(e)
+		}
+	} else if !connected {
+		return errno(unix.EDESTADDRREQ)
+	}
+	room, e := k.DgramRoom(port, ip)
+	if e != 0 {
+		return errno(e)
+	}
+	n := uint64(0)
+	for i := uint64(0); i < m.Iovlen; i++ {
+		base, l, ok := iovAt(uintptr(unsafe.Pointer(m.Iov)), i)
+		if !ok {
+			return errno(unix.EFAULT)
+		}
+		if l > uint64(len(room))-n {
+			return errno(unix.EMSGSIZE)
+		}
+		if !usermem.CopyIn(room[n:n+l], base) {
+			return errno(unix.EFAULT)
+		}
+		n += l
+	}
+	return k.DgramSend(n, port, ip)
+}
+
+func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
+	fl, k, e := sockOf(f.X[0])
+	if e != 0 {
+		return e
+	}
+	addr := uintptr(f.X[1])
+	m, ok := readMsghdr(addr)
+	if !ok {
+		return errno(unix.EFAULT)
+	}
+	if m.Iovlen > iovMax {
+		return errno(unix.EMSGSIZE)
+	}
+	var r uint64
+	var flags int32
+	name, nameLen := uintptr(unsafe.Pointer(m.Name)), uint32(0)
+	switch {
+	case k.IsDgram():
+		var src [4]byte
+		var sport uint16
+		var truncated bool
+		if r, src, sport, truncated = recvDgramMsg(k, &m); r == errno(unix.EAGAIN) && !fl.Nonblocking() && f.X[2]&unix.MSG_DONTWAIT == 0 {
+			return vfs.Wait(t, fl, unix.EPOLLIN)
+		}
+		if vfs.IsErr(r) {
+			return r
+		}
+		if truncated {
+			flags |= unix.MSG_TRUNC
+		}
+		if name != 0 {
+			sa, n := inName(sport, src)
+			nameLen = uint32(n)
+			if !usermem.CopyOut(name, sa[:min(n, int(m.Namelen))]) {
+				return errno(unix.EFAULT)
+			}
+		}
+	case k.IsNetlink():
+		base, n, ok := iovAt(uintptr(unsafe.Pointer(m.Iov)), 0)
+		if m.Iovlen == 0 || !ok {
+			return errno(unix.EINVAL)
+		}
+		if r = vfs.Read(t, fl, base, n, -1); vfs.IsErr(r) || t.State != sched.Running {
+			return r
+		}
+		if name != 0 {
+			sa, n := sockName(k, true) // the kernel, pid 0
+			nameLen = uint32(n)
+			if !usermem.CopyOut(name, sa[:min(n, int(m.Namelen))]) {
+				return errno(unix.EFAULT)
+			}
+		}
+	default:
+		// A stream: readv. TCP leaves msg_name empty (tcp_recvmsg).
+		if r = iovecIO(t, fl, uintptr(unsafe.Pointer(m.Iov)), m.Iovlen, false); vfs.IsErr(r) || t.State != sched.Running {
+			return r
+		}
+	}
+	if !usermem.WriteU32(addr+msgNamelenOff, nameLen) ||
+		!usermem.WriteU64(addr+msgControllenOff, 0) ||
+		!usermem.WriteU32(addr+msgFlagsOff, uint32(flags)) {
+		return errno(unix.EFAULT)
+	}
+	return r
+}
+
+// recvDgramMsg scatters k's oldest datagram over the iovecs: the bytes
+// copied (all of it with MSG_TRUNC asked in the call's flags is Linux's
+// choice; this returns what was copied), its sender, and whether it was
+// cut short.
+func recvDgramMsg(k *socket.Socket, m *msghdr) (r uint64, src [4]byte, sport uint16, truncated bool) {
+	src, sport, a, b, e := k.PeekDgram()
+	if e != 0 {
+		return errno(e), src, 0, false
+	}
+	total := uint64(len(a) + len(b))
+	done := uint64(0)
+	for i := uint64(0); i < m.Iovlen && done < total; i++ {
+		base, l, ok := iovAt(uintptr(unsafe.Pointer(m.Iov)), i)
+		if !ok {
+			return errno(unix.EFAULT), src, 0, false
+		}
+		for l > 0 && done < total {
+			// The datagram's bytes from done on, in the ring's pieces.
+			piece := a
+			off := done
+			if off >= uint64(len(a)) {
+				piece, off = b, off-uint64(len(a))
+			}
+			c := min(l, uint64(len(piece))-off)
+			if !usermem.CopyOut(base, piece[off:off+c]) {
+				return errno(unix.EFAULT), src, 0, false
+			}
+			base += uintptr(c)
+			l -= c
+			done += c
+		}
+	}
+	k.TakeDgram()
+	return done, src, sport, done < total
+}
