@@ -47,7 +47,7 @@ var (
 	guardLo   uintptr
 	guardHi   uintptr
 	protPage  uintptr // mprotect's target
-	scratchFD [10]int
+	scratchFD [12]int
 	calls     atomic.Int64
 )
 
@@ -122,9 +122,9 @@ func main() {
 			r := rand.New(rand.NewPCG(uint64(seed), uint64(i)))
 			ts := new(unix.Timespec)
 			for n := 0; n < per; n++ {
-				k := r.IntN(40)
+				k := r.IntN(41)
 				for kinds&(1<<k) == 0 {
-					k = r.IntN(40)
+					k = r.IntN(41)
 				}
 				inCall[i].Store(int64(k))
 				fuzzOne(r, ts, k)
@@ -168,7 +168,10 @@ func setup() {
 	unix.Listen(s, 4)
 	n, _ := unix.Open("/dev/null", unix.O_RDWR|unix.O_NONBLOCK, 0)
 	d, _ := unix.Open("/tmp/fuzz", unix.O_RDONLY|unix.O_DIRECTORY, 0)
-	scratchFD = [10]int{f, p[0], p[1], e, ep, tf, s, n, d, f}
+	u, _ := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK, 0)
+	unix.Bind(u, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}})
+	nl, _ := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_NONBLOCK, unix.NETLINK_ROUTE)
+	scratchFD = [12]int{f, p[0], p[1], e, ep, tf, s, n, d, f, u, nl}
 }
 
 // hostile addresses: kernel, non-canonical, null-ish, unaligned scratch,
@@ -265,7 +268,7 @@ func raw(nr uintptr, a ...uintptr) {
 
 // kinds is the set of kinds of call to make (bit k: case k), all by
 // default; the fourth argument narrows it, to find which one misbehaves.
-var kinds uint64 = 1<<40 - 1
+var kinds uint64 = 1<<41 - 1
 
 func fuzzOne(r *rand.Rand, ts *unix.Timespec, kind int) {
 	switch kind {
@@ -409,6 +412,17 @@ func fuzzOne(r *rand.Rand, ts *unix.Timespec, kind int) {
 		ret, _, err := unix.Syscall(unix.SYS_SOCKET, uintptr(r.IntN(50)), flags(r)|unix.SOCK_NONBLOCK, uintptr(r.IntN(300)))
 		if err == 0 {
 			unix.Close(int(ret))
+		}
+	case 40:
+		// Messages: a struct msghdr of whatever the pointer finds, on the
+		// fuzz's descriptors (a UDP and a netlink socket among them).
+		switch r.IntN(3) {
+		case 0:
+			raw(unix.SYS_SENDMSG, fd(r), addr(r), flags(r)|unix.MSG_DONTWAIT)
+		case 1:
+			raw(unix.SYS_RECVMSG, fd(r), addr(r), flags(r)|unix.MSG_DONTWAIT)
+		case 2:
+			raw(unix.SYS_SENDTO, fd(r), addr(r), length(r), flags(r)|unix.MSG_DONTWAIT, addr(r), length(r))
 		}
 	case 39:
 		// Numbers the kernel does not know (or knows and refuses).
