@@ -170,7 +170,7 @@ func udpDeliver(src, dst [4]byte, sport, dport uint16, a, b []byte) bool {
 	var u *udpEndpoint
 	for i := range udps {
 		e := &udps[i]
-		if e.used && e.port == dport && (e.ip == dst || e.ip == [4]byte{}) {
+		if e.used && e.port != 0 && e.port == dport && (e.ip == dst || e.ip == [4]byte{}) {
 			u = e
 			if e.ip == dst {
 				break // an exact address beats the wildcard
@@ -180,10 +180,30 @@ func udpDeliver(src, dst [4]byte, sport, dport uint16, a, b []byte) bool {
 	if u == nil {
 		return false
 	}
+	if !u.enqueue(src, sport, a, b) {
+		Stats.UDPRcvDrops++
+	}
+	return true
+}
+
+// UDPEnqueue puts the n bytes UDPSendBuf holds straight into endpoint
+// i's queue, with tag as the sender's address (an AF_UNIX datagram
+// socket's queue: kernel/socket's unixgram.go); false when it does not
+// fit.
+func UDPEnqueue(i int32, tag [4]byte, n int) bool {
+	u := udpAt(i)
+	if u == nil || n < 0 || n > MaxUDPPayload {
+		return false
+	}
+	return u.enqueue(tag, 0, udpStage[:n], nil)
+}
+
+// enqueue appends a datagram to u's queue and wakes its owner; false
+// when it does not fit.
+func (u *udpEndpoint) enqueue(src [4]byte, sport uint16, a, b []byte) bool {
 	n := uint32(len(a) + len(b))
 	if udpRxSize-u.rx.n < udpRecordLen+n {
-		Stats.UDPRcvDrops++
-		return true
+		return false
 	}
 	var h [udpRecordLen]byte
 	binary.BigEndian.PutUint16(h[0:], uint16(n))

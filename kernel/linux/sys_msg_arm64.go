@@ -80,6 +80,9 @@ func sysSendmsg(t *sched.Thread, f *sched.Frame) uint64 {
 // sendDgramMsg gathers the iovecs into one datagram to msg_name, or to
 // the connected peer.
 func sendDgramMsg(k *socket.Socket, m *msghdr) uint64 {
+	if k.Family == unix.AF_UNIX {
+		return sendUnixDgramMsg(k, m)
+	}
 	ip, port, connected := k.DgramPeer()
 	if m.Name != nil && m.Namelen > 0 {
 		var e unix.Errno
@@ -93,21 +96,51 @@ func sendDgramMsg(k *socket.Socket, m *msghdr) uint64 {
 	if e != 0 {
 		return errno(e)
 	}
-	n := uint64(0)
+	n, r := gather(room, m)
+	if r != 0 {
+		return r
+	}
+	return k.DgramSend(n, port, ip)
+}
+
+// sendUnixDgramMsg is sendDgramMsg for an AF_UNIX datagram socket.
+func sendUnixDgramMsg(k *socket.Socket, m *msghdr) uint64 {
+	a, _ := k.DgramPeerUnix()
+	if m.Name != nil && m.Namelen > 0 {
+		var e unix.Errno
+		if a, e = readUnixSockaddr(uintptr(unsafe.Pointer(m.Name)), uint64(m.Namelen)); e == 0 {
+			e = resolveUnix(&a)
+		}
+		if e != 0 {
+			return errno(e)
+		}
+	} else if a.N == 0 {
+		return errno(unix.EDESTADDRREQ)
+	}
+	n, r := gather(socket.UnixRoom(), m)
+	if r != 0 {
+		return r
+	}
+	return k.SendStagedUnix(n, &a)
+}
+
+// gather copies the message's iovecs into room, one after another:
+// EMSGSIZE if they do not fit.
+func gather(room []byte, m *msghdr) (n uint64, r uint64) {
 	for i := uint64(0); i < m.Iovlen; i++ {
 		base, l, ok := iovAt(uintptr(unsafe.Pointer(m.Iov)), i)
 		if !ok {
-			return errno(unix.EFAULT)
+			return 0, errno(unix.EFAULT)
 		}
 		if l > uint64(len(room))-n {
-			return errno(unix.EMSGSIZE)
+			return 0, errno(unix.EMSGSIZE)
 		}
 		if !usermem.CopyIn(room[n:n+l], base) {
-			return errno(unix.EFAULT)
+			return 0, errno(unix.EFAULT)
 		}
 		n += l
 	}
-	return k.DgramSend(n, port, ip)
+	return n, 0
 }
 
 func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
@@ -142,6 +175,13 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 		if name != 0 {
 			sa, n := inName(sport, src)
+			if k.Family == unix.AF_UNIX {
+				// An unnamed sender leaves msg_namelen 0 (unix_copy_addr).
+				n = 0
+				if a := k.FromUnix(); a != nil {
+					sa, n = unixName(a)
+				}
+			}
 			nameLen = uint32(n)
 			if !usermem.CopyOut(name, sa[:min(n, int(m.Namelen))]) {
 				return errno(unix.EFAULT)
@@ -208,6 +248,6 @@ func recvDgramMsg(k *socket.Socket, m *msghdr) (r uint64, src [4]byte, sport uin
 			done += c
 		}
 	}
-	k.TakeDgram()
+	k.TakeDgram(src, sport)
 	return done, src, sport, done < total
 }

@@ -67,6 +67,9 @@ func checkSocket(domain, typ, proto uint64) unix.Errno {
 		if proto != 0 && proto != unix.AF_UNIX { // unix_create: PF_UNIX or 0
 			return unix.EPROTONOSUPPORT
 		}
+		if typ&^uint64(sockTypeFlags) == unix.SOCK_DGRAM {
+			return 0
+		}
 	case unix.AF_NETLINK:
 		// NETLINK_ROUTE's link and address dumps only (socket/netlink.go);
 		// netlink_create takes SOCK_RAW or SOCK_DGRAM.
@@ -81,7 +84,7 @@ func checkSocket(domain, typ, proto uint64) unix.Errno {
 		return unix.EAFNOSUPPORT
 	}
 	if typ&^uint64(sockTypeFlags) != unix.SOCK_STREAM {
-		return unix.EPROTONOSUPPORT // no AF_UNIX datagram or seqpacket sockets yet
+		return unix.EPROTONOSUPPORT // no AF_UNIX seqpacket sockets yet
 	}
 	return 0
 }
@@ -182,15 +185,10 @@ func sockName(k *socket.Socket, peer bool) (sa [sockaddrMax]byte, n int) {
 		return sa, unix.SizeofSockaddrNetlink
 	}
 	if k.Family == unix.AF_UNIX {
-		a := &k.Name
 		if peer {
-			a = &k.Peer
+			return unixName(&k.Peer)
 		}
-		n = 2 + copy(sa[2:], a.Bytes())
-		if a.N > 0 && !a.Abstract() && n < len(sa) {
-			n++ // sa is zeroed: the path's NUL
-		}
-		return sa, n
+		return unixName(&k.Name)
 	}
 	port, ip := k.Port, k.Addr
 	if peer {
@@ -321,6 +319,15 @@ func bindUnix(k *socket.Socket, a *socket.UnixAddr) unix.Errno {
 // socket file (ENOENT if nothing, ECONNREFUSED if not a socket or none
 // listens on it).
 func connectUnix(k *socket.Socket, a *socket.UnixAddr) unix.Errno {
+	if e := resolveUnix(a); e != 0 {
+		return e
+	}
+	return k.ConnectUnix(a)
+}
+
+// resolveUnix finds the socket file a path names (its inode number in
+// a.Ino); an abstract name needs none.
+func resolveUnix(a *socket.UnixAddr) unix.Errno {
 	if a.N == 0 {
 		return unix.EINVAL
 	}
@@ -335,7 +342,33 @@ func connectUnix(k *socket.Socket, a *socket.UnixAddr) unix.Errno {
 		}
 		a.Ino = fs.Inodes[i].Ino
 	}
-	return k.ConnectUnix(a)
+	return 0
+}
+
+// writeUnixName stores a as a sockaddr_un at addr, its length at lenp;
+// nil (an unnamed sender) stores a length of 0 and nothing else, as
+// unix_copy_addr does.
+func writeUnixName(addr, lenp uintptr, a *socket.UnixAddr) uint64 {
+	if a == nil {
+		if addr != 0 && !usermem.WriteU32(lenp, 0) {
+			return errno(unix.EFAULT)
+		}
+		return 0
+	}
+	sa, n := unixName(a)
+	return putSockaddr(addr, lenp, sa[:n])
+}
+
+// unixName builds a sockaddr_un as unix(7) says getsockname returns it:
+// a path with its NUL, an abstract name as bound, only the family for
+// an unnamed socket.
+func unixName(a *socket.UnixAddr) (sa [sockaddrMax]byte, n int) {
+	sa[0], sa[1] = byte(unix.AF_UNIX), byte(unix.AF_UNIX>>8)
+	n = 2 + copy(sa[2:], a.Bytes())
+	if a.N > 0 && !a.Abstract() && n < len(sa) {
+		n++ // sa is zeroed: the path's NUL
+	}
+	return sa, n
 }
 
 // bindOrConnect reads what bind and connect take, the socket (X0) and a
@@ -519,6 +552,16 @@ func sysSendto(t *sched.Thread, f *sched.Frame) uint64 {
 	if k.IsNetlink() {
 		return k.NetlinkSend(uintptr(f.X[1]), f.X[2]) // to the kernel, whatever is named
 	}
+	if k.IsDgram() && f.X[4] != 0 && k.Family == unix.AF_UNIX {
+		a, e := readUnixSockaddr(uintptr(f.X[4]), f.X[5])
+		if e == 0 {
+			e = resolveUnix(&a)
+		}
+		if e != 0 {
+			return errno(e)
+		}
+		return k.SendToUnix(uintptr(f.X[1]), f.X[2], &a)
+	}
 	if k.IsDgram() && f.X[4] != 0 {
 		port, ip, e := readSockaddr(uintptr(f.X[4]), f.X[5])
 		if e != 0 {
@@ -542,6 +585,10 @@ func sysRecvfrom(t *sched.Thread, f *sched.Frame) uint64 {
 	if int64(r) >= 0 && t.State == sched.Running && f.X[4] != 0 {
 		if k.IsNetlink() {
 			if w := writeSockaddr(uintptr(f.X[4]), uintptr(f.X[5]), k, true); w != 0 {
+				return w
+			}
+		} else if k.IsDgram() && k.Family == unix.AF_UNIX {
+			if w := writeUnixName(uintptr(f.X[4]), uintptr(f.X[5]), k.FromUnix()); w != 0 {
 				return w
 			}
 		} else if k.IsDgram() {

@@ -2,7 +2,8 @@
 // AF_UNIX streams (unix.go), each connection two vfs pipes (one per
 // direction), with listen's queue of server ends; TCP over the network
 // interface, each connection one of kernel/inet's (inet.go); UDP, each
-// socket one of kernel/inet's endpoints (udp.go); NETLINK_ROUTE's link
+// socket one of kernel/inet's endpoints (udp.go), as is an AF_UNIX
+// datagram socket's queue (unixgram.go); NETLINK_ROUTE's link
 // and address dumps (netlink.go); bind,
 // connect, accept and shutdown as operations on a Socket. Descriptors, user-memory sockaddrs and the
 // syscall ABI are the Linux layer's (kernel/linux/sys_socket_arm64.go). Builds

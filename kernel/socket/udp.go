@@ -106,8 +106,12 @@ func (k *Socket) PeekDgram() (src [4]byte, sport uint16, a, b []byte, e unix.Err
 	return src, sport, a, b, 0
 }
 
-// TakeDgram drops the datagram PeekDgram returned.
-func (k *Socket) TakeDgram() { inet.UDPConsume(k.dgram) }
+// TakeDgram drops the datagram PeekDgram returned, whose sender (src,
+// sport) From and FromUnix then report.
+func (k *Socket) TakeDgram(src [4]byte, sport uint16) {
+	inet.UDPConsume(k.dgram)
+	k.fromAddr, k.fromPort = src, sport
+}
 
 // DgramPeer is the address write sends to (connect's), ok false when none.
 func (k *Socket) DgramPeer() (ip [4]byte, port uint16, ok bool) {
@@ -193,6 +197,9 @@ func (k *Socket) writeDgram(buf uintptr, n uint64) uint64 {
 	}
 	if k.State != Connected {
 		return vfs.Err(unix.EDESTADDRREQ)
+	}
+	if k.Family == unix.AF_UNIX {
+		return k.SendToUnix(buf, n, &k.Peer)
 	}
 	return k.SendTo(buf, n, k.PeerPort, k.PeerAddr)
 }

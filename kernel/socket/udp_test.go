@@ -18,6 +18,12 @@ var udpBufs [inet.MaxConns + inet.MaxUDP]*[inet.TCPBufBytes]byte
 
 func newUDP(t *testing.T) (*Socket, *vfs.File) {
 	t.Helper()
+	return newUDPOf(t, unix.AF_INET)
+}
+
+// newUDPOf makes a datagram socket of family.
+func newUDPOf(t *testing.T, family uint16) (*Socket, *vfs.File) {
+	t.Helper()
 	inet.MapBuffers = func(slot int32) uintptr {
 		if udpBufs[slot] == nil {
 			udpBufs[slot] = new([inet.TCPBufBytes]byte)
@@ -25,7 +31,7 @@ func newUDP(t *testing.T) (*Socket, *vfs.File) {
 		return uintptr(unsafe.Pointer(udpBufs[slot]))
 	}
 	inet.UnmapBuffers = func(int32) {}
-	k, f := newOpen(t)
+	k, f := newOfFamily(t, family)
 	if e := k.OpenDgram(); e != 0 {
 		t.Fatal(e)
 	}

@@ -4,7 +4,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// AF_UNIX stream sockets (unix(7)) within the machine. A name is a path,
+// AF_UNIX sockets (unix(7)) within the machine: streams here, datagrams
+// in unixgram.go. A name is a path,
 // an abstract name or none. The Linux layer turns a path into the socket
 // file's inode number: bind makes the file (an S_IFSOCK inode) and
 // connect finds the listener bound to the inode the path names now, so a
@@ -41,7 +42,7 @@ func (a *UnixAddr) same(b *UnixAddr) bool {
 func bound(a *UnixAddr) *Socket {
 	for i := range sockets {
 		s := &sockets[i]
-		if s.Family == unix.AF_UNIX && (s.State == Bound || s.State == Listening) && s.Name.same(a) {
+		if s.Family == unix.AF_UNIX && (s.State == Bound || s.State == Listening || s.State == Connected && s.dgram >= 0) && s.Name.same(a) {
 			return s
 		}
 	}
@@ -51,7 +52,7 @@ func bound(a *UnixAddr) *Socket {
 // BindUnix names k. A path's file the Linux layer has made (and so knows
 // to be new); an abstract name must be free.
 func (k *Socket) BindUnix(a *UnixAddr) unix.Errno {
-	if k.State != Created {
+	if k.State != Created && !(k.dgram >= 0 && k.State == Connected && k.Name.N == 0) {
 		return unix.EINVAL
 	}
 	if a.Abstract() && bound(a) != nil {
@@ -93,6 +94,9 @@ func (k *Socket) Autobind() unix.Errno {
 
 // ConnectUnix connects k to the listener named a.
 func (k *Socket) ConnectUnix(a *UnixAddr) unix.Errno {
+	if k.dgram >= 0 {
+		return k.connectUnixDgram(a)
+	}
 	switch k.State {
 	case Connected:
 		return unix.EISCONN
