@@ -517,14 +517,19 @@ func TestNetUDP(t *testing.T) {
 
 // net.Interfaces and friends over the kernel's NETLINK_ROUTE dumps: the
 // loopback and the virtio-net interface with its MAC, MTU, flags and
-// DHCP address; with no network device, the loopback alone.
+// DHCP address; with no network device, the loopback alone. The
+// isolated lease names no DNS server, so there is no /etc/resolv.conf;
+// a static configuration that names one gets it written.
 func TestNetInterfaces(t *testing.T) {
 	t.Parallel()
 	r := gometal(t, "run", "-net", "isolated", "./tests/progs/ifaces")
 	r.expect(t, 0,
 		"ifaces: 1 lo mtu 65536 hw \"\" flags up|loopback|running addrs [127.0.0.1/8]",
 		"ifaces: 2 eth0 mtu 1500 hw \"52:54:00:12:34:56\" flags up|broadcast|multicast|running addrs [10.0.2.15/24]",
-		"ifaces: all addrs [127.0.0.1/8 10.0.2.15/24]")
+		"ifaces: all addrs [127.0.0.1/8 10.0.2.15/24]",
+		"ifaces: no resolv.conf")
+	r = gometal(t, "run", "-net", "isolated", "-bootarg", "gometal.ip=10.0.2.15/24,10.0.2.2,10.0.2.3", "./tests/progs/ifaces")
+	r.expect(t, 0, `ifaces: resolv.conf: "nameserver 10.0.2.3\n"`)
 	r = gometal(t, "run", "-net", "none", "./tests/progs/ifaces")
 	r.expect(t, 0, "ifaces: 1 lo mtu 65536", "ifaces: all addrs [127.0.0.1/8]")
 	if strings.Contains(r.out, "eth0") {

@@ -134,6 +134,14 @@ func unpackEntry(e *cpio.Entry) unix.Errno {
 	return 0
 }
 
+// AddFile puts a regular file the kernel makes at boot into the tree
+// (name relative to the root, its directories made as needed), as if
+// the archive had held it: data is kernel memory that stays, copied
+// to the file's own pages when the app first writes it.
+func AddFile(name []byte, perm uint32, data []byte) unix.Errno {
+	return unpackEntry(&cpio.Entry{Name: name, Mode: unix.S_IFREG | perm&0o7777, Data: data})
+}
+
 // ConfigFile returns the archive's bytes of a small file the CLI put
 // there (the /.gometal settings), as they came, whatever the app does
 // to the file later.

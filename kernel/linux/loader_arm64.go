@@ -59,6 +59,7 @@ func loadInit() *sched.Thread {
 	if ue, ok := fs.Init(kernel.TmpfsLimit()); !ok {
 		unpackFailed(&ue)
 	}
+	writeResolvConf()
 	initCwd()
 	var w fs.Walk
 	i, e := fs.Lookup(&w, fs.RootIno, []byte("/init"), fs.Follow)

@@ -1,7 +1,8 @@
 // Ifaces prints what Go's net package says of the machine's network
 // interfaces and addresses (net.Interfaces, Interface.Addrs,
 // net.InterfaceAddrs, net.InterfaceByName): NETLINK_ROUTE dumps on
-// Linux, and on gometal.
+// Linux, and on gometal; and /etc/resolv.conf, which the kernel writes
+// from the DNS server the interface's configuration names.
 package main
 
 import (
@@ -33,5 +34,10 @@ func main() {
 	if lo, err := net.InterfaceByName("lo"); err != nil || lo.Flags&net.FlagLoopback == 0 {
 		fmt.Println("ifaces: no loopback by name:", lo, err)
 		os.Exit(1)
+	}
+	if b, err := os.ReadFile("/etc/resolv.conf"); err == nil {
+		fmt.Printf("ifaces: resolv.conf: %q\n", b)
+	} else {
+		fmt.Println("ifaces: no resolv.conf:", err)
 	}
 }
