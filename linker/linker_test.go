@@ -228,3 +228,37 @@ func TestLinuxInitramfs(t *testing.T) {
 		t.Errorf("init ok %v, dev/console ok %v: %+v", init, console, recs)
 	}
 }
+
+// The networked Linux guest's initramfs: /init, /app and the modules
+// numbered in the order given, so that netinit's name order is theirs.
+func TestLinuxNetInitramfs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	b, err := LinuxNetInitramfs(write("netinit", "init"), write("httpserver", "app"),
+		[]string{write("virtio_net.ko", "net"), write("failover.ko", "fo")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := cpio.ReadAllRecords(cpio.Newc.Reader(bytes.NewReader(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]uint64{}
+	for _, r := range recs {
+		got[r.Name] = r.FileSize
+	}
+	for name, size := range map[string]uint64{"init": 4, "app": 3, "modules/00-virtio_net.ko": 3, "modules/01-failover.ko": 2} {
+		if s, ok := got[name]; !ok || s != size {
+			t.Errorf("%s: size %d (present %v), want %d; all: %v", name, s, ok, size, got)
+		}
+	}
+	if _, err := LinuxNetInitramfs(write("i", "x"), write("a", "y"), []string{filepath.Join(dir, "missing.ko")}); err == nil {
+		t.Error("a missing module: no error")
+	}
+}

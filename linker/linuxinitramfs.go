@@ -1,7 +1,9 @@
 package linker
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/u-root/u-root/pkg/cpio"
 )
@@ -20,6 +22,33 @@ func LinuxInitramfs(app string) ([]byte, error) {
 		cpio.Directory("dev", 0o755),
 		cpio.CharDev("dev/console", 0o600, 5, 1),
 		cpio.StaticFile("init", string(bin), 0o755),
+	}
+	return newcArchive(recs)
+}
+
+// LinuxNetInitramfs is LinuxInitramfs for a networked run: init (the
+// harness's tests/progs/netinit) loads the kernel modules, in the order
+// given, from /modules, configures the interface and runs app as /app.
+func LinuxNetInitramfs(init, app string, modules []string) ([]byte, error) {
+	recs := []cpio.Record{
+		cpio.Directory("dev", 0o755),
+		cpio.CharDev("dev/console", 0o600, 5, 1),
+		cpio.Directory("modules", 0o755),
+	}
+	for _, f := range []struct{ name, path string }{{"init", init}, {"app", app}} {
+		bin, err := os.ReadFile(f.path)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, cpio.StaticFile(f.name, string(bin), 0o755))
+	}
+	for i, m := range modules {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			return nil, err
+		}
+		// Numbered: netinit loads them in name order.
+		recs = append(recs, cpio.StaticFile(fmt.Sprintf("modules/%02d-%s", i, filepath.Base(m)), string(b), 0o644))
 	}
 	return newcArchive(recs)
 }

@@ -78,7 +78,7 @@ func startForwards(fwd []Forward) (*forwarder, error) {
 		// QEMU's side: a free loopback port, found by listening on port 0
 		// and letting it go (another process could take it in between;
 		// QEMU then fails to start and says so).
-		inner, err := freePort()
+		inner, err := FreePort()
 		if err != nil {
 			f.close()
 			return nil, fmt.Errorf("-p %d:%d: %v", fw.Host, fw.Guest, err)
@@ -215,8 +215,8 @@ func liftFileLimit() {
 	}
 }
 
-// freePort returns a loopback TCP port nothing listens on now.
-func freePort() (int, error) {
+// FreePort returns a loopback TCP port nothing listens on now.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

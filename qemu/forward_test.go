@@ -80,7 +80,7 @@ func TestForwarderPortTaken(t *testing.T) {
 }
 
 func freeTestPort(t *testing.T) int {
-	p, err := freePort()
+	p, err := FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

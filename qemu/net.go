@@ -77,12 +77,12 @@ func ParseNet(s string) (Net, error) {
 	return "", fmt.Errorf("-net %q: want user, isolated or none", s)
 }
 
-// netArgs returns the QEMU arguments for n on machine, with fwd's ports
+// NetArgs returns the QEMU arguments for n on machine, with fwd's ports
 // forwarded in and hostPorts (the host's loopback ports) reachable from
 // the guest at HostAddr. Only virt has a
 // slot for virtio-net (virtio-mmio); the modern transport (virtio 1.x)
 // is asked for, as QEMU's virt defaults its virtio-mmio to legacy.
-func netArgs(n Net, machine string, fwd []Forward, hostPorts []int, relay string) []string {
+func NetArgs(n Net, machine string, fwd []Forward, hostPorts []int, relay string) []string {
 	if n == "" || n == NetNone || machine != "virt" {
 		return []string{"-nic", "none"}
 	}

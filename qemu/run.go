@@ -93,7 +93,7 @@ func (c *Config) Args() []string {
 		"-semihosting-config", "enable=on,target=native",
 		"-kernel", c.Kernel, "-no-reboot",
 	}
-	args = append(args, netArgs(c.Net, machine, c.Forwards, c.HostPorts, c.Relay)...)
+	args = append(args, NetArgs(c.Net, machine, c.Forwards, c.HostPorts, c.Relay)...)
 	if c.DTB != "" {
 		args = append(args, "-dtb", c.DTB)
 	}

@@ -187,7 +187,7 @@ func (o *benchOptions) guestArgs() (args []string, any bool) {
 		args = append(args, "-quick")
 	}
 	for _, f := range benchFigures {
-		if f.Name == figBoot || f.Name == figReady || f.Name == figIdle || !o.wants(f.Name) {
+		if f.Name == figBoot || f.Name == figReady || f.Name == figIdle || isNetFigure(f.Name) || !o.wants(f.Name) {
 			continue
 		}
 		any = true
@@ -205,6 +205,10 @@ type benchSide struct {
 	klog bool
 	// qemuArgs is the QEMU command line that runs the program with args.
 	qemuArgs func(args []string) ([]string, error)
+	// netQEMUArgs is the command line that runs examples/httpserver
+	// with QEMU's isolated user networking and fwd forwarded in (the
+	// network figures, benchnet.go).
+	netQEMUArgs func(fwd []qemu.Forward) ([]string, error)
 }
 
 func runBench(o *benchOptions, old *benchResults) error {
@@ -226,6 +230,10 @@ func runBench(o *benchOptions, old *benchResults) error {
 		return err
 	}
 
+	netApp, err := o.buildNetApp(root, tmp)
+	if err != nil {
+		return err
+	}
 	var sides []benchSide
 	var linuxInfo linuxKernel
 	ran := map[string]bool{}
@@ -234,13 +242,13 @@ func runBench(o *benchOptions, old *benchResults) error {
 		if o.profile != "" {
 			profileHz = o.profileHz
 		}
-		s, err := gometalSide(root, tmp, app, o.board, false, profileHz)
+		s, err := gometalSide(root, tmp, app, netApp, o.board, false, profileHz)
 		if err != nil {
 			return err
 		}
 		sides = append(sides, s)
 		if o.traceCost {
-			s, err := gometalSide(root, tmp, app, o.board, true, 0)
+			s, err := gometalSide(root, tmp, app, netApp, o.board, true, 0)
 			if err != nil {
 				return err
 			}
@@ -248,11 +256,11 @@ func runBench(o *benchOptions, old *benchResults) error {
 		}
 	}
 	if o.side != "gometal" {
-		k, initrd, err := linuxGuest(tmp, app)
+		k, initrd, netInitrd, err := linuxGuest(root, tmp, app, netApp)
 		if err != nil {
 			return err
 		}
-		sides = append(sides, linuxSide(sideLinux, k, initrd), linuxSide(sideLinuxNoKASLR, k, initrd, "nokaslr"))
+		sides = append(sides, linuxSide(sideLinux, k, initrd, netInitrd), linuxSide(sideLinuxNoKASLR, k, initrd, netInitrd, "nokaslr"))
 		linuxInfo = k
 	}
 	res := &benchResults{Board: o.board.Name, Runs: o.runs, Samples: map[string]samples{}, KernelLog: map[string][]string{}}
@@ -299,6 +307,27 @@ func runBench(o *benchOptions, old *benchResults) error {
 				}
 				fmt.Fprintf(os.Stderr, "%.1f%%\n", pct)
 				got[s.name].add(map[string]float64{figIdle: pct})
+			}
+		}
+	}
+
+	if netApp != "" {
+		for i := 1; i <= o.runs; i++ {
+			for _, s := range sides {
+				fmt.Fprintf(os.Stderr, "gometal bench: network run %d/%d on %s ... ", i, o.runs, s.name)
+				figs, err := benchNet(s, o)
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "failed")
+					return fmt.Errorf("%s: %v", s.name, err)
+				}
+				fmt.Fprintf(os.Stderr, "%.0f requests/s, in %.1f MiB/s, out %.1f MiB/s, %.0f connections/s\n",
+					figs[figHTTPRate], figs[figTCPIn], figs[figTCPOut], figs[figConnect])
+				for name := range figs {
+					if !o.wants(name) {
+						delete(figs, name)
+					}
+				}
+				got[s.name].add(figs)
 			}
 		}
 	}
@@ -354,7 +383,9 @@ func filterRows(rows []benchRow, o *benchOptions) []benchRow {
 // recording costs.
 // gometalSide is gometal booting the program; traced records the kernel
 // trace, profileHz (if not 0) samples each figures run (not the idle ones).
-func gometalSide(root, tmp, app string, board linker.Board, traced bool, profileHz int) (benchSide, error) {
+// netApp, if not "", is examples/httpserver, built, for the network
+// figures.
+func gometalSide(root, tmp, app, netApp string, board linker.Board, traced bool, profileHz int) (benchSide, error) {
 	k, err := linker.BuildKernel(root, board, os.Stderr)
 	if err != nil {
 		return benchSide{}, err
@@ -369,40 +400,79 @@ func gometalSide(root, tmp, app string, board linker.Board, traced bool, profile
 	if traced {
 		name = sideGometalTraced
 	}
-	return benchSide{name: name, qemuArgs: func(args []string) ([]string, error) {
-		rd := &linker.Initramfs{App: app, Argv: append([]string{"/init"}, args...), Env: defaultEnv}
+	// config is the boot of prog with args.
+	config := func(prog string, args []string) (qemu.Config, error) {
+		rd := &linker.Initramfs{App: prog, Argv: append([]string{"/init"}, args...), Env: defaultEnv}
 		b, err := rd.Bytes()
 		if err != nil {
-			return nil, err
+			return qemu.Config{}, err
 		}
 		n++
 		path := filepath.Join(tmp, fmt.Sprintf("gometal-%d.cpio", n))
 		if err := os.WriteFile(path, b, 0o644); err != nil {
-			return nil, err
+			return qemu.Config{}, err
 		}
 		c := qemu.Config{Kernel: k.Image, Initrd: path, DTB: dtb, Machine: board.QEMUMachine, CPU: benchCPU, SMP: smp, Memory: mem}
 		if traced {
 			c.Append = append(c.Append, "gometal.trace="+filepath.Join(tmp, fmt.Sprintf("trace-%d", n)))
 		}
+		return c, nil
+	}
+	s := benchSide{name: name, qemuArgs: func(args []string) ([]string, error) {
+		c, err := config(app, args)
+		if err != nil {
+			return nil, err
+		}
 		if profileHz != 0 && (len(args) == 0 || args[0] != "idle") {
 			c.Append = append(c.Append, "gometal.profile="+filepath.Join(tmp, fmt.Sprintf("%s%d", benchProfPrefix, n)), fmt.Sprintf("gometal.profile_hz=%d", profileHz))
 		}
 		return c.Args(), nil
-	}}, nil
+	}}
+	if netApp != "" {
+		s.netQEMUArgs = func(fwd []qemu.Forward) ([]string, error) {
+			c, err := config(netApp, nil)
+			if err != nil {
+				return nil, err
+			}
+			c.Net, c.Forwards = qemu.NetIsolated, fwd
+			return c.Args(), nil
+		}
+	}
+	return s, nil
 }
 
-// linuxGuest fetches Debian's kernel and packs the program as its /init.
-func linuxGuest(tmp, app string) (linuxKernel, string, error) {
-	k, err := fetchLinuxKernel(os.Stderr)
-	if err != nil {
-		return k, "", err
+// linuxGuest fetches Debian's kernel and packs the program as its /init;
+// with netApp (not ""), also an initramfs that runs netApp networked
+// (netInitrd).
+func linuxGuest(root, tmp, app, netApp string) (k linuxKernel, initrd, netInitrd string, err error) {
+	if k, err = fetchLinuxKernel(os.Stderr); err != nil {
+		return k, "", "", err
 	}
 	rd, err := linker.LinuxInitramfs(app)
 	if err != nil {
-		return k, "", err
+		return k, "", "", err
 	}
-	initrd := filepath.Join(tmp, "linux.cpio")
-	return k, initrd, os.WriteFile(initrd, rd, 0o644)
+	initrd = filepath.Join(tmp, "linux.cpio")
+	if err := os.WriteFile(initrd, rd, 0o644); err != nil {
+		return k, "", "", err
+	}
+	if netApp == "" {
+		return k, initrd, "", nil
+	}
+	mods, err := k.netModules()
+	if err != nil {
+		return k, "", "", err
+	}
+	netinit := filepath.Join(tmp, "netinit")
+	fmt.Fprintln(os.Stderr, "gometal bench: building tests/progs/netinit")
+	if err := linker.BuildApp(filepath.Join(root, "tests", "progs", "netinit"), netinit, os.Stderr); err != nil {
+		return k, "", "", err
+	}
+	if rd, err = linker.LinuxNetInitramfs(netinit, netApp, mods); err != nil {
+		return k, "", "", err
+	}
+	netInitrd = filepath.Join(tmp, "linux-net.cpio")
+	return k, initrd, netInitrd, os.WriteFile(netInitrd, rd, 0o644)
 }
 
 // linuxCmdline is the Linux guest's command line before its own words:
@@ -411,8 +481,10 @@ var linuxCmdline = []string{"console=ttyAMA0", "quiet", "loglevel=1", "panic=-1"
 
 // linuxSide boots the program as /init on Debian's kernel with extra
 // command-line words; the program's arguments follow "--".
-func linuxSide(name string, k linuxKernel, initrd string, extra ...string) benchSide {
-	return benchSide{name: name, klog: true, qemuArgs: func(args []string) ([]string, error) {
+// netInitrd, if not "", boots examples/httpserver under
+// tests/progs/netinit for the network figures.
+func linuxSide(name string, k linuxKernel, initrd, netInitrd string, extra ...string) benchSide {
+	boot := func(initrd string, args []string) []string {
 		// Linux gives init the words it does not know (nokaslr among
 		// them) before those after "--": the program's own start after
 		// its mark (tests/progs/bench argsMark).
@@ -423,8 +495,18 @@ func linuxSide(name string, k linuxKernel, initrd string, extra ...string) bench
 			"-display", "none", "-monitor", "none",
 			"-chardev", "stdio,id=con,signal=off", "-serial", "chardev:con",
 			"-kernel", k.Image, "-initrd", initrd, "-append", strings.Join(cmdline, " "), "-no-reboot",
-		}, nil
+		}
+	}
+	s := benchSide{name: name, klog: true, qemuArgs: func(args []string) ([]string, error) {
+		return append(boot(initrd, args), "-nic", "none"), nil
 	}}
+	if netInitrd != "" {
+		s.netQEMUArgs = func(fwd []qemu.Forward) ([]string, error) {
+			// The same device and network as gometal's side.
+			return append(boot(netInitrd, nil), qemu.NetArgs(qemu.NetIsolated, "virt", fwd, nil, "")...), nil
+		}
+	}
+	return s
 }
 
 // guestRun is one boot: QEMU's output as it comes, with hooks on lines.
@@ -433,6 +515,12 @@ func guestRun(s benchSide, args []string, timeout time.Duration, onLine func(lin
 	if err != nil {
 		return "", err
 	}
+	return runQEMU(qargs, timeout, onLine)
+}
+
+// runQEMU runs QEMU with qargs, killed after timeout, and returns its
+// output; onLine sees each line as it comes.
+func runQEMU(qargs []string, timeout time.Duration, onLine func(line string, qemuPID int)) (string, error) {
 	cmd := exec.Command(qemu.Binary, qargs...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

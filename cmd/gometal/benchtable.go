@@ -21,8 +21,8 @@ type benchFigure struct {
 }
 
 // benchFigures are the rows, in table order. The guest program
-// (tests/progs/bench) prints all but the three the harness reads
-// elsewhere (figBoot, figReady, figIdle).
+// (tests/progs/bench) prints all but those the harness measures itself:
+// figBoot, figReady, figIdle and the network figures (benchnet.go).
 var benchFigures = []benchFigure{
 	{"boot_to_first_line_ms", "ms", false, "host wall time from QEMU's start to the app's first line"},
 	{"kernel_ready_ms", "ms", false, "kernel entry to starting /init, as gometal's kernel measures it"},
@@ -47,6 +47,11 @@ var benchFigures = []benchFigure{
 	{"scale4_futex_x", "x", true, "the same with 4 cores"},
 	{"scale2_pipe_x", "x", true, "blocking pipe pairs (64 MiB in 64 KiB writes), a pair pinned to each core: per-core throughput with 2 cores over 1 core's"},
 	{"scale4_pipe_x", "x", true, "the same with 4 cores"},
+	{figHTTPRate, "/s", true, "examples/httpserver: GET / on 8 keep-alive connections from the host, 5 s (through QEMU's isolated user networking)"},
+	{figHTTPP99, "ms", false, "the same run's 99th-percentile request latency"},
+	{figTCPIn, "MiB/s", true, "examples/httpserver: POST 64 MiB to /sha256 over one connection, host to guest"},
+	{figTCPOut, "MiB/s", true, "examples/httpserver: GET /bytes?n=64MiB over one connection, guest to host"},
+	{figConnect, "/s", true, "connections set up, used for one GET and closed by the host, one at a time, 3 s"},
 	{"idle_cpu_pct", "%", false, "QEMU's host CPU (share of one core) while the guest sleeps 5 s"},
 }
 

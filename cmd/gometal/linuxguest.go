@@ -24,6 +24,33 @@ type linuxKernel struct {
 	Image   string // the boot/vmlinuz-* file (an arm64 Image)
 	Package string // e.g. linux-image-6.1.0-56-arm64
 	Version string // the package version, e.g. 6.1.192-2
+	Dir     string // where the package is unpacked
+}
+
+// netModulePaths are the modules the networked guest loads, under
+// lib/modules/RELEASE, in dependency order (each one's modinfo
+// "depends="): Debian builds virtio-mmio, the transport of QEMU virt's
+// devices, and virtio-net as modules, and virtio_net needs net_failover,
+// which needs failover.
+var netModulePaths = []string{
+	"kernel/net/core/failover.ko",
+	"kernel/drivers/net/net_failover.ko",
+	"kernel/drivers/net/virtio_net.ko",
+	"kernel/drivers/virtio/virtio_mmio.ko",
+}
+
+// netModules returns the host paths of netModulePaths in k's package.
+func (k linuxKernel) netModules() ([]string, error) {
+	release := strings.TrimPrefix(k.Package, "linux-image-")
+	var paths []string
+	for _, m := range netModulePaths {
+		p := filepath.Join(k.Dir, "lib", "modules", release, m)
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("the Linux guest's network driver: %v (delete %s to fetch the kernel package again)", err, k.Dir)
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
 }
 
 var dependsRE = regexp.MustCompile(`Depends: (linux-image-[^\s:]+-arm64)(?::arm64)?`)
@@ -94,7 +121,7 @@ func cachedLinuxKernel(dir string) (linuxKernel, bool) {
 	if len(images) == 0 {
 		return linuxKernel{}, false
 	}
-	k := linuxKernel{Image: images[0], Package: "linux-image-" + strings.TrimPrefix(filepath.Base(images[0]), "vmlinuz-")}
+	k := linuxKernel{Image: images[0], Dir: dir, Package: "linux-image-" + strings.TrimPrefix(filepath.Base(images[0]), "vmlinuz-")}
 	if debs, _ := filepath.Glob(filepath.Join(dir, k.Package+"_*_arm64.deb")); len(debs) > 0 {
 		k.Version = strings.TrimSuffix(strings.TrimPrefix(filepath.Base(debs[0]), k.Package+"_"), "_arm64.deb")
 	}
