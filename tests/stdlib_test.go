@@ -98,7 +98,6 @@ const (
 	needsUsrBin    = "reads the host's /usr/bin, a big directory of programs; a gometal root holds the app, /dev, /etc and /tmp, no /usr"
 	needsGOROOT    = "walks $GOROOT/src, which is not carried into the guest"
 	needsSrcData   = "reads $GOROOT/src/testdata, outside the package directory gometal exec carries into the guest"
-	needsSeqpacket = "uses AF_UNIX seqpacket sockets (unixpacket), which gometal does not have yet; its tcp, udp, unix and unixgram subtests pass"
 	needsRawIP     = "opens raw IP sockets (ip4:icmp, ip:tcp), which gometal does not have"
 	needsSCMRights = "passes descriptors over AF_UNIX (SCM_RIGHTS), which gometal does not do yet"
 	needsLinger0   = "closes with SO_LINGER 0 and expects the peer's read to fail (an abortive close); gometal's loopback close is orderly"
@@ -123,19 +122,6 @@ var stdlibSkips = map[string][]struct{ name, why string }{
 		{"TestBug3486", needsGOROOT},
 	},
 	"net": {
-		{"TestConnAndListener", needsSeqpacket},
-		{"TestDialerControl", needsSeqpacket},
-		{"TestDialerControlContext", needsSeqpacket},
-		{"TestDialContext", needsSeqpacket},
-		{"TestFileConn", needsSeqpacket},
-		{"TestFileListener", needsSeqpacket},
-		{"TestListenConfigControl", needsSeqpacket},
-		{"TestUnixAndUnixpacketServer", needsSeqpacket},
-		{"TestCloseRead", needsSeqpacket},
-		{"TestCloseWrite", needsSeqpacket},
-		{"TestConnClose", needsSeqpacket},
-		{"TestListenerClose", needsSeqpacket},
-		{"TestZeroByteRead", needsSeqpacket},
 		{"TestIPConnLocalName", needsRawIP},
 		{"TestIPConnRemoteName", needsRawIP},
 		{"TestIPConnSpecificMethods", needsRawIP},

@@ -71,6 +71,8 @@ func sysSendmsg(t *sched.Thread, f *sched.Frame) uint64 {
 		return k.NetlinkSend(base, n)
 	case k.IsDgram():
 		return sendDgramMsg(k, &m)
+	case k.Records():
+		return sendRecordMsg(t, fl, k, &m, f.X[2])
 	}
 	// A stream: writev, which raises SIGPIPE on a broken connection
 	// (MSG_NOSIGNAL is not honoured here; Go ignores SIGPIPE on sockets).
@@ -197,6 +199,22 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 		if name != 0 {
 			sa, n := sockName(k, true) // the kernel, pid 0
+			nameLen = uint32(n)
+			if !usermem.CopyOut(name, sa[:min(n, int(m.Namelen))]) {
+				return errno(unix.EFAULT)
+			}
+		}
+	case k.Records():
+		var truncated bool
+		if r, truncated = recvRecordMsg(t, fl, k, &m, f.X[2]); vfs.IsErr(r) || t.State != sched.Running {
+			return r
+		}
+		if truncated {
+			flags |= unix.MSG_TRUNC
+		}
+		// The sender's name: the peer's, or none (unix_copy_addr).
+		if name != 0 && k.Peer.N > 0 {
+			sa, n := unixName(&k.Peer)
 			nameLen = uint32(n)
 			if !usermem.CopyOut(name, sa[:min(n, int(m.Namelen))]) {
 				return errno(unix.EFAULT)

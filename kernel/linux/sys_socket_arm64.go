@@ -50,7 +50,8 @@ const sockTypeFlags = unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC
 
 // checkSocket answers what socket(2) and socketpair(2) cannot make:
 // AF_INET stream (TCP) and datagram (UDP) sockets, on the loopback and
-// over the network interface, and AF_UNIX stream sockets only.
+// over the network interface; AF_UNIX stream, datagram and seqpacket
+// sockets; NETLINK_ROUTE.
 func checkSocket(domain, typ, proto uint64) unix.Errno {
 	switch domain {
 	case unix.AF_INET:
@@ -67,7 +68,7 @@ func checkSocket(domain, typ, proto uint64) unix.Errno {
 		if proto != 0 && proto != unix.AF_UNIX { // unix_create: PF_UNIX or 0
 			return unix.EPROTONOSUPPORT
 		}
-		if typ&^uint64(sockTypeFlags) == unix.SOCK_DGRAM {
+		if t := typ &^ uint64(sockTypeFlags); t == unix.SOCK_DGRAM || t == unix.SOCK_SEQPACKET {
 			return 0
 		}
 	case unix.AF_NETLINK:
@@ -84,7 +85,10 @@ func checkSocket(domain, typ, proto uint64) unix.Errno {
 		return unix.EAFNOSUPPORT
 	}
 	if typ&^uint64(sockTypeFlags) != unix.SOCK_STREAM {
-		return unix.EPROTONOSUPPORT // no AF_UNIX seqpacket sockets yet
+		if domain == unix.AF_UNIX {
+			return unix.ESOCKTNOSUPPORT // SOCK_RAW, SOCK_RDM: unix_create
+		}
+		return unix.EPROTONOSUPPORT // no raw IP sockets
 	}
 	return 0
 }
@@ -98,7 +102,7 @@ func sysSocket(t *sched.Thread, f *sched.Frame) uint64 {
 	if k == nil {
 		return errno(unix.ENFILE)
 	}
-	if domain == unix.AF_NETLINK {
+	if domain == unix.AF_NETLINK || typ&^uint64(sockTypeFlags) == unix.SOCK_SEQPACKET {
 		k.Type = uint16(typ &^ uint64(sockTypeFlags))
 	} else if typ&^uint64(sockTypeFlags) == unix.SOCK_DGRAM {
 		if e := k.OpenDgram(); e != 0 {
@@ -123,7 +127,7 @@ func sysSocketpair(t *sched.Thread, f *sched.Frame) uint64 {
 	if e := checkSocket(domain, typ, f.X[2]); e != 0 {
 		return errno(e)
 	}
-	a, b, e := socket.Pair()
+	a, b, e := socket.Pair(uint16(typ &^ uint64(sockTypeFlags)))
 	if e != 0 {
 		return errno(e)
 	}

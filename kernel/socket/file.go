@@ -32,6 +32,10 @@ func (k *Socket) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 	if k.shutRd || k.rx < 0 {
 		return 0
 	}
+	if k.records() {
+		got, _ := vfs.PipeAt(k.rx).ReadRecord(buf, n)
+		return got
+	}
 	return vfs.PipeAt(k.rx).ReadAt(buf, n)
 }
 
@@ -55,7 +59,17 @@ func (k *Socket) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 	if k.shutWr || k.tx < 0 {
 		return vfs.Err(unix.EPIPE)
 	}
+	if k.records() {
+		return vfs.PipeAt(k.tx).WriteRecord(buf, n)
+	}
 	return vfs.PipeAt(k.tx).WriteAt(buf, n)
+}
+
+// records reports whether k's pipes carry records: a seqpacket
+// connection, or a datagram socket pair (socketpair(2) with SOCK_DGRAM:
+// connected, unnamed, and so a pair of pipes like a stream's).
+func (k *Socket) records() bool {
+	return k.Type == unix.SOCK_SEQPACKET || k.Type == unix.SOCK_DGRAM
 }
 
 func (k *Socket) Waitable() *vfs.Waitable { return &k.W }
@@ -101,7 +115,9 @@ func (k *Socket) Readiness(f *vfs.File) uint32 {
 				}
 			}
 		}
-		if k.tx >= 0 {
+		if k.tx >= 0 && k.records() {
+			r |= vfs.PipeAt(k.tx).RecordWriteEvents()
+		} else if k.tx >= 0 {
 			r |= vfs.PipeAt(k.tx).WriteEvents()
 		}
 		if k.rx < 0 && k.tx < 0 {

@@ -149,6 +149,7 @@ func (k *Socket) connectTo(l *Socket) (*Socket, unix.Errno) {
 	if s == nil {
 		return nil, unix.ENFILE
 	}
+	s.Type = k.Type
 	if e := join(k, s); e != 0 {
 		s.State = Free
 		return nil, e

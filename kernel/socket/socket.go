@@ -1,5 +1,5 @@
 // Package socket owns sockets as file objects: loopback TCP streams and
-// AF_UNIX streams (unix.go), each connection two vfs pipes (one per
+// AF_UNIX streams and seqpacket connections (unix.go), each connection two vfs pipes (one per
 // direction), with listen's queue of server ends; TCP over the network
 // interface, each connection one of kernel/inet's (inet.go); UDP, each
 // socket one of kernel/inet's endpoints (udp.go), as is an AF_UNIX
@@ -55,7 +55,7 @@ type Socket struct {
 	W        vfs.Waitable
 	State    State
 	Family   uint16
-	Type     uint16 // SOCK_STREAM or SOCK_DGRAM
+	Type     uint16 // SOCK_STREAM, SOCK_DGRAM or SOCK_SEQPACKET
 	Port     uint16
 	Addr     [4]byte
 	PeerPort uint16

@@ -1,11 +1,14 @@
 package socket
 
 import (
+	"github.com/gometal/gometal/kernel/vfs"
+
 	"golang.org/x/sys/unix"
 )
 
-// AF_UNIX sockets (unix(7)) within the machine: streams here, datagrams
-// in unixgram.go. A name is a path,
+// AF_UNIX sockets (unix(7)) within the machine: streams and seqpacket
+// sockets here (a seqpacket connection's pipes carry records:
+// vfs.Pipe's BeginWrite and BeginRead), datagrams in unixgram.go. A name is a path,
 // an abstract name or none. The Linux layer turns a path into the socket
 // file's inode number: bind makes the file (an S_IFSOCK inode) and
 // connect finds the listener bound to the inode the path names now, so a
@@ -104,8 +107,11 @@ func (k *Socket) ConnectUnix(a *UnixAddr) unix.Errno {
 		return unix.EINVAL
 	}
 	l := bound(a)
-	if l == nil || l.State != Listening {
+	if l == nil || l.State != Listening && l.Type == k.Type {
 		return unix.ECONNREFUSED
+	}
+	if l.Type != k.Type {
+		return unix.EPROTOTYPE // unix_find_bsd: a name of another type
 	}
 	s, e := k.connectTo(l)
 	if e != 0 {
@@ -116,9 +122,9 @@ func (k *Socket) ConnectUnix(a *UnixAddr) unix.Errno {
 	return 0
 }
 
-// Pair makes two connected AF_UNIX sockets (socketpair(2)), or returns
-// an error with nothing made.
-func Pair() (*Socket, *Socket, unix.Errno) {
+// Pair makes two connected AF_UNIX sockets of type typ (SOCK_STREAM or
+// SOCK_SEQPACKET: socketpair(2)), or returns an error with nothing made.
+func Pair(typ uint16) (*Socket, *Socket, unix.Errno) {
 	a := New(unix.AF_UNIX)
 	if a == nil {
 		return nil, nil, unix.ENFILE
@@ -132,5 +138,28 @@ func Pair() (*Socket, *Socket, unix.Errno) {
 		a.State, b.State = Free, Free
 		return nil, nil, e
 	}
+	a.Type, b.Type = typ, typ
 	return a, b, 0
+}
+
+// Records reports whether k's connection carries records (seqpacket,
+// or a datagram socketpair): sendmsg and recvmsg then move one record
+// across all their iovecs.
+func (k *Socket) Records() bool { return k.dgram < 0 && k.records() }
+
+// RecordPipe returns the pipe k sends (send) or receives records on, as
+// Write and Read find it: ENOTCONN unconnected, EPIPE after the send
+// side's shutdown, and nil (EOF) after the receive side's.
+func (k *Socket) RecordPipe(send bool) (*vfs.Pipe, unix.Errno) {
+	switch {
+	case k.State != Connected:
+		return nil, unix.ENOTCONN
+	case send && (k.shutWr || k.tx < 0):
+		return nil, unix.EPIPE
+	case send:
+		return vfs.PipeAt(k.tx), 0
+	case k.shutRd || k.rx < 0:
+		return nil, 0
+	}
+	return vfs.PipeAt(k.rx), 0
 }

@@ -89,7 +89,7 @@ func TestUnixAbstractAndAutobind(t *testing.T) {
 // socketpair: two connected sockets; closing one gives the other EOF.
 func TestUnixPair(t *testing.T) {
 	buf := setup(t)
-	a, b, e := Pair()
+	a, b, e := Pair(unix.SOCK_STREAM)
 	if e != 0 {
 		t.Fatal(e)
 	}
@@ -119,5 +119,50 @@ func TestFamiliesApart(t *testing.T) {
 	k, _ := newOpen(t)
 	if e := k.Connect(0, lo, false); e != unix.ECONNREFUSED {
 		t.Errorf("TCP connect to port 0 with only a unix listener: %v", e)
+	}
+}
+
+// Seqpacket: a connection keeps each send's boundaries (a short read
+// gets the front of one record and loses the rest), the accepted end is
+// seqpacket too, and a stream socket cannot connect to a seqpacket
+// listener (EPROTOTYPE, as unix_find_bsd answers).
+func TestUnixSeqpacket(t *testing.T) {
+	buf := setup(t)
+	l, _ := newUnix(t)
+	l.Type = unix.SOCK_SEQPACKET
+	if e := l.BindUnix(unixAddr("\x00sp", 0)); e != 0 {
+		t.Fatal(e)
+	}
+	l.Listen()
+	s, _ := newUnix(t)
+	if e := s.ConnectUnix(unixAddr("\x00sp", 0)); e != unix.EPROTOTYPE {
+		t.Errorf("stream connect to a seqpacket listener: %v", e)
+	}
+	c, cf := newUnix(t)
+	c.Type = unix.SOCK_SEQPACKET
+	if e := c.ConnectUnix(unixAddr("\x00sp", 0)); e != 0 {
+		t.Fatal(e)
+	}
+	srv := l.Pending()
+	if srv == nil || srv.Type != unix.SOCK_SEQPACKET {
+		t.Fatalf("accepted end: %+v", srv)
+	}
+	l.Dequeue(srv)
+	sf := open(t, srv)
+	for _, m := range []string{"one", "", "three"} {
+		if r := send(t, cf, buf, m); r != uint64(len(m)) {
+			t.Fatalf("send %q: %#x", m, r)
+		}
+	}
+	if r := sf.Impl.Read(sf, buf, 2, -1); r != 2 {
+		t.Errorf("2-byte read of %q: %#x", "one", r)
+	}
+	for _, want := range []string{"", "three"} {
+		if got, _ := recv(t, sf, buf); got != want {
+			t.Errorf("read %q, want %q", got, want)
+		}
+	}
+	if _, r := recv(t, sf, buf); r != vfs.Err(unix.EAGAIN) {
+		t.Errorf("read of an empty connection: %#x", r)
 	}
 }

@@ -149,7 +149,13 @@ func (p *Pipe) notify(events uint32) {
 // (fewer than n when the ring fills up or a page cannot be had), and
 // false if src faulted before any byte was taken.
 func (p *Pipe) Put(src uintptr, n uint64) (uint64, bool) {
-	done := uint64(0)
+	done, faulted := p.put(src, n)
+	return done, !faulted || done > 0
+}
+
+// put is Put, saying whether src faulted (at done) rather than the ring
+// filling or running out of pages.
+func (p *Pipe) put(src uintptr, n uint64) (done uint64, faulted bool) {
 	for done < n && p.Room() > 0 {
 		tail := (p.head + p.n) % PipeBufSize
 		page := p.pages[tail/mm.PageSize]
@@ -170,9 +176,7 @@ func (p *Pipe) Put(src uintptr, n uint64) (uint64, bool) {
 			chunk = int(n - done)
 		}
 		if !usermem.CopyIn(mm.PageBytes(page)[off:off+chunk], src+uintptr(done)) {
-			if done == 0 {
-				return 0, false
-			}
+			faulted = true
 			break
 		}
 		p.n += chunk
@@ -181,7 +185,7 @@ func (p *Pipe) Put(src uintptr, n uint64) (uint64, bool) {
 	if done > 0 {
 		p.notify(unix.EPOLLIN)
 	}
-	return done, true
+	return done, faulted
 }
 
 // Take copies up to n buffered bytes to the app at dst and returns how

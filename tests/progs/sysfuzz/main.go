@@ -171,7 +171,8 @@ func setup() {
 	u, _ := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK, 0)
 	unix.Bind(u, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}})
 	nl, _ := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_NONBLOCK, unix.NETLINK_ROUTE)
-	scratchFD = [12]int{f, p[0], p[1], e, ep, tf, s, n, d, f, u, nl}
+	sp, _ := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_NONBLOCK, 0)
+	scratchFD = [12]int{f, p[0], p[1], e, ep, tf, s, n, d, sp[0], u, nl}
 }
 
 // hostile addresses: kernel, non-canonical, null-ish, unaligned scratch,
