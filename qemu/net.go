@@ -2,6 +2,7 @@ package qemu
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -108,5 +109,28 @@ func NetArgs(n Net, machine string, fwd []Forward, hostPorts []int, relay string
 		"-global", "virtio-mmio.force-legacy=false",
 		"-netdev", netdev,
 		"-device", "virtio-net-device,netdev=net0",
+	}
+}
+
+// listenLineRE is the kernel's log line when the app listens on the
+// network interface (kernel/socket's Listened hook).
+var listenLineRE = regexp.MustCompile(`^(?:gometal: )?net: listening on port (\d+)\s*$`)
+
+// listenNote returns the runner's note for a line of the guest's
+// output: when the kernel says the app listens on a port that a -p
+// forwards, the host address that reaches it.
+func listenNote(fwd []Forward) func(string) string {
+	return func(line string) string {
+		m := listenLineRE.FindStringSubmatch(line)
+		if m == nil {
+			return ""
+		}
+		port, _ := strconv.Atoi(m[1])
+		for _, f := range fwd {
+			if f.Proto == "tcp" && f.Guest == port {
+				return fmt.Sprintf("gometal: reach it from the host at 127.0.0.1:%d (http://127.0.0.1:%d/ for a web server)", f.Host, f.Host)
+			}
+		}
+		return ""
 	}
 }

@@ -81,7 +81,7 @@ func hex(v uint64) string {
 func TestStreamDetectsPanic(t *testing.T) {
 	var out bytes.Buffer
 	in := strings.NewReader("hello\n\ngometal: kernel panic: x\n  pc=0x1\n\nafter\n")
-	if !stream(in, &out, false, "") {
+	if !stream(in, &out, false, "", nil) {
 		t.Error("panic not detected")
 	}
 	if out.String() != "hello\n\ngometal: kernel panic: x\n  pc=0x1\n\nafter\n" {
@@ -94,7 +94,7 @@ func TestStreamDetectsPanic(t *testing.T) {
 func TestStreamAnnotatesWholeLines(t *testing.T) {
 	in := &chunkReader{r: strings.NewReader("gometal: kernel panic: x\n  pc=0x1 lr=0x2\n  esr=0x3 far=0x4\n\n"), n: 7}
 	var out bytes.Buffer
-	streamAnnotated(in, &out, false, func(s string) []string {
+	streamAnnotated(in, &out, false, listenNote(nil), func(s string) []string {
 		if strings.Contains(s, "pc=0x1") {
 			return []string{"0x1 = main.f"}
 		}
@@ -209,5 +209,17 @@ func TestNetArgs(t *testing.T) {
 	}
 	if _, err := ParseNet("bridge"); err == nil || !strings.Contains(err.Error(), "want user, isolated or none") {
 		t.Errorf("ParseNet(bridge) = %v", err)
+	}
+}
+
+// When the kernel says the app listens on a port a -p forwards, the
+// runner adds the host address that reaches it; other ports get nothing.
+func TestStreamNotesForwardedListen(t *testing.T) {
+	in := strings.NewReader("gometal: net: listening on port 8080\nnet: listening on port 9090\nhello\n")
+	var out bytes.Buffer
+	stream(in, &out, false, "", []Forward{{Proto: "tcp", Host: 18080, Guest: 8080}, {Proto: "udp", Host: 19090, Guest: 9090}})
+	want := "gometal: net: listening on port 8080\ngometal: reach it from the host at 127.0.0.1:18080 (http://127.0.0.1:18080/ for a web server)\nnet: listening on port 9090\nhello\n"
+	if out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
 	}
 }

@@ -164,7 +164,7 @@ func Run(ctx context.Context, c *Config) (int, error) {
 		out = io.Discard
 	}
 	panicked := make(chan bool, 1)
-	go func() { panicked <- stream(stdout, out, c.Terminal, c.KernelELF) }()
+	go func() { panicked <- stream(stdout, out, c.Terminal, c.KernelELF, c.Forwards) }()
 
 	waitErr := make(chan error, 1)
 	go func() {
@@ -225,9 +225,9 @@ func exitSignal(ee *exec.ExitError) (syscall.Signal, bool) {
 
 // stream copies guest output as it arrives and symbolizes panic reports.
 // It reports whether a kernel panic was seen.
-func stream(r io.Reader, w io.Writer, terminal bool, kernelELF string) bool {
+func stream(r io.Reader, w io.Writer, terminal bool, kernelELF string, fwd []Forward) bool {
 	var sym *Symbolizer
-	return streamAnnotated(r, w, terminal, func(s string) []string {
+	return streamAnnotated(r, w, terminal, listenNote(fwd), func(s string) []string {
 		if sym == nil && kernelELF != "" {
 			sym, _ = NewSymbolizer(kernelELF)
 		}
@@ -239,11 +239,12 @@ func stream(r io.Reader, w io.Writer, terminal bool, kernelELF string) bool {
 }
 
 // streamAnnotated copies r to w, and after each line of a panic report
-// writes the lines annotate returns for it. Output goes out line by line:
+// writes the lines annotate returns for it; after any other line, the
+// line note returns, if any. Output goes out line by line:
 // a chunk that ends mid-line is written at once (a prompt must show), and
 // an annotation is written only after the newline of the line it explains,
 // never into the middle of the next line.
-func streamAnnotated(r io.Reader, w io.Writer, terminal bool, annotate func(string) []string) bool {
+func streamAnnotated(r io.Reader, w io.Writer, terminal bool, note func(string) string, annotate func(string) []string) bool {
 	br := bufio.NewReader(r)
 	var line []byte
 	inPanic, sawPanic := false, false
@@ -280,6 +281,8 @@ func streamAnnotated(r io.Reader, w io.Writer, terminal bool, annotate func(stri
 				for _, a := range annotate(s) {
 					fmt.Fprintf(w, "      %s%s", a, nl(terminal))
 				}
+			} else if n := note(s); n != "" {
+				fmt.Fprintf(w, "%s%s", n, nl(terminal))
 			}
 		}
 		put(chunk[start:])

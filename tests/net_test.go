@@ -265,7 +265,10 @@ func TestNetHTTPServer(t *testing.T) {
 
 	get("/quit")
 	r := stop()
-	r.expect(t, 0, "httpserver: quit after")
+	// The runner says where the forwarded port is reached when the
+	// kernel logs the listen.
+	r.expect(t, 0, "httpserver: quit after", "net: listening on port 8080",
+		fmt.Sprintf("gometal: reach it from the host at 127.0.0.1:%d (http://127.0.0.1:%d/ for a web server)", port, port))
 	m := regexp.MustCompile(`gometal: stats: tcp: segs-in=(\d+) segs-out=(\d+) retransmits=(\d+)`).FindStringSubmatch(r.out)
 	if m == nil {
 		t.Fatalf("no tcp stats line in:\n%s", r.out)
@@ -535,4 +538,26 @@ func TestNetInterfaces(t *testing.T) {
 	if strings.Contains(r.out, "eth0") {
 		t.Errorf("with -net none an eth0 was listed:\n%s", r.out)
 	}
+}
+
+// A program written for a dual-stack machine keeps working without IPv6
+// (tests/progs/ipv6off): every line below is what the same program
+// printed on Debian's Linux 6.1 booted with ipv6.disable=1 (no /etc/hosts
+// there, so its "localhost" failed to resolve; gometal's initramfs has
+// one, and localhost is 127.0.0.1).
+func TestNetIPv6Off(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "-net", "isolated", "./tests/progs/ipv6off")
+	r.expect(t, 0,
+		"ipv6off: socket(AF_INET6, SOCK_STREAM): error EAFNOSUPPORT",
+		"ipv6off: socket(AF_INET6, SOCK_DGRAM): error EAFNOSUPPORT",
+		"ipv6off: listen tcp :0: on IPv4",
+		`ipv6off: dial tcp 127.0.0.1: "ok" from IPv4`,
+		`ipv6off: dial tcp ::ffff:127.0.0.1: "ok" from IPv4`,
+		`ipv6off: dial tcp localhost: "ok" from IPv4`,
+		"ipv6off: dial tcp ::1: error EAFNOSUPPORT",
+		"ipv6off: dial tcp6 127.0.0.1: error: dial tcp6: address 127.0.0.1: no suitable address found",
+		"ipv6off: listen tcp6 [::1]:0: error EAFNOSUPPORT",
+		"ipv6off: listen udp :0: on IPv4",
+		"ipv6off: done")
 }

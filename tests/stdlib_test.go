@@ -100,7 +100,6 @@ const (
 	needsSrcData   = "reads $GOROOT/src/testdata, outside the package directory gometal exec carries into the guest"
 	needsRawIP     = "opens raw IP sockets (ip4:icmp, ip:tcp), which gometal does not have"
 	needsSCMRights = "passes descriptors over AF_UNIX (SCM_RIGHTS), which gometal does not do yet"
-	needsLinger0   = "closes with SO_LINGER 0 and expects the peer's read to fail (an abortive close); gometal's loopback close is orderly"
 )
 
 var stdlibSkips = map[string][]struct{ name, why string }{
@@ -133,6 +132,5 @@ var stdlibSkips = map[string][]struct{ name, why string }{
 		{"TestSendfileOnWriteTimeoutExceeded", needsSrcData},
 		{"TestSplice", needsProcesses},
 		{"TestUnixConnReadMsgUnixSCMRightsCloseOnExec", needsSCMRights},
-		{"TestNotTemporaryRead", needsLinger0},
 	},
 }

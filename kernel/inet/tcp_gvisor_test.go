@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand"
 	"net"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -639,4 +640,44 @@ func TestTCPOutOfMemoryDropsSYN(t *testing.T) {
 	}
 	ourAccept(t, l, 5*time.Second).close()
 	c.Close()
+}
+
+// An abortive close (SO_LINGER 0 s) sends a RST at once, with data
+// still unsent: gVisor's read fails with a reset, not EOF, and this
+// stack's connection is gone without a TIME-WAIT.
+func TestTCPAbortResetsGVisor(t *testing.T) {
+	p := newTCPPeer(t, impairment{}, impairment{})
+	ln, err := gonet.ListenTCP(p.s, tcpip.FullAddress{NIC: 1, Addr: tcpip.AddrFrom4(testGW), Port: 9001}, ipv4.ProtocolNumber)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	readErr := make(chan error, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			readErr <- err
+			return
+		}
+		defer c.Close()
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_, err = io.ReadAll(c)
+		readErr <- err
+	}()
+	c, err := ourDial(t, 9001, 10*time.Second)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	resets := Stats.TCPResetsOut
+	stackMu.Lock()
+	TCPAbort(c.i)
+	used := conns[c.i].used
+	stackMu.Unlock()
+	if used || Stats.TCPResetsOut != resets+1 {
+		t.Errorf("after TCPAbort: slot used %v, resets sent %d (want 1)", used, Stats.TCPResetsOut-resets)
+	}
+	err = <-readErr
+	if err == nil || !strings.Contains(err.Error(), (&tcpip.ErrConnectionReset{}).String()) && !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("gVisor's read after our abort: %v, want connection reset", err)
+	}
 }

@@ -223,6 +223,26 @@ func TCPClose(i int32) {
 	}
 }
 
+// TCPAbort is the owner letting go of c with an abortive close
+// (SO_LINGER with a zero timeout): a synchronized connection sends a
+// RST and is gone at once, its unsent data dropped (RFC 9293 §3.10.4,
+// ABORT; Linux's tcp_close with sk_lingertime 0).
+func TCPAbort(i int32) {
+	c := connAt(i)
+	if c == nil {
+		return
+	}
+	switch c.state {
+	case TCPEstablished, TCPCloseWait, TCPFinWait1, TCPFinWait2, TCPClosing, TCPLastAck, TCPSynRcvd:
+		c.owner = -1
+		Stats.TCPResetsOut++
+		tcpSegment(c, c.sndNxt, tcpRST, 0)
+		c.free()
+	default:
+		TCPClose(i)
+	}
+}
+
 // TCPPoll is c's readiness as Linux's tcp_poll reports it: readable with
 // data, the peer's FIN or an error; writable with room in the send ring;
 // HUP once both ways are shut; a listener readable with a connection to

@@ -3,6 +3,7 @@ package linux
 import (
 	"encoding/binary"
 
+	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/inet"
 	"github.com/gometal/gometal/kernel/socket"
@@ -496,6 +497,9 @@ func sysSetsockopt(t *sched.Thread, f *sched.Frame) uint64 {
 	if e != 0 {
 		return e
 	}
+	if f.X[1] == unix.SOL_SOCKET && f.X[2] == unix.SO_LINGER {
+		return setLinger(k, uintptr(f.X[3]), f.X[4])
+	}
 	var v int32
 	if f.X[4] >= 4 {
 		u, ok := usermem.ReadU32(uintptr(f.X[3]))
@@ -513,6 +517,9 @@ func sysGetsockopt(t *sched.Thread, f *sched.Frame) uint64 {
 	_, k, e := sockOf(f.X[0])
 	if e != 0 {
 		return e
+	}
+	if f.X[1] == unix.SOL_SOCKET && (f.X[2] == unix.SO_LINGER || f.X[2] == unix.SO_PEERCRED) {
+		return getStructOpt(k, f.X[2], uintptr(f.X[3]), uintptr(f.X[4]))
 	}
 	var v int32
 	if o, ok := k.Opt(f.X[1], f.X[2]); ok {
@@ -613,11 +620,22 @@ func sysRecvfrom(t *sched.Thread, f *sched.Frame) uint64 {
 	return r
 }
 
+// logListen is the kernel log's line for a port the app listens on over
+// the interface; qemu's runner matches it (listenLineRE) to add the host
+// address a -p forward gives it.
+func logListen(port uint16) {
+	if kernel.Info("net: listening on port ") {
+		kernel.PutDec(int64(port))
+		kernel.InfoEnd()
+	}
+}
+
 // initNetSockets connects TCP over the network to the sockets: the
 // stack's Wake reaches a socket's waiters, and its initial sequence
 // numbers are keyed with the kernel's entropy (RFC 6528).
 func initNetSockets() {
 	inet.Wake = socket.NetWake
+	socket.Listened = logListen
 	socket.ProcessID = appPID
 	var key [8]byte
 	fillRandom(key[:])

@@ -32,11 +32,16 @@ func (k *Socket) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 	if k.shutRd || k.rx < 0 {
 		return 0
 	}
+	var r uint64
 	if k.records() {
-		got, _ := vfs.PipeAt(k.rx).ReadRecord(buf, n)
-		return got
+		r, _ = vfs.PipeAt(k.rx).ReadRecord(buf, n)
+	} else {
+		r = vfs.PipeAt(k.rx).ReadAt(buf, n)
 	}
-	return vfs.PipeAt(k.rx).ReadAt(buf, n)
+	if r == 0 && n > 0 {
+		return k.readEnd()
+	}
+	return r
 }
 
 func (k *Socket) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
@@ -112,6 +117,9 @@ func (k *Socket) Readiness(f *vfs.File) uint32 {
 				r |= unix.EPOLLIN
 				if e&unix.EPOLLHUP != 0 {
 					r |= unix.EPOLLRDHUP
+				}
+				if e&unix.EPOLLERR != 0 { // reset (abort.go)
+					r |= unix.EPOLLERR | unix.EPOLLHUP
 				}
 			}
 		}

@@ -20,6 +20,11 @@ type netOpts struct {
 	nodelay, keepalive bool
 	idle, intvl        int64 // ns, 0: the stack's default
 	cnt                int
+	// SO_LINGER's struct linger. On with 0 s, close is abortive
+	// (abort.go); on with a timeout, close still returns at once (Linux
+	// would wait up to that long for the data to be sent).
+	lingerOn   bool
+	lingerSecs int32
 }
 
 // NetWake is inet's Wake hook: socket owner's connection changed.
@@ -45,8 +50,16 @@ func (k *Socket) listenNet() unix.Errno {
 	}
 	k.net = l
 	k.applyOpts()
+	if Listened != nil {
+		Listened(k.Port)
+	}
 	return 0
 }
+
+// Listened, if set, hears of each port the app listens on over the
+// network interface (the kernel logs it; the runner, seeing the line,
+// says which host port reaches it).
+var Listened func(port uint16)
 
 // connectNet starts a connection to ip:port over the interface; it
 // answers EINPROGRESS and Wake reports the outcome (Connected's
@@ -133,8 +146,13 @@ func (k *Socket) acceptNet() *Socket {
 	return s
 }
 
-// dropNet lets go of the socket's connection or listener.
+// dropNet lets go of the socket's connection or listener: abortively
+// with SO_LINGER's zero timeout.
 func (k *Socket) dropNet() {
+	if k.net >= 0 && k.abortive() {
+		inet.TCPAbort(k.net)
+		k.net = -1
+	}
 	if k.net >= 0 {
 		inet.TCPClose(k.net)
 		k.net = -1

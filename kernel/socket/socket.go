@@ -125,6 +125,7 @@ func (k *Socket) unref() {
 	if k.refs > 0 {
 		return
 	}
+	k.resetPeer()
 	if k.State == Listening {
 		// Refuse the queued connections: their clients see EOF.
 		for k.qHead != 0 {

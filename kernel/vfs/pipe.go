@@ -34,6 +34,10 @@ type Pipe struct {
 	ReadOwner, WriteOwner *Waitable
 	// tag names the FIFO whose pipe this is (0: an anonymous pipe).
 	tag uint64
+	// Reset says a socket's writer went away abortively (a RST on
+	// Linux): after the data, the reader's socket answers ECONNRESET
+	// once, and the read side reports EPOLLERR.
+	Reset bool
 
 	reader, writer, both pipeEnd
 }
@@ -226,6 +230,9 @@ func (p *Pipe) ReadEvents() uint32 {
 	}
 	if p.writers == 0 {
 		r |= unix.EPOLLHUP
+		if p.Reset {
+			r |= unix.EPOLLERR
+		}
 	}
 	return r
 }
