@@ -99,7 +99,6 @@ const (
 	needsGOROOT    = "walks $GOROOT/src, which is not carried into the guest"
 	needsSrcData   = "reads $GOROOT/src/testdata, outside the package directory gometal exec carries into the guest"
 	needsRawIP     = "opens raw IP sockets (ip4:icmp, ip:tcp), which gometal does not have"
-	needsSCMRights = "passes descriptors over AF_UNIX (SCM_RIGHTS), which gometal does not do yet"
 )
 
 var stdlibSkips = map[string][]struct{ name, why string }{
@@ -131,6 +130,5 @@ var stdlibSkips = map[string][]struct{ name, why string }{
 		{"TestSendfileSeeked", needsSrcData},
 		{"TestSendfileOnWriteTimeoutExceeded", needsSrcData},
 		{"TestSplice", needsProcesses},
-		{"TestUnixConnReadMsgUnixSCMRightsCloseOnExec", needsSCMRights},
 	},
 }

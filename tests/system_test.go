@@ -502,3 +502,29 @@ func TestSyscallFuzzer(t *testing.T) {
 		t.Logf("reproduce: bin/gometal run ./tests/progs/sysfuzz -- 300000 16 %s", seed)
 	}
 }
+
+// Descriptors passed over AF_UNIX connections (tests/progs/scmrights):
+// every line below is what the same program printed on Debian's Linux
+// 6.1 (which bytes arrive with which descriptors on a stream, the
+// received descriptor being the same open pipe, read(2) closing what it
+// passes over, MSG_CMSG_CLOEXEC, MSG_CTRUNC, EBADF, seqpacket records).
+func TestSCMRights(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "./tests/progs/scmrights")
+	r.expect(t, 0,
+		`scmrights: stream recvmsg 1: "a", 1 descriptors`,
+		`scmrights:   a write through the received descriptor comes out of the pipe: "via"`,
+		`scmrights: stream recvmsg 2: "bc", 1 descriptors`,
+		`scmrights:   a write through the received descriptor comes out of the pipe: "via"`,
+		`scmrights: stream recvmsg 3: "d", 0 descriptors`,
+		`scmrights: read(2) of a message with a descriptor: "e"; the pipe then reads EOF`,
+		`scmrights: MSG_CMSG_CLOEXEC: FD_CLOEXEC true`,
+		`scmrights: no room for control data: "g", 0 descriptors (MSG_CTRUNC)`,
+		`scmrights: sending descriptor 999 (not open): EBADF`,
+		`scmrights: a malformed control buffer: <nil>`,
+		`scmrights: seqpacket recvmsg 1: "rec1", 2 descriptors`,
+		`scmrights:   a write through the received descriptor comes out of the pipe: "via"`,
+		`scmrights:   a write through the received descriptor comes out of the pipe: "via"`,
+		`scmrights: seqpacket recvmsg 2: "rec2", 0 descriptors`,
+		`scmrights: done`)
+}

@@ -59,8 +59,18 @@ func sysSendmsg(t *sched.Thread, f *sched.Frame) uint64 {
 	if m.Iovlen > iovMax {
 		return errno(unix.EMSGSIZE)
 	}
+	var rights vfs.Rights
 	if m.Controllen > 0 && k.Family == unix.AF_UNIX {
-		return errno(unix.EOPNOTSUPP) // no descriptor or credential passing yet
+		if k.IsDgram() {
+			return errno(unix.EOPNOTSUPP) // not over datagram sockets' queues yet
+		}
+		var e unix.Errno
+		if rights, e = readRights(&m); e != 0 {
+			return errno(e)
+		}
+		if rights.N > 0 && !vfs.RightsRoom() {
+			return errno(unix.ETOOMANYREFS)
+		}
 	}
 	switch {
 	case k.IsNetlink():
@@ -72,11 +82,19 @@ func sysSendmsg(t *sched.Thread, f *sched.Frame) uint64 {
 	case k.IsDgram():
 		return sendDgramMsg(k, &m)
 	case k.Records():
-		return sendRecordMsg(t, fl, k, &m, f.X[2])
+		return sendRecordMsg(t, fl, k, &m, f.X[2], &rights)
 	}
 	// A stream: writev, which raises SIGPIPE on a broken connection
 	// (MSG_NOSIGNAL is not honoured here; Go ignores SIGPIPE on sockets).
-	return iovecIO(t, fl, uintptr(unsafe.Pointer(m.Iov)), m.Iovlen, true)
+	// Descriptors go with the message's first byte, once: not again in
+	// a run of the call after an earlier run moved bytes.
+	p, at := k.SendPipe()
+	earlier := t.Retried && t.Progress > 0
+	r := iovecIO(t, fl, uintptr(unsafe.Pointer(m.Iov)), m.Iovlen, true)
+	if rights.N > 0 && p != nil && !earlier && p.In > at {
+		p.Attach(at, p.In, &rights)
+	}
+	return r
 }
 
 // sendDgramMsg gathers the iovecs into one datagram to msg_name, or to
@@ -126,6 +144,24 @@ func sendUnixDgramMsg(k *socket.Socket, m *msghdr) uint64 {
 	return k.SendStagedUnix(n, &a)
 }
 
+// recvRightsStream reads a stream connection into the message's first
+// iovec with room, taking the descriptors of the message it starts at.
+func recvRightsStream(t *sched.Thread, fl *vfs.File, k *socket.Socket, m *msghdr, flags uint64, rights *vfs.Rights) uint64 {
+	var base uintptr
+	var n uint64
+	for i := uint64(0); i < m.Iovlen && n == 0; i++ {
+		var ok bool
+		if base, n, ok = iovAt(uintptr(unsafe.Pointer(m.Iov)), i); !ok {
+			return errno(unix.EFAULT)
+		}
+	}
+	r := k.ReadRights(base, n, rights)
+	if r == errno(unix.EAGAIN) && flags&unix.MSG_DONTWAIT == 0 {
+		return vfs.Wait(t, fl, unix.EPOLLIN)
+	}
+	return r
+}
+
 // gather copies the message's iovecs into room, one after another:
 // EMSGSIZE if they do not fit.
 func gather(room []byte, m *msghdr) (n uint64, r uint64) {
@@ -161,6 +197,10 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 	var r uint64
 	var flags int32
 	name, nameLen := uintptr(unsafe.Pointer(m.Name)), uint32(0)
+	// Descriptors passed with the message read (SCM_RIGHTS): given as
+	// control data, or closed with MSG_CTRUNC when there is no room.
+	var rights vfs.Rights
+	wantRights := k.Family == unix.AF_UNIX && !k.IsDgram()
 	switch {
 	case k.IsDgram():
 		var src [4]byte
@@ -206,7 +246,11 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 	case k.Records():
 		var truncated bool
-		if r, truncated = recvRecordMsg(t, fl, k, &m, f.X[2]); vfs.IsErr(r) || t.State != sched.Running {
+		var want *vfs.Rights
+		if wantRights {
+			want = &rights
+		}
+		if r, truncated = recvRecordMsg(t, fl, k, &m, f.X[2], want); vfs.IsErr(r) || t.State != sched.Running {
 			return r
 		}
 		if truncated {
@@ -217,8 +261,16 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 			sa, n := unixName(&k.Peer)
 			nameLen = uint32(n)
 			if !usermem.CopyOut(name, sa[:min(n, int(m.Namelen))]) {
+				rights.Close()
 				return errno(unix.EFAULT)
 			}
+		}
+	case wantRights && k.RightsPending():
+		// A stream with descriptors in flight: one read into the first
+		// iovec with room, which stops at the end of the first message
+		// with descriptors and takes them (socket/rights.go).
+		if r = recvRightsStream(t, fl, k, &m, f.X[2], &rights); vfs.IsErr(r) || t.State != sched.Running {
+			return r
 		}
 	default:
 		// A stream: readv. TCP leaves msg_name empty (tcp_recvmsg).
@@ -226,8 +278,12 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 			return r
 		}
 	}
+	ctlLen, ctrunc := putRights(&m, &rights, f.X[2]&unix.MSG_CMSG_CLOEXEC != 0)
+	if ctrunc {
+		flags |= unix.MSG_CTRUNC
+	}
 	if !usermem.WriteU32(addr+msgNamelenOff, nameLen) ||
-		!usermem.WriteU64(addr+msgControllenOff, 0) ||
+		!usermem.WriteU64(addr+msgControllenOff, ctlLen) ||
 		!usermem.WriteU32(addr+msgFlagsOff, uint32(flags)) {
 		return errno(unix.EFAULT)
 	}

@@ -19,7 +19,8 @@ import (
 // record's whole length, as Linux does.
 
 // sendRecordMsg sends the message's iovecs as one record.
-func sendRecordMsg(t *sched.Thread, fl *vfs.File, k *socket.Socket, m *msghdr, flags uint64) uint64 {
+// Descriptors in rights go with the record.
+func sendRecordMsg(t *sched.Thread, fl *vfs.File, k *socket.Socket, m *msghdr, flags uint64, rights *vfs.Rights) uint64 {
 	iov := uintptr(unsafe.Pointer(m.Iov))
 	var total uint64
 	for i := uint64(0); i < m.Iovlen; i++ {
@@ -36,6 +37,7 @@ func sendRecordMsg(t *sched.Thread, fl *vfs.File, k *socket.Socket, m *msghdr, f
 	if e != 0 {
 		return errno(e)
 	}
+	at := p.In
 	r, e := p.BeginWrite(total)
 	if e == unix.EAGAIN && flags&unix.MSG_DONTWAIT == 0 {
 		return vfs.Wait(t, fl, unix.EPOLLOUT)
@@ -54,12 +56,16 @@ func sendRecordMsg(t *sched.Thread, fl *vfs.File, k *socket.Socket, m *msghdr, f
 		}
 	}
 	p.EndWrite(&r)
+	if rights.N > 0 {
+		p.Attach(at, p.In, rights)
+	}
 	return total
 }
 
 // recvRecordMsg receives one record over the message's iovecs: the
-// result, and whether the record was cut short.
-func recvRecordMsg(t *sched.Thread, fl *vfs.File, k *socket.Socket, m *msghdr, flags uint64) (uint64, bool) {
+// result, and whether the record was cut short. The descriptors sent
+// with it go to rights, or are closed when rights is nil.
+func recvRecordMsg(t *sched.Thread, fl *vfs.File, k *socket.Socket, m *msghdr, flags uint64, rights *vfs.Rights) (uint64, bool) {
 	p, e := k.RecordPipe(false)
 	if e != 0 {
 		return errno(e), false
@@ -67,6 +73,7 @@ func recvRecordMsg(t *sched.Thread, fl *vfs.File, k *socket.Socket, m *msghdr, f
 	if p == nil {
 		return 0, false // shut down for reading: EOF
 	}
+	at := p.Out
 	r, e := p.BeginRead()
 	if e == unix.EAGAIN && flags&unix.MSG_DONTWAIT == 0 {
 		return vfs.Wait(t, fl, unix.EPOLLIN), false
@@ -93,6 +100,10 @@ func recvRecordMsg(t *sched.Thread, fl *vfs.File, k *socket.Socket, m *msghdr, f
 		done += got
 	}
 	p.EndRead(&r)
+	if rights != nil {
+		p.TakeRights(at, rights)
+	}
+	p.DropRights(p.Out)
 	if flags&unix.MSG_TRUNC != 0 {
 		return r.Len, done < r.Len
 	}

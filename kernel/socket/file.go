@@ -32,16 +32,7 @@ func (k *Socket) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 	if k.shutRd || k.rx < 0 {
 		return 0
 	}
-	var r uint64
-	if k.records() {
-		r, _ = vfs.PipeAt(k.rx).ReadRecord(buf, n)
-	} else {
-		r = vfs.PipeAt(k.rx).ReadAt(buf, n)
-	}
-	if r == 0 && n > 0 {
-		return k.readEnd()
-	}
-	return r
+	return k.readConn(buf, n, nil)
 }
 
 func (k *Socket) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {

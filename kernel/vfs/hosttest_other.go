@@ -12,5 +12,6 @@ func Reset() {
 	interests = [MaxInterests]interest{}
 	eventfds = [MaxFiles]Eventfd{}
 	timerfds = [MaxTimerfds]Timerfd{}
+	rightsSets = [maxRightsSets]rightsSet{}
 	Stats = counters{}
 }

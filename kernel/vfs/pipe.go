@@ -24,10 +24,14 @@ const (
 
 // Pipe is one pipe: the ring, the open ends, and the Impl of each end.
 type Pipe struct {
-	W                Waitable
-	used             bool
-	pages            [pipeBufPages]uintptr
-	head, n          int // read position and bytes buffered
+	W       Waitable
+	used    bool
+	pages   [pipeBufPages]uintptr
+	head, n int // read position and bytes buffered
+	// In and Out count the bytes that ever entered and left the ring:
+	// stream positions, where descriptors in flight are attached
+	// (pipe_rights.go).
+	In, Out          uint64
 	readers, writers int // open ends
 	// Owners are notified with the pipe: the sockets whose receive
 	// (reader) and send (writer) side it is.
@@ -130,6 +134,7 @@ func (p *Pipe) Close(write bool) {
 }
 
 func (p *Pipe) release() {
+	p.dropRights(^uint64(0))
 	for i := range p.pages {
 		if p.pages[i] != 0 {
 			mm.Pages.Put(p.pages[i])
@@ -184,6 +189,7 @@ func (p *Pipe) put(src uintptr, n uint64) (done uint64, faulted bool) {
 			break
 		}
 		p.n += chunk
+		p.In += uint64(chunk)
 		done += uint64(chunk)
 	}
 	if done > 0 {
@@ -214,6 +220,7 @@ func (p *Pipe) Take(dst uintptr, n uint64) (uint64, bool) {
 		}
 		p.head = (p.head + chunk) % PipeBufSize
 		p.n -= chunk
+		p.Out += uint64(chunk)
 		done += uint64(chunk)
 	}
 	if done > 0 {

@@ -25,6 +25,7 @@ const (
 // to roll back to, and the bytes of it left to read.
 type Record struct {
 	head, n int
+	in, out uint64
 	// Len is the record's length; EOF, on a read, says there is no
 	// record and no writer left.
 	Len  uint64
@@ -56,7 +57,7 @@ func (p *Pipe) BeginWrite(n uint64) (Record, unix.Errno) {
 	case uint64(p.Room()) < recordHeader+n:
 		return Record{}, unix.EAGAIN
 	}
-	r := Record{head: p.head, n: p.n, Len: n}
+	r := Record{head: p.head, n: p.n, in: p.In, out: p.Out, Len: n}
 	for i := 0; i < recordHeader; i++ {
 		b := p.ringByte(p.n)
 		if b == nil {
@@ -65,6 +66,7 @@ func (p *Pipe) BeginWrite(n uint64) (Record, unix.Errno) {
 		}
 		*b = byte(n >> (8 * i))
 		p.n++
+		p.In++
 	}
 	return r, 0
 }
@@ -77,7 +79,7 @@ func (p *Pipe) WritePart(r *Record, src uintptr, n uint64) (ok, faulted bool) {
 }
 
 // Abort undoes a record begun and not ended.
-func (p *Pipe) Abort(r *Record) { p.head, p.n = r.head, r.n }
+func (p *Pipe) Abort(r *Record) { p.head, p.n, p.In, p.Out = r.head, r.n, r.in, r.out }
 
 // EndWrite ends a record whose bytes are all written.
 func (p *Pipe) EndWrite(r *Record) { p.notify(unix.EPOLLIN) }
@@ -109,12 +111,13 @@ func (p *Pipe) BeginRead() (r Record, e unix.Errno) {
 		}
 		return Record{}, unix.EAGAIN
 	}
-	r = Record{head: p.head, n: p.n}
+	r = Record{head: p.head, n: p.n, in: p.In, out: p.Out}
 	for i := 0; i < recordHeader; i++ {
 		r.Len |= uint64(*p.ringByte(i)) << (8 * i) // written whole: present
 	}
 	p.head = (p.head + recordHeader) % PipeBufSize
 	p.n -= recordHeader
+	p.Out += recordHeader
 	r.left = r.Len
 	return r, 0
 }
@@ -134,6 +137,7 @@ func (p *Pipe) ReadPart(r *Record, dst uintptr, n uint64) (uint64, bool) {
 func (p *Pipe) EndRead(r *Record) {
 	p.head = (p.head + int(r.left)) % PipeBufSize
 	p.n -= int(r.left)
+	p.Out += r.left
 	r.left = 0
 	p.notify(unix.EPOLLOUT)
 }
