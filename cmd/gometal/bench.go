@@ -622,8 +622,14 @@ func benchDoc(o *benchOptions, table string, res *benchResults) string {
 	} else {
 		fmt.Fprintf(&b, "# gometal on QEMU %s (board %s): benchmarks\n\n", o.board.QEMUMachine, o.board.Name)
 	}
-	fmt.Fprintf(&b, "Measured %s by `make bench` (`gometal %s`).\n\n", res.Date, strings.Join(o.cmdline, " "))
-	fmt.Fprintf(&b, "- The same static Go program, [`tests/progs/bench`](../tests/progs/bench/main.go), is `/init` on every side.\n")
+	_, guestFigures := o.guestArgs()
+	fmt.Fprintf(&b, "Measured %s with `gometal %s` (`make bench` runs it with every figure).\n\n", res.Date, strings.Join(o.cmdline, " "))
+	if guestFigures {
+		fmt.Fprintf(&b, "- The same static Go program, [`tests/progs/bench`](../tests/progs/bench/main.go), is `/init` on every side.\n")
+	}
+	if o.wantsNet() && o.board.Name == "virt" {
+		fmt.Fprintf(&b, "- The network figures boot [`examples/httpserver`](../examples/httpserver/main.go), unchanged: as `/init` on gometal, and on Linux as `/app` under [`tests/progs/netinit`](../tests/progs/netinit/main.go), which loads Debian's virtio-mmio and virtio-net modules and addresses eth0 first. Both sides get the same `virtio-net-device` on QEMU's user networking with `restrict=on`, the guest's port 8080 forwarded from a host loopback port; the load comes from the harness on the host ([`cmd/gometal/benchnet.go`](../cmd/gometal/benchnet.go)).\n")
+	}
 	if o.board.Name == "virt" {
 		fmt.Fprintf(&b, "- All boot under `qemu-system-aarch64 -M virt -cpu %s -smp %d -m %s`, TCG (software emulation) on a %d-CPU %s/%s host.\n", benchCPU, benchSMP, benchMemory, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
 	} else {
@@ -633,6 +639,9 @@ func benchDoc(o *benchOptions, table string, res *benchResults) string {
 	if res.Linux != "" {
 		fmt.Fprintf(&b, "- Linux: %s, booted twice per round: with the command line `%s` (its default: KASLR on, and with it kernel page-table isolation, KPTI, so every system call switches page tables), and with `nokaslr` added (no KASLR, no KPTI: Linux at its best on a Cortex-A72, which Meltdown does not affect). Each figure's ratio is against the faster of the two.\n", res.Linux, strings.Join(linuxCmdline, " "))
 		for _, sd := range []string{sideLinux, sideLinuxNoKASLR} {
+			if !guestFigures {
+				break // only the benchmark program reads the kernel's log
+			}
 			lines := res.KernelLog[sd]
 			fmt.Fprintf(&b, "  - %s, its own boot log:", linuxLabel(sd))
 			if len(lines) == 0 {
@@ -652,7 +661,12 @@ func benchDoc(o *benchOptions, table string, res *benchResults) string {
 	}
 	b.WriteString(table)
 	b.WriteString("\nA cell that says \"does not run\" is a figure that side could not produce.\n")
-	b.WriteString(scalingNote)
+	for _, f := range benchFigures {
+		if strings.HasPrefix(f.Name, "scale") && o.wants(f.Name) {
+			b.WriteString(scalingNote) // the scale* figures ran
+			break
+		}
+	}
 	b.WriteString("Rerun one side or one figure while developing: `make build && bin/gometal bench -side gometal -runs 1 getpid_ns`.\n")
 	return b.String()
 }
