@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gometal/gometal/qemu"
 )
 
 // The kernel finds QEMU's virtio-net device in the DTB, brings it up
@@ -143,12 +145,11 @@ func (w *watchedBuffer) String() string {
 // on (as the kernel chose it a moment ago).
 func freeTCPPort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := qemu.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return p
 }
 
 // startGometal boots args in the background and returns once its output
