@@ -33,18 +33,29 @@ const (
 	tcpOptNOP    = 1
 	tcpOptMSS    = 2
 	tcpOptMSSLen = 4
+	// Window scale (RFC 7323 §2.2): kind 3, length 3, the shift count;
+	// sent after a NOP so the header stays a multiple of 4 bytes (§2.2's
+	// own example, "1,3,3,S").
+	tcpOptWS    = 3
+	tcpOptWSLen = 3
+	// tcpMaxShift is the largest shift a peer may name; a larger one is
+	// taken as 14 (RFC 7323 §2.3).
+	tcpMaxShift = 14
 
 	// MaxConns bounds the connections: listeners, and connections in
 	// every state but CLOSED (TIME-WAIT included, until reused). A slot
 	// costs its table entry always and its rings only while in use.
 	MaxConns = 1024
 	// tcpRxSize and tcpTxSize are each connection's receive and send
-	// rings. The receive window is what the receive ring has free, at
-	// most 65535: without window scaling (RFC 7323, not offered) the
-	// window field is the window.
-	tcpRxSize = 64 << 10
-	tcpTxSize = 32 << 10
-	tcpMaxWnd = 65535
+	// rings. The receive window is what the receive ring has free. Its
+	// field holds at most tcpMaxWnd; with window scaling agreed (RFC
+	// 7323 §2: both SYNs carried the option) it is the window shifted
+	// right by tcpRcvShift, the least shift that lets the whole ring be
+	// offered (TestWindowShiftFitsRing checks it against tcpRxSize).
+	tcpRxSize   = 64 << 10
+	tcpTxSize   = 32 << 10
+	tcpMaxWnd   = 65535
+	tcpRcvShift = 1
 	// TCPBufBytes is a connection's two rings, receive then send: what
 	// MapBuffers maps for a slot.
 	TCPBufBytes = tcpRxSize + tcpTxSize
@@ -177,9 +188,14 @@ type tcpConn struct {
 	iss, sndUna, sndNxt, sndMax, sndWnd, sndWl1, sndWl2 uint32
 	maxWnd                                              uint32 // the largest window the peer offered
 	mss                                                 uint32 // the peer's
-	txSeq                                               uint32 // sequence of tx's first byte
-	finQueued                                           bool   // the app is done sending: FIN after tx
-	shutRd                                              bool
+	// Window scaling (RFC 7323 §2): sndShift scales the peer's window
+	// fields, rcvShift ours; both 0 unless both SYNs carried the
+	// option. wsOffered: the peer's SYN did, so our SYN-ACK does too.
+	sndShift, rcvShift uint8
+	wsOffered          bool
+	txSeq              uint32 // sequence of tx's first byte
+	finQueued          bool   // the app is done sending: FIN after tx
+	shutRd             bool
 
 	// Receive sequence space.
 	irs, rcvNxt, rcvAdv uint32 // rcvAdv: the window's right edge as last advertised

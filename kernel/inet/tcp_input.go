@@ -12,6 +12,8 @@ type segment struct {
 	flags        uint8
 	wnd          uint32
 	mss          uint32 // the MSS option, 0 if absent
+	ws           bool   // a SYN's window scale option: present,
+	shift        uint8  // and its shift count
 	data         []byte
 }
 
@@ -62,6 +64,12 @@ func tcpInput(p []byte, src, dst [4]byte, srcMAC [6]byte, now int64) {
 	}
 	c.rmac, c.macOK = srcMAC, true
 	c.lastHeard, c.probes = now, 0
+	// A window field is scaled but a SYN's (RFC 7323 §2.2: "The window
+	// field in a segment where the SYN bit is set ... MUST NOT be
+	// scaled").
+	if s.flags&tcpSYN == 0 {
+		s.wnd <<= c.sndShift
+	}
 	if c.state == TCPSynSent {
 		synSentInput(c, &s, now)
 	} else {
@@ -119,6 +127,10 @@ func parseTCP(s *segment, p []byte, src, dst [4]byte) bool {
 		if opts[0] == tcpOptMSS && opts[1] == tcpOptMSSLen && s.flags&tcpSYN != 0 {
 			s.mss = uint32(be16(opts[2:]))
 		}
+		// The window scale option counts only in a SYN (RFC 7323 §2.2).
+		if opts[0] == tcpOptWS && opts[1] == tcpOptWSLen && s.flags&tcpSYN != 0 {
+			s.ws, s.shift = true, min(opts[2], tcpMaxShift)
+		}
 		opts = opts[opts[1]:]
 	}
 	return true
@@ -166,8 +178,16 @@ func listenInput(l *tcpConn, s *segment, src [4]byte, mac [6]byte, now int64) {
 	armAt(&c.rtxAt, now+c.rto)
 }
 
-// synOptions takes what the peer's SYN said: its MSS, capped at ours.
+// synOptions takes what the peer's SYN said: its MSS, capped at ours,
+// and its window scale. Scaling is on when both SYNs carry the option
+// (RFC 7323 §2.2); ours always does, or answers one. A SYN-ACK without
+// it turns scaling off both ways.
 func synOptions(c *tcpConn, s *segment) {
+	c.wsOffered = s.ws
+	c.sndShift, c.rcvShift = 0, 0
+	if s.ws {
+		c.sndShift, c.rcvShift = s.shift, tcpRcvShift
+	}
 	if s.mss != 0 {
 		c.mss = min32(s.mss, tcpMSS)
 		if c.mss < 64 {

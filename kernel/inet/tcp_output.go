@@ -15,8 +15,15 @@ func tcpSegment(c *tcpConn, seq uint32, flags uint8, n uint32) bool {
 		return false
 	}
 	hl := uint32(tcpHeaderLen)
+	// A SYN names our MSS; the active open's SYN offers window scaling,
+	// a SYN-ACK answers the peer's offer (RFC 7323 §2.2: "only if ...
+	// received a Window Scale option in the <SYN>").
+	ws := flags&tcpSYN != 0 && (c.state == TCPSynSent || c.wsOffered)
 	if flags&tcpSYN != 0 {
 		hl += tcpOptMSSLen
+	}
+	if ws {
+		hl += 1 + tcpOptWSLen
 	}
 	if c.state != TCPSynSent {
 		flags |= tcpACK
@@ -33,12 +40,23 @@ func tcpSegment(c *tcpConn, seq uint32, flags uint8, n uint32) bool {
 	}
 	binary.BigEndian.PutUint32(s[8:], ack)
 	s[12], s[13] = byte(hl/4)<<4, flags
+	// The field is the window shifted right, rounded down (RFC 7323
+	// §2.3); a SYN's is never scaled. wnd is what the field offers.
 	wnd := c.window()
-	binary.BigEndian.PutUint16(s[14:], uint16(wnd))
+	field := min32(wnd>>c.rcvShift, tcpMaxWnd)
+	if flags&tcpSYN != 0 {
+		field = min32(wnd, tcpMaxWnd)
+	} else {
+		wnd = field << c.rcvShift
+	}
+	binary.BigEndian.PutUint16(s[14:], uint16(field))
 	binary.BigEndian.PutUint32(s[16:], 0) // checksum, urgent pointer
 	if flags&tcpSYN != 0 {
 		s[20], s[21] = tcpOptMSS, tcpOptMSSLen
 		binary.BigEndian.PutUint16(s[22:], tcpMSS)
+	}
+	if ws {
+		s[24], s[25], s[26], s[27] = tcpOptNOP, tcpOptWS, tcpOptWSLen, tcpRcvShift
 	}
 	if n > 0 {
 		copyOut(s[hl:], c.txBuf(), c.tx, seq-c.txSeq)
@@ -57,14 +75,18 @@ func tcpSegment(c *tcpConn, seq uint32, flags uint8, n uint32) bool {
 
 // window is the receive window to advertise: the receive ring's free
 // space, never less than what was advertised before (a window is not
-// shrunk, RFC 9293 §3.8.6.2.2), at most what the field holds.
+// shrunk, RFC 9293 §3.8.6.2.2), at most what the field holds at the
+// connection's scale.
 func (c *tcpConn) window() uint32 {
 	w := uint32(tcpRxSize) - c.rx.n
 	if adv := c.rcvAdv - c.rcvNxt; seqGT(c.rcvAdv, c.rcvNxt) && adv > w {
 		w = adv
 	}
-	return min32(w, tcpMaxWnd)
+	return min32(w, c.maxRcvWnd())
 }
+
+// maxRcvWnd is the largest window c's field can offer.
+func (c *tcpConn) maxRcvWnd() uint32 { return tcpMaxWnd << c.rcvShift }
 
 // resolve finds the neighbour c's segments go to: the peer on the
 // subnet, else the gateway (RFC 1122 §3.3.1.1). Unknown, it asks by ARP

@@ -123,7 +123,7 @@ func TCPConsume(i int32, n uint32) {
 	c.rx.n -= n
 	switch c.state {
 	case TCPEstablished, TCPFinWait1, TCPFinWait2:
-		grown := c.rcvNxt + min32(uint32(tcpRxSize)-c.rx.n, tcpMaxWnd) - c.rcvAdv
+		grown := c.rcvNxt + min32(uint32(tcpRxSize)-c.rx.n, c.maxRcvWnd()) - c.rcvAdv
 		if int32(grown) >= int32(min32(tcpRxSize/2, tcpMSS)) {
 			tcpAckNow(c)
 		}
