@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gometal/gometal/tests/progs/internal/guest"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -29,7 +31,7 @@ func fail(what string, a ...any) {
 func main() {
 	// Loopback is up on Linux only once configured; gometal's always is.
 	if os.Getpid() == 1 {
-		upLoopback()
+		guest.LoopbackUp()
 	}
 	if len(os.Args) > 1 && os.Args[1] == "waits" {
 		blockingReads()
@@ -174,19 +176,4 @@ func waitedRead(what string, fd int, write func()) {
 		fail(what+" read returned before the write", d)
 	}
 	fmt.Printf("%s read %q after waiting\n", what, buf[:n])
-}
-
-// upLoopback sets lo up (SIOCSIFFLAGS), which a Linux init must do itself.
-func upLoopback() {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM, 0)
-	if err != nil {
-		return
-	}
-	defer unix.Close(fd)
-	ifr, err := unix.NewIfreq("lo")
-	if err != nil {
-		return
-	}
-	ifr.SetUint16(unix.IFF_UP | unix.IFF_LOOPBACK | unix.IFF_RUNNING)
-	unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
 }

@@ -16,15 +16,17 @@ import (
 	"net"
 	"os"
 
+	"github.com/gometal/gometal/tests/progs/internal/guest"
+
 	"golang.org/x/sys/unix"
 )
 
 func main() {
-	loUp()
+	guest.LoopbackUp()
 	_, err := unix.Socket(unix.AF_INET6, unix.SOCK_STREAM, 0)
-	say("socket(AF_INET6, SOCK_STREAM)", errno(err))
+	say("socket(AF_INET6, SOCK_STREAM)", result(err))
 	_, err = unix.Socket(unix.AF_INET6, unix.SOCK_DGRAM, 0)
-	say("socket(AF_INET6, SOCK_DGRAM)", errno(err))
+	say("socket(AF_INET6, SOCK_DGRAM)", result(err))
 
 	// A wildcard listen, as servers write it, is IPv4's.
 	ln, err := net.Listen("tcp", ":0")
@@ -88,8 +90,6 @@ func result(err error) string {
 	return "error: " + err.Error()
 }
 
-func errno(err error) string { return result(err) }
-
 func family(ip net.IP) string {
 	if ip.To4() != nil {
 		return "IPv4"
@@ -98,22 +98,3 @@ func family(ip net.IP) string {
 }
 
 func say(what, res string) { fmt.Printf("ipv6off: %s: %s\n", what, res) }
-
-// loUp brings the loopback up, which a bare Linux initramfs leaves
-// down (so the program runs unchanged on the benchmark's Linux guest);
-// on gometal it is always up.
-func loUp() {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM, 0)
-	if err != nil {
-		return
-	}
-	defer unix.Close(fd)
-	ifr, err := unix.NewIfreq("lo")
-	if err != nil || unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr) != nil {
-		return
-	}
-	if ifr.Uint16()&unix.IFF_UP == 0 {
-		ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
-		unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
-	}
-}
