@@ -528,3 +528,44 @@ func TestSCMRights(t *testing.T) {
 		`scmrights: seqpacket recvmsg 2: "rec2", 0 descriptors`,
 		`scmrights: done`)
 }
+
+// tests/progs/splice moves bytes between files, pipes and sockets with
+// sendfile, splice, tee and copy_file_range, and through Go's io.Copy
+// paths that use them; it prints the same lines as on Debian's Linux
+// 6.1, which tests/testdata/splice-linux.txt holds as it printed them
+// there (booted with the benchmark's Linux guest).
+func TestSpliceLikeLinux(t *testing.T) {
+	t.Parallel()
+	want, err := os.ReadFile("testdata/splice-linux.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := gometal(t, "run", "./tests/progs/splice")
+	var got []string
+	for _, l := range strings.Split(r.out, "\n") {
+		if l = strings.TrimRight(l, "\r"); strings.HasPrefix(l, "splice: ") {
+			got = append(got, l)
+		}
+	}
+	if r.status != 0 || strings.Join(got, "\n")+"\n" != string(want) {
+		t.Errorf("exit status %d; the lines differ from Linux's:\n%s", r.status, lineDiff(strings.Split(strings.TrimSuffix(string(want), "\n"), "\n"), got))
+	}
+}
+
+// lineDiff lists the lines of got that differ from want's, by number.
+func lineDiff(want, got []string) string {
+	var b strings.Builder
+	for i := 0; i < max(len(want), len(got)); i++ {
+		var w, g string
+		if i < len(want) {
+			w = want[i]
+		}
+		if i < len(got) {
+			g = got[i]
+		}
+		if w != g {
+			fmt.Fprintf(&b, "line %d:\n  Linux:   %q\n  gometal: %q\n", i+1, w, g)
+		}
+	}
+	return b.String()
+}

@@ -696,6 +696,15 @@ func testFiles(wd string) (trees, files []linker.Tree) {
 			}
 		}
 	}
+	// A testdata directory beside the package's parent, as
+	// $GOROOT/src/testdata that net's sendfile tests read as
+	// ../testdata, comes along when it is small.
+	up := linker.Tree{Host: filepath.Join(filepath.Dir(wd), "testdata"), Guest: filepath.Join(filepath.Dir(wd), "testdata"), MaxFile: maxPackageFile}
+	if st, err := os.Stat(up.Host); err == nil && st.IsDir() {
+		if n, count, err := linker.TreeSize(up); err == nil && n <= maxSiblingTestdata && count <= maxPackageEntries/8 {
+			trees = append(trees, up)
+		}
+	}
 	if goroot := hostGOROOT(); goroot != "" {
 		zi := filepath.Join(goroot, "lib", "time", "zoneinfo.zip")
 		if _, err := os.Stat(zi); err == nil {
@@ -714,6 +723,8 @@ const (
 	// maxPackageEntries leaves half of what an initramfs may hold for
 	// the skeleton, the time zones and what the test makes.
 	maxPackageEntries = linker.MaxInitramfsEntries / 2
+	// maxSiblingTestdata bounds the ../testdata carried along.
+	maxSiblingTestdata = 16 << 20
 )
 
 func hostGOROOT() string {

@@ -117,10 +117,10 @@ var sysTable = [...]sysFn{
 	unix.SYS_MADVISE:           sysMadvise,
 	unix.SYS_GETRANDOM:         sysGetrandom,
 	unix.SYS_REBOOT:            sysReboot,
-	unix.SYS_SPLICE:            sysNoZeroCopy,
-	unix.SYS_TEE:               sysNoZeroCopy,
-	unix.SYS_SENDFILE:          sysNoZeroCopy,
-	unix.SYS_COPY_FILE_RANGE:   sysNoZeroCopy,
+	unix.SYS_SPLICE:            sysSplice,
+	unix.SYS_TEE:               sysTee,
+	unix.SYS_SENDFILE:          sysSendfile,
+	unix.SYS_COPY_FILE_RANGE:   sysCopyFileRange,
 	unix.SYS_SOCKET:            sysSocket,
 	unix.SYS_SOCKETPAIR:        sysSocketpair,
 	unix.SYS_BIND:              sysBind,
@@ -200,12 +200,6 @@ func syscall(c *sched.CPU, t *sched.Thread, f *sched.Frame) {
 var syscallCount uint64
 
 func sysZero(t *sched.Thread, f *sched.Frame) uint64 { return 0 }
-
-// sysNoZeroCopy answers splice, tee, sendfile and copy_file_range with
-// EINVAL, which is what Linux says for descriptors that cannot take part;
-// Go's io fast paths then fall back to read and write (ENOSYS would not
-// do: Go treats it from splice as a hard error).
-func sysNoZeroCopy(t *sched.Thread, f *sched.Frame) uint64 { return errno(unix.EINVAL) }
 
 // Install makes this the personality the core calls (kernel.OS); boot
 // calls it before the kernel starts.

@@ -1,7 +1,9 @@
 // Package usermem owns the kernel's access to app memory: copies in and
 // out through the app's page table, faulting pages in as the app's own
 // access would, so that a bad pointer from the app becomes EFAULT and
-// never a kernel fault. Host tests run it over an mm.Space in Go memory.
+// never a kernel fault; and kernel buffers lent at an address no app has,
+// for the copies between two files (lend.go). Host tests run it over an
+// mm.Space in Go memory.
 package usermem
 
 import (
@@ -17,6 +19,11 @@ var App mm.Space
 
 // CopyOut writes src to app address dst.
 func CopyOut(dst uintptr, src []byte) bool {
+	if isLent(dst) {
+		b, ok := lentSpan(dst, uintptr(len(src)))
+		copy(b, src)
+		return ok
+	}
 	for len(src) > 0 {
 		pa, ok := App.UserPage(dst, mm.AccessWrite)
 		if !ok {
@@ -32,6 +39,11 @@ func CopyOut(dst uintptr, src []byte) bool {
 
 // CopyIn reads len(dst) bytes from app address src.
 func CopyIn(dst []byte, src uintptr) bool {
+	if isLent(src) {
+		b, ok := lentSpan(src, uintptr(len(dst)))
+		copy(dst, b)
+		return ok
+	}
 	for len(dst) > 0 {
 		pa, ok := App.UserPage(src, mm.AccessRead)
 		if !ok {
@@ -50,6 +62,9 @@ func CopyIn(dst []byte, src uintptr) bool {
 func Span(addr uintptr, n uintptr, acc mm.Access) ([]byte, bool) {
 	if n == 0 || addr&mm.PageMask+n > mm.PageSize {
 		return nil, false
+	}
+	if isLent(addr) {
+		return lentSpan(addr, n)
 	}
 	pa, ok := App.UserPage(addr, acc)
 	if !ok {

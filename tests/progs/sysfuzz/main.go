@@ -122,9 +122,9 @@ func main() {
 			r := rand.New(rand.NewPCG(uint64(seed), uint64(i)))
 			ts := new(unix.Timespec)
 			for n := 0; n < per; n++ {
-				k := r.IntN(41)
+				k := r.IntN(42)
 				for kinds&(1<<k) == 0 {
-					k = r.IntN(41)
+					k = r.IntN(42)
 				}
 				inCall[i].Store(int64(k))
 				fuzzOne(r, ts, k)
@@ -178,7 +178,7 @@ func setup() {
 // hostile addresses: kernel, non-canonical, null-ish, unaligned scratch,
 // the guard pages, the end of the scratch area, and plain random.
 func addr(r *rand.Rand) uintptr {
-	switch r.IntN(12) {
+	switch r.IntN(13) {
 	case 0:
 		return 0
 	case 1:
@@ -195,6 +195,8 @@ func addr(r *rand.Rand) uintptr {
 		return uintptr(r.Uint64())
 	case 7:
 		return uintptr(r.IntN(1 << 16))
+	case 8:
+		return 1<<62 + uintptr(r.IntN(page)) // where gometal lends kernel buffers to splice
 	default:
 		return scratch + uintptr(r.IntN(2*page-64)) // unaligned, in bounds
 	}
@@ -269,7 +271,7 @@ func raw(nr uintptr, a ...uintptr) {
 
 // kinds is the set of kinds of call to make (bit k: case k), all by
 // default; the fourth argument narrows it, to find which one misbehaves.
-var kinds uint64 = 1<<41 - 1
+var kinds uint64 = 1<<42 - 1
 
 func fuzzOne(r *rand.Rand, ts *unix.Timespec, kind int) {
 	switch kind {
@@ -424,6 +426,20 @@ func fuzzOne(r *rand.Rand, ts *unix.Timespec, kind int) {
 			raw(unix.SYS_RECVMSG, fd(r), addr(r), flags(r)|unix.MSG_DONTWAIT)
 		case 2:
 			raw(unix.SYS_SENDTO, fd(r), addr(r), length(r), flags(r)|unix.MSG_DONTWAIT, addr(r), length(r))
+		}
+	case 41:
+		// Moving bytes between descriptors inside the kernel; the pipe
+		// side never blocks (SPLICE_F_NONBLOCK), the others are
+		// non-blocking already.
+		switch r.IntN(4) {
+		case 0:
+			raw(unix.SYS_SPLICE, fd(r), addr(r), fd(r), addr(r), length(r), flags(r)|unix.SPLICE_F_NONBLOCK)
+		case 1:
+			raw(unix.SYS_TEE, fd(r), fd(r), length(r), flags(r)|unix.SPLICE_F_NONBLOCK)
+		case 2:
+			raw(unix.SYS_SENDFILE, fd(r), fd(r), addr(r), length(r))
+		case 3:
+			raw(unix.SYS_COPY_FILE_RANGE, fd(r), addr(r), fd(r), addr(r), length(r)&0xfffff, flags(r)&1)
 		}
 	case 39:
 		// Numbers the kernel does not know (or knows and refuses).
