@@ -526,24 +526,44 @@ func TestSCMRights(t *testing.T) {
 		`scmrights:   a write through the received descriptor comes out of the pipe: "via"`,
 		`scmrights:   a write through the received descriptor comes out of the pipe: "via"`,
 		`scmrights: seqpacket recvmsg 2: "rec2", 0 descriptors`,
+		`scmrights: datagram recvmsg 1: "dg1", 1 descriptors`,
+		`scmrights: datagram recvmsg 2: "dg2", 0 descriptors`,
+		`scmrights: read(2) of a datagram with a descriptor: "dg3"; the pipe then reads EOF`,
+		`scmrights: a datagram with a descriptor still queued when its receiver closes: the pipe reads EOF`,
+		`scmrights: datagram pair recvmsg 1: "pair", 1 descriptors`,
 		`scmrights: done`)
 }
 
 // tests/progs/splice moves bytes between files, pipes and sockets with
 // sendfile, splice, tee and copy_file_range, and through Go's io.Copy
 // paths that use them; it prints the same lines as on Debian's Linux
-// 6.1, which tests/testdata/splice-linux.txt holds as it printed them
-// there (booted with the benchmark's Linux guest).
+// 6.1.
 func TestSpliceLikeLinux(t *testing.T) {
 	t.Parallel()
-	want, err := os.ReadFile("testdata/splice-linux.txt")
+	expectLikeLinux(t, "splice")
+}
+
+// tests/progs/recvflags reads every kind of socket with MSG_PEEK and
+// MSG_DONTWAIT; it prints the same lines as on Debian's Linux 6.1.
+func TestRecvFlagsLikeLinux(t *testing.T) {
+	t.Parallel()
+	expectLikeLinux(t, "recvflags")
+}
+
+// expectLikeLinux runs tests/progs/PROG and compares the lines it
+// prints that start "PROG: " with tests/testdata/PROG-linux.txt, the
+// same program's lines as it printed them on Debian's Linux 6.1 (the
+// benchmark's Linux guest, booted nokaslr).
+func expectLikeLinux(t *testing.T, prog string) {
+	t.Helper()
+	want, err := os.ReadFile("testdata/" + prog + "-linux.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := gometal(t, "run", "./tests/progs/splice")
+	r := gometal(t, "run", "./tests/progs/"+prog)
 	var got []string
 	for _, l := range strings.Split(r.out, "\n") {
-		if l = strings.TrimRight(l, "\r"); strings.HasPrefix(l, "splice: ") {
+		if l = strings.TrimRight(l, "\r"); strings.HasPrefix(l, prog+": ") {
 			got = append(got, l)
 		}
 	}

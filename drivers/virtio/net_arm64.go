@@ -12,7 +12,12 @@ const (
 
 	// netHdrLen is struct virtio_net_hdr as a VERSION_1 device uses it,
 	// num_buffers included (§5.1.6): before every frame either way. With
-	// no offload features it is all zero on transmit.
+	// no offload features it is all zero on transmit. None is asked for:
+	// QEMU offers checksum offload (VIRTIO_NET_F_CSUM, GUEST_CSUM) only
+	// when its backend takes a vnet header (a tap device), and clears
+	// them for user networking (hw/net/virtio-net.c,
+	// virtio_net_get_features: !peer_has_vnet_hdr), the only backend
+	// gometal's runner uses; the stack computes every checksum.
 	netHdrLen = 12
 
 	// bufBytes is one packet buffer: a header and the largest Ethernet

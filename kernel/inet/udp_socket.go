@@ -187,15 +187,16 @@ func udpDeliver(src, dst [4]byte, sport, dport uint16, a, b []byte) bool {
 }
 
 // UDPEnqueue puts the n bytes UDPSendBuf holds straight into endpoint
-// i's queue, with tag as the sender's address (an AF_UNIX datagram
-// socket's queue: kernel/socket's unixgram.go); false when it does not
-// fit.
-func UDPEnqueue(i int32, tag [4]byte, n int) bool {
+// i's queue, with tag as the sender's address and mark as its port (an
+// AF_UNIX datagram socket's queue: kernel/socket's unixgram.go, where
+// the mark names the descriptors the datagram carries); false when it
+// does not fit.
+func UDPEnqueue(i int32, tag [4]byte, mark uint16, n int) bool {
 	u := udpAt(i)
 	if u == nil || n < 0 || n > MaxUDPPayload {
 		return false
 	}
-	return u.enqueue(tag, 0, udpStage[:n], nil)
+	return u.enqueue(tag, mark, udpStage[:n], nil)
 }
 
 // enqueue appends a datagram to u's queue and wakes its owner; false

@@ -15,11 +15,12 @@ import (
 // data (an iovec array), an address and ancillary data. On a stream
 // socket they are writev and readv; on a UDP socket one datagram is
 // gathered from, or scattered into, the iovecs, with its address in
-// msg_name and MSG_TRUNC in msg_flags when it did not fit (udp(7)). No
-// ancillary data is sent or received: an AF_UNIX socket given some
-// (SCM_RIGHTS, SCM_CREDENTIALS) answers EOPNOTSUPP, an AF_INET one
-// ignores it as Linux does a SOL_SOCKET message it has no use for, and
-// msg_controllen comes back 0.
+// msg_name and MSG_TRUNC in msg_flags when it did not fit (udp(7)). On
+// AF_UNIX sockets of every type, descriptors go with a message
+// (SCM_RIGHTS, scm_rights_arm64.go): with a stream's bytes, a record, or
+// a datagram; SCM_CREDENTIALS is accepted and not delivered. An AF_INET
+// socket ignores ancillary data as Linux does a SOL_SOCKET message it
+// has no use for, and its msg_controllen comes back 0.
 
 // msghdr is struct msghdr on arm64 (unix.Msghdr's layout).
 type msghdr = unix.Msghdr
@@ -61,9 +62,6 @@ func sysSendmsg(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	var rights vfs.Rights
 	if m.Controllen > 0 && k.Family == unix.AF_UNIX {
-		if k.IsDgram() {
-			return errno(unix.EOPNOTSUPP) // not over datagram sockets' queues yet
-		}
 		var e unix.Errno
 		if rights, e = readRights(&m); e != 0 {
 			return errno(e)
@@ -80,7 +78,7 @@ func sysSendmsg(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 		return k.NetlinkSend(base, n)
 	case k.IsDgram():
-		return sendDgramMsg(k, &m)
+		return sendDgramMsg(k, &m, &rights)
 	case k.Records():
 		return sendRecordMsg(t, fl, k, &m, f.X[2], &rights)
 	}
@@ -99,9 +97,9 @@ func sysSendmsg(t *sched.Thread, f *sched.Frame) uint64 {
 
 // sendDgramMsg gathers the iovecs into one datagram to msg_name, or to
 // the connected peer.
-func sendDgramMsg(k *socket.Socket, m *msghdr) uint64 {
+func sendDgramMsg(k *socket.Socket, m *msghdr, rights *vfs.Rights) uint64 {
 	if k.Family == unix.AF_UNIX {
-		return sendUnixDgramMsg(k, m)
+		return sendUnixDgramMsg(k, m, rights)
 	}
 	ip, port, connected := k.DgramPeer()
 	if m.Name != nil && m.Namelen > 0 {
@@ -123,8 +121,9 @@ func sendDgramMsg(k *socket.Socket, m *msghdr) uint64 {
 	return k.DgramSend(n, port, ip)
 }
 
-// sendUnixDgramMsg is sendDgramMsg for an AF_UNIX datagram socket.
-func sendUnixDgramMsg(k *socket.Socket, m *msghdr) uint64 {
+// sendUnixDgramMsg is sendDgramMsg for an AF_UNIX datagram socket,
+// with the descriptions to pass.
+func sendUnixDgramMsg(k *socket.Socket, m *msghdr, rights *vfs.Rights) uint64 {
 	a, _ := k.DgramPeerUnix()
 	if m.Name != nil && m.Namelen > 0 {
 		var e unix.Errno
@@ -141,7 +140,7 @@ func sendUnixDgramMsg(k *socket.Socket, m *msghdr) uint64 {
 	if r != 0 {
 		return r
 	}
-	return k.SendStagedUnix(n, &a)
+	return k.SendStagedUnix(n, &a, rights)
 }
 
 // recvRightsStream reads a stream connection into the message's first
@@ -200,17 +199,24 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 	// Descriptors passed with the message read (SCM_RIGHTS): given as
 	// control data, or closed with MSG_CTRUNC when there is no room.
 	var rights vfs.Rights
-	wantRights := k.Family == unix.AF_UNIX && !k.IsDgram()
+	// MSG_PEEK leaves what it copies to be read again, descriptors
+	// included.
+	peek := f.X[2]&unix.MSG_PEEK != 0
+	wantRights := k.Family == unix.AF_UNIX && !peek
 	switch {
 	case k.IsDgram():
 		var src [4]byte
 		var sport uint16
 		var truncated bool
-		if r, src, sport, truncated = recvDgramMsg(k, &m); r == errno(unix.EAGAIN) && !fl.Nonblocking() && f.X[2]&unix.MSG_DONTWAIT == 0 {
+		if r, src, sport, truncated = recvDgramMsg(k, &m, peek); r == errno(unix.EAGAIN) && !fl.Nonblocking() && f.X[2]&unix.MSG_DONTWAIT == 0 {
 			return vfs.Wait(t, fl, unix.EPOLLIN)
 		}
 		if vfs.IsErr(r) {
 			return r
+		}
+		// An AF_UNIX datagram's descriptions, by its record's mark.
+		if wantRights {
+			k.DgramRights(sport, &rights)
 		}
 		if truncated {
 			flags |= unix.MSG_TRUNC
@@ -224,6 +230,20 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 					sa, n = unixName(a)
 				}
 			}
+			nameLen = uint32(n)
+			if !usermem.CopyOut(name, sa[:min(n, int(m.Namelen))]) {
+				return errno(unix.EFAULT)
+			}
+		}
+	case peek && !k.IsNetlink():
+		if r = peekMsg(k, &m); r == errno(unix.EAGAIN) && f.X[2]&unix.MSG_DONTWAIT == 0 {
+			return vfs.Wait(t, fl, unix.EPOLLIN)
+		}
+		if vfs.IsErr(r) {
+			return r
+		}
+		if name != 0 && k.Family == unix.AF_UNIX && k.Peer.N > 0 {
+			sa, n := unixName(&k.Peer)
 			nameLen = uint32(n)
 			if !usermem.CopyOut(name, sa[:min(n, int(m.Namelen))]) {
 				return errno(unix.EFAULT)
@@ -274,6 +294,9 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 	default:
 		// A stream: readv. TCP leaves msg_name empty (tcp_recvmsg).
+		if f.X[2]&unix.MSG_DONTWAIT != 0 && fl.Impl.Readiness(fl)&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) == 0 {
+			return errno(unix.EAGAIN)
+		}
 		if r = iovecIO(t, fl, uintptr(unsafe.Pointer(m.Iov)), m.Iovlen, false); vfs.IsErr(r) || t.State != sched.Running {
 			return r
 		}
@@ -294,7 +317,7 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 // copied (all of it with MSG_TRUNC asked in the call's flags is Linux's
 // choice; this returns what was copied), its sender, and whether it was
 // cut short.
-func recvDgramMsg(k *socket.Socket, m *msghdr) (r uint64, src [4]byte, sport uint16, truncated bool) {
+func recvDgramMsg(k *socket.Socket, m *msghdr, peek bool) (r uint64, src [4]byte, sport uint16, truncated bool) {
 	src, sport, a, b, e := k.PeekDgram()
 	if e != 0 {
 		return errno(e), src, 0, false
@@ -322,6 +345,37 @@ func recvDgramMsg(k *socket.Socket, m *msghdr) (r uint64, src [4]byte, sport uin
 			done += c
 		}
 	}
-	k.TakeDgram(src, sport)
+	if peek {
+		k.PeekedDgram(src, sport)
+	} else {
+		k.TakeDgram(src, sport)
+	}
 	return done, src, sport, done < total
+}
+
+// peekMsg copies a connection's next bytes over the iovecs, leaving
+// them to be read (MSG_PEEK): what a readv would return.
+func peekMsg(k *socket.Socket, m *msghdr) uint64 {
+	done := uint64(0)
+	for i := uint64(0); i < m.Iovlen; i++ {
+		base, l, ok := iovAt(uintptr(unsafe.Pointer(m.Iov)), i)
+		if !ok {
+			return errno(unix.EFAULT)
+		}
+		if l == 0 {
+			continue
+		}
+		r := k.PeekAt(done, base, l)
+		if vfs.IsErr(r) {
+			if done > 0 {
+				break
+			}
+			return r
+		}
+		done += r
+		if r < l {
+			break
+		}
+	}
+	return done
 }

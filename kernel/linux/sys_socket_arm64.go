@@ -592,7 +592,7 @@ func sysRecvfrom(t *sched.Thread, f *sched.Frame) uint64 {
 	if e != 0 {
 		return e
 	}
-	r := vfs.Read(t, fl, uintptr(f.X[1]), f.X[2], -1)
+	r := recvInto(t, fl, k, uintptr(f.X[1]), f.X[2], f.X[3])
 	if int64(r) >= 0 && t.State == sched.Running && f.X[4] != 0 {
 		if k.IsNetlink() {
 			if w := writeSockaddr(uintptr(f.X[4]), uintptr(f.X[5]), k, true); w != 0 {
@@ -616,6 +616,22 @@ func sysRecvfrom(t *sched.Thread, f *sched.Frame) uint64 {
 		} else if w := writeSockaddr(uintptr(f.X[4]), uintptr(f.X[5]), k, true); w != 0 {
 			return w
 		}
+	}
+	return r
+}
+
+// recvInto is recv's read of n bytes into buf with flags: MSG_PEEK
+// copies without taking (socket.PeekAt); MSG_DONTWAIT answers EAGAIN
+// where a blocking socket would wait.
+func recvInto(t *sched.Thread, fl *vfs.File, k *socket.Socket, buf uintptr, n, flags uint64) uint64 {
+	var r uint64
+	if flags&unix.MSG_PEEK != 0 {
+		r = k.PeekAt(0, buf, n)
+	} else {
+		r = fl.Impl.Read(fl, buf, n, -1)
+	}
+	if r == errno(unix.EAGAIN) && flags&unix.MSG_DONTWAIT == 0 {
+		return vfs.Wait(t, fl, unix.EPOLLIN)
 	}
 	return r
 }

@@ -158,6 +158,7 @@ func (k *Socket) dropNet() {
 		k.net = -1
 	}
 	if k.dgram >= 0 {
+		k.dropQueuedRights()
 		inet.CloseUDP(k.dgram)
 		k.dgram = -1
 	}

@@ -89,6 +89,7 @@ func (k *Socket) readDgram(buf uintptr, n uint64) uint64 {
 	}
 	inet.UDPConsume(k.dgram)
 	k.fromAddr, k.fromPort = src, sport
+	k.DgramRights(sport, nil)
 	return done
 }
 
@@ -110,6 +111,12 @@ func (k *Socket) PeekDgram() (src [4]byte, sport uint16, a, b []byte, e unix.Err
 // sport) From and FromUnix then report.
 func (k *Socket) TakeDgram(src [4]byte, sport uint16) {
 	inet.UDPConsume(k.dgram)
+	k.fromAddr, k.fromPort = src, sport
+}
+
+// PeekedDgram notes the sender of the datagram a MSG_PEEK copied, which
+// From and FromUnix then report; the datagram stays queued.
+func (k *Socket) PeekedDgram(src [4]byte, sport uint16) {
 	k.fromAddr, k.fromPort = src, sport
 }
 

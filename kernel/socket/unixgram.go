@@ -52,15 +52,16 @@ func (k *Socket) SendToUnix(buf uintptr, n uint64, a *UnixAddr) uint64 {
 	if done, ok := copyPieces(room[:n], nil, buf, n, false); !ok || done != n {
 		return vfs.Err(unix.EFAULT)
 	}
-	return k.SendStagedUnix(n, a)
+	return k.SendStagedUnix(n, a, nil)
 }
 
 // UnixRoom is where sendmsg gathers a datagram for SendStagedUnix.
 func UnixRoom() []byte { return inet.UDPSendBuf(lo4) }
 
 // SendStagedUnix queues the n bytes UnixRoom holds for the socket named
-// a.
-func (k *Socket) SendStagedUnix(n uint64, a *UnixAddr) uint64 {
+// a, with the descriptions in rights (SCM_RIGHTS; nil or empty: none),
+// which the datagram's record names by its mark (vfs.AttachDatagram).
+func (k *Socket) SendStagedUnix(n uint64, a *UnixAddr, rights *vfs.Rights) uint64 {
 	t, e := unixDgramTarget(a)
 	if e != 0 {
 		return vfs.Err(e)
@@ -69,10 +70,45 @@ func (k *Socket) SendStagedUnix(n uint64, a *UnixAddr) uint64 {
 	if k.Name.N > 0 {
 		binary.LittleEndian.PutUint32(tag[:], uint32(k.index())+1)
 	}
-	if !inet.UDPEnqueue(t.dgram, tag, int(n)) {
+	var mark uint16
+	if rights != nil && rights.N > 0 {
+		if mark = vfs.AttachDatagram(rights); mark == 0 {
+			return vfs.Err(unix.ETOOMANYREFS)
+		}
+	}
+	if !inet.UDPEnqueue(t.dgram, tag, mark, int(n)) {
+		vfs.DropDatagramRights(mark)
 		return vfs.Err(unix.EAGAIN)
 	}
 	return n
+}
+
+// DgramRights takes the descriptions the datagram just read from k
+// carried, by its mark (the port TakeDgram was given), into r; with r
+// nil it closes them, as a read(2) that passes them over does.
+func (k *Socket) DgramRights(mark uint16, r *vfs.Rights) {
+	if k.Family != unix.AF_UNIX || mark == 0 {
+		return
+	}
+	if r == nil || !vfs.TakeDatagramRights(mark, r) {
+		vfs.DropDatagramRights(mark)
+	}
+}
+
+// dropQueuedRights closes the descriptions in flight with the
+// datagrams still queued for k, which go with it.
+func (k *Socket) dropQueuedRights() {
+	if k.Family != unix.AF_UNIX || k.dgram < 0 {
+		return
+	}
+	for {
+		_, mark, _, _, ok := inet.UDPRecv(k.dgram)
+		if !ok {
+			return
+		}
+		inet.UDPConsume(k.dgram)
+		vfs.DropDatagramRights(mark)
+	}
 }
 
 // DgramPeerUnix is the name write sends to (connect's); ok false when

@@ -72,3 +72,58 @@ func TestUnixgram(t *testing.T) {
 	}
 	_ = fanon
 }
+
+// Descriptors with AF_UNIX datagrams (SCM_RIGHTS): taken by a receiver
+// that asks (the same description), closed by a read that does not, and
+// by the receiver's close while they are still queued. A pipe's write
+// end is passed: once the sender's own reference goes too, the pipe
+// has no writer exactly when no set holds one.
+func TestUnixgramRights(t *testing.T) {
+	buf := setup(t)
+	a, _ := newUDPOf(t, unix.AF_UNIX)
+	b, fb := newUDPOf(t, unix.AF_UNIX)
+	defer a.unref()
+	if e := b.BindUnix(abstract("b")); e != 0 {
+		t.Fatal(e)
+	}
+	p := vfs.NewPipe()
+	w := vfs.Alloc(p.Writer(), unix.O_WRONLY)
+	rights := vfs.Rights{N: 1}
+	rights.Files[0] = w
+	sendWith := func(data string) {
+		t.Helper()
+		n := copy(UnixRoom(), data)
+		if r := a.SendStagedUnix(uint64(n), abstract("b"), &rights); r != uint64(n) {
+			t.Fatalf("send %q with a descriptor: %d", data, int64(r))
+		}
+	}
+	sendWith("x")
+	sendWith("y")
+	sendWith("z")
+	vfs.DecRef(w) // the sender's own reference: three sets hold the pipe's writer now
+
+	// Asked for: the set comes with the datagram.
+	src, mark, _, _, e := b.PeekDgram()
+	if e != 0 || mark == 0 {
+		t.Fatalf("peek: mark %d, %v", mark, e)
+	}
+	b.TakeDgram(src, mark)
+	var got vfs.Rights
+	b.DgramRights(mark, &got)
+	if got.N != 1 || got.Files[0] != w {
+		t.Fatalf("took %+v, want the pipe's writer %d", got.Files[:got.N], w)
+	}
+	got.Close()
+	// A read(2) passes the next over: closed.
+	if r := fb.Impl.Read(fb, buf, 10, -1); r != 1 {
+		t.Fatalf("read: %d", int64(r))
+	}
+	if _, writers := p.Ends(); writers != 1 {
+		t.Fatalf("after a take and a read: %d writers, want the one still queued", writers)
+	}
+	// The receiver goes with one queued: its set goes too.
+	b.unref()
+	if _, writers := p.Ends(); writers != 0 {
+		t.Fatalf("after the receiver's close: %d writers, want none", writers)
+	}
+}

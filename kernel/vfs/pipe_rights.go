@@ -47,18 +47,25 @@ func RightsRoom() bool {
 // [at, end), with a reference to each of its descriptions; false if no
 // set is free.
 func (p *Pipe) Attach(at, end uint64, r *Rights) bool {
+	return takeSet(p.Index()+1, at, end, r) >= 0
+}
+
+// takeSet puts r in a free set for owner (a pipe's index + 1, or
+// dgramSet) with a reference to each of its descriptions, and returns
+// the set's index; -1 if none is free.
+func takeSet(owner int32, at, end uint64, r *Rights) int {
 	for i := range rightsSets {
 		s := &rightsSets[i]
 		if s.pipe != 0 {
 			continue
 		}
-		*s = rightsSet{pipe: p.Index() + 1, at: at, end: end, r: *r}
+		*s = rightsSet{pipe: owner, at: at, end: end, r: *r}
 		for _, f := range r.Files[:r.N] {
 			IncRef(f)
 		}
-		return true
+		return i
 	}
-	return false
+	return -1
 }
 
 // NextRights returns the positions of the first message in flight with
@@ -102,6 +109,39 @@ func (p *Pipe) dropRights(before uint64) {
 			r := s.r
 			r.Close()
 		}
+	}
+}
+
+// Datagrams carry sets too (an AF_UNIX datagram socket's queue, whose
+// records have room for a 16-bit mark): such a set belongs to no pipe
+// and is named by its index plus one, which the datagram's record keeps.
+const dgramSet = -1
+
+// AttachDatagram puts r in flight with one datagram, with a reference to
+// each of its descriptions, and returns the mark that names it (0: no
+// set is free).
+func AttachDatagram(r *Rights) uint16 {
+	return uint16(takeSet(dgramSet, 0, 0, r) + 1)
+}
+
+// TakeDatagramRights moves the set mark names into r (its references
+// with it); false if there is none.
+func TakeDatagramRights(mark uint16, r *Rights) bool {
+	if mark == 0 || int(mark) > maxRightsSets || rightsSets[mark-1].pipe != dgramSet {
+		return false
+	}
+	s := &rightsSets[mark-1]
+	*r = s.r
+	s.pipe = 0
+	return true
+}
+
+// DropDatagramRights closes the set mark names: its datagram was read
+// without taking it, or went with its queue.
+func DropDatagramRights(mark uint16) {
+	var r Rights
+	if TakeDatagramRights(mark, &r) {
+		r.Close()
 	}
 }
 

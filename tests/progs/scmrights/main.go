@@ -20,6 +20,7 @@ import (
 func main() {
 	stream()
 	seqpacket()
+	datagram()
 	fmt.Println("scmrights: done")
 }
 
@@ -67,6 +68,53 @@ func seqpacket() {
 	}
 	send(s[0], "rec2", -1)
 	receive("seqpacket", s[1], 2, pr)
+}
+
+// datagram: named AF_UNIX datagram sockets (abstract names) and a
+// datagram socketpair; descriptors with a datagram, read(2) of one, and
+// one still queued when its receiver closes.
+func datagram() {
+	a, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM, 0)
+	if err != nil {
+		say("socket: %v", err)
+		os.Exit(1)
+	}
+	b, _ := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM, 0)
+	to := &unix.SockaddrUnix{Name: "@scmrights-b"}
+	if err := unix.Bind(b, to); err != nil {
+		say("bind: %v", err)
+		os.Exit(1)
+	}
+	pr, pw := pipe()
+	sendTo := func(data string, fd int) {
+		var oob []byte
+		if fd >= 0 {
+			oob = unix.UnixRights(fd)
+		}
+		if err := unix.Sendmsg(a, []byte(data), oob, to, 0); err != nil {
+			say("sendmsg %q: %v", data, err)
+		}
+	}
+	sendTo("dg1", pw)
+	sendTo("dg2", -1)
+	receive("datagram", b, 2, pr)
+
+	pr2, pw2 := pipe()
+	sendTo("dg3", pw2)
+	unix.Close(pw2)
+	buf := make([]byte, 8)
+	n, _ := unix.Read(b, buf)
+	say("read(2) of a datagram with a descriptor: %q; the pipe then reads %s", buf[:n], readAll(pr2))
+
+	pr3, pw3 := pipe()
+	sendTo("dg4", pw3)
+	unix.Close(pw3)
+	unix.Close(b)
+	say("a datagram with a descriptor still queued when its receiver closes: the pipe reads %s", readAll(pr3))
+
+	s := pair(unix.SOCK_DGRAM)
+	send(s[0], "pair", pw)
+	receive("datagram pair", s[1], 1, pr)
 }
 
 // receive does n recvmsg calls on s and says what each brought; each

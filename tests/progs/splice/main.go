@@ -54,31 +54,31 @@ func sendfile(src string) {
 	pr, pw := pipe(0)
 	off := int64(1000)
 	n, err := unix.Sendfile(pw, fd, &off, 5000)
-	say("sendfile 5000 at offset 1000 into a pipe: %d %s, offset now %d, position %d, bytes %s", n, result(err), off, pos(fd), same(readN(pr, n), data[1000:6000]))
+	say("sendfile 5000 at offset 1000 into a pipe: %d %s, offset now %d, position %d, bytes %s", n, guest.Result(err), off, pos(fd), same(readN(pr, n), data[1000:6000]))
 	n, err = unix.Sendfile(pw, fd, nil, 100)
-	say("sendfile 100 from the position into a pipe: %d %s, position %d, bytes %s", n, result(err), pos(fd), same(readN(pr, n), data[:100]))
+	say("sendfile 100 from the position into a pipe: %d %s, position %d, bytes %s", n, guest.Result(err), pos(fd), same(readN(pr, n), data[:100]))
 	off = size
 	n, err = unix.Sendfile(pw, fd, &off, 100)
-	say("sendfile at the end of the file: %d %s", n, result(err))
+	say("sendfile at the end of the file: %d %s", n, guest.Result(err))
 	off = -1
 	_, err = unix.Sendfile(pw, fd, &off, 100)
-	say("sendfile at offset -1: %s", result(err))
+	say("sendfile at offset -1: %s", guest.Result(err))
 	_, err = unix.Sendfile(pw, pr, nil, 100)
-	say("sendfile from a pipe: %s", result(err))
+	say("sendfile from a pipe: %s", guest.Result(err))
 
 	// Into a regular file: the whole count, the output's position moves.
 	dst := open("/tmp/splice-dst", unix.O_RDWR|unix.O_CREAT|unix.O_TRUNC)
 	off = 0
 	n, err = unix.Sendfile(dst, fd, &off, size+50)
-	say("sendfile the whole file into a file: %d %s, its position %d, bytes %s", n, result(err), pos(dst), same(fileBytes("/tmp/splice-dst"), data))
+	say("sendfile the whole file into a file: %d %s, its position %d, bytes %s", n, guest.Result(err), pos(dst), same(fileBytes("/tmp/splice-dst"), data))
 	app := open("/tmp/splice-dst", unix.O_WRONLY|unix.O_APPEND)
 	_, err = unix.Sendfile(app, fd, nil, 10)
-	say("sendfile into an O_APPEND file: %s", result(err))
+	say("sendfile into an O_APPEND file: %s", guest.Result(err))
 	unix.Close(app)
 	unix.Close(dst)
 	wo := open(src, unix.O_WRONLY)
 	_, err = unix.Sendfile(pw, wo, nil, 10)
-	say("sendfile from a write-only descriptor: %s", result(err))
+	say("sendfile from a write-only descriptor: %s", guest.Result(err))
 	unix.Close(wo)
 	unix.Close(pr)
 	unix.Close(pw)
@@ -89,7 +89,7 @@ func sendfile(src string) {
 	go func() { got <- readN(s[1], size) }()
 	off = 0
 	n, err = unix.Sendfile(s[0], fd, &off, size)
-	say("sendfile the whole file into a blocking socket: %d %s, bytes %s", n, result(err), same(<-got, data))
+	say("sendfile the whole file into a blocking socket: %d %s, bytes %s", n, guest.Result(err), same(<-got, data))
 	unix.Close(s[0])
 	unix.Close(s[1])
 }
@@ -100,43 +100,43 @@ func splice(src string) {
 	pr, pw := pipe(0)
 	off := int64(4000)
 	n, err := unix.Splice(fd, &off, pw, nil, 10000, 0)
-	say("splice 10000 from a file at offset 4000 into a pipe: %d %s, offset now %d, position %d", n, result(err), off, pos(fd))
+	say("splice 10000 from a file at offset 4000 into a pipe: %d %s, offset now %d, position %d", n, guest.Result(err), off, pos(fd))
 	dst := open("/tmp/splice-out", unix.O_RDWR|unix.O_CREAT|unix.O_TRUNC)
 	off = 100
 	n, err = unix.Splice(pr, nil, dst, &off, 10000, 0)
-	say("splice the pipe into a file at offset 100: %d %s, offset now %d, position %d, bytes %s", n, result(err), off, pos(dst), same(fileBytes("/tmp/splice-out")[100:], data[4000:14000]))
+	say("splice the pipe into a file at offset 100: %d %s, offset now %d, position %d, bytes %s", n, guest.Result(err), off, pos(dst), same(fileBytes("/tmp/splice-out")[100:], data[4000:14000]))
 	n, err = unix.Splice(fd, nil, pw, nil, 70000, 0)
-	say("splice 70000 from the position into a pipe: %d %s, position %d", n, result(err), pos(fd))
+	say("splice 70000 from the position into a pipe: %d %s, position %d", n, guest.Result(err), pos(fd))
 	n, err = unix.Splice(pr, nil, dst, nil, 100000, 0)
-	say("splice the pipe into the file at its position: %d %s, position %d, bytes %s", n, result(err), pos(dst), same(fileBytes("/tmp/splice-out")[:n], data[:n]))
+	say("splice the pipe into the file at its position: %d %s, position %d, bytes %s", n, guest.Result(err), pos(dst), same(fileBytes("/tmp/splice-out")[:n], data[:n]))
 
 	_, err = unix.Splice(fd, nil, dst, nil, 10, 0)
-	say("splice between two files: %s", result(err))
+	say("splice between two files: %s", guest.Result(err))
 	off = 0
 	_, err = unix.Splice(pr, &off, dst, nil, 10, 0)
-	say("splice with an offset for the pipe: %s", result(err))
+	say("splice with an offset for the pipe: %s", guest.Result(err))
 	_, err = unix.Splice(pr, nil, dst, nil, 10, 0x100)
-	say("splice with an unknown flag: %s", result(err))
+	say("splice with an unknown flag: %s", guest.Result(err))
 	n, err = unix.Splice(pr, nil, dst, nil, 0, 0)
-	say("splice of 0 bytes: %d %s", n, result(err))
+	say("splice of 0 bytes: %d %s", n, guest.Result(err))
 	_, err = unix.Splice(pr, nil, dst, nil, 10, unix.SPLICE_F_NONBLOCK)
-	say("splice from an empty pipe, SPLICE_F_NONBLOCK: %s", result(err))
+	say("splice from an empty pipe, SPLICE_F_NONBLOCK: %s", guest.Result(err))
 	_, err = unix.Splice(pr, nil, pw, nil, 10, 0)
-	say("splice a pipe into itself: %s", result(err))
+	say("splice a pipe into itself: %s", guest.Result(err))
 
 	// Pipe to pipe; then the ends go.
 	qr, qw := pipe(0)
 	unix.Write(pw, []byte("pipe to pipe"))
 	n, err = unix.Splice(pr, nil, qw, nil, 4, 0)
-	say("splice 4 bytes pipe to pipe: %d %s, %q", n, result(err), readN(qr, int(n)))
+	say("splice 4 bytes pipe to pipe: %d %s, %q", n, guest.Result(err), readN(qr, int(n)))
 	unix.Close(pw)
 	n, err = unix.Splice(pr, nil, qw, nil, 100, 0)
-	say("splice the rest after the writer closed: %d %s, %q", n, result(err), readN(qr, int(n)))
+	say("splice the rest after the writer closed: %d %s, %q", n, guest.Result(err), readN(qr, int(n)))
 	n, err = unix.Splice(pr, nil, qw, nil, 100, 0)
-	say("splice from an empty pipe with no writer: %d %s", n, result(err))
+	say("splice from an empty pipe with no writer: %d %s", n, guest.Result(err))
 	unix.Close(qr)
 	_, err = unix.Splice(fd, nil, qw, nil, 100, 0)
-	say("splice into a pipe with no reader: %s", result(err))
+	say("splice into a pipe with no reader: %s", guest.Result(err))
 	unix.Close(qw)
 	unix.Close(pr)
 	unix.Close(dst)
@@ -146,12 +146,12 @@ func splice(src string) {
 	pr, pw = pipe(0)
 	unix.Write(s[0], []byte("through a pipe"))
 	n, err = unix.Splice(s[1], nil, pw, nil, 100, 0)
-	say("splice a socket into a pipe: %d %s", n, result(err))
+	say("splice a socket into a pipe: %d %s", n, guest.Result(err))
 	n, err = unix.Splice(pr, nil, u[0], nil, 100, 0)
-	say("splice the pipe into a socket: %d %s, %q", n, result(err), readN(u[1], int(n)))
+	say("splice the pipe into a socket: %d %s, %q", n, guest.Result(err), readN(u[1], int(n)))
 	unix.SetNonblock(s[1], true)
 	_, err = unix.Splice(s[1], nil, pw, nil, 100, 0)
-	say("splice from a non-blocking socket with nothing to read: %s", result(err))
+	say("splice from a non-blocking socket with nothing to read: %s", guest.Result(err))
 	for _, fd := range []int{s[0], s[1], u[0], u[1], pr, pw} {
 		unix.Close(fd)
 	}
@@ -162,12 +162,12 @@ func tee() {
 	br, bw := pipe(0)
 	unix.Write(aw, []byte("hello, tee"))
 	n, err := unix.Tee(ar, bw, 5, 0)
-	say("tee 5 bytes: %d %s; the copy %q, the first pipe still %q", n, result(err), readN(br, int(n)), readN(ar, 10))
+	say("tee 5 bytes: %d %s; the copy %q, the first pipe still %q", n, guest.Result(err), readN(br, int(n)), readN(ar, 10))
 	_, err = unix.Tee(ar, bw, 5, unix.SPLICE_F_NONBLOCK)
-	say("tee from an empty pipe, SPLICE_F_NONBLOCK: %s", result(err))
+	say("tee from an empty pipe, SPLICE_F_NONBLOCK: %s", guest.Result(err))
 	f := open("/tmp/splice-src", unix.O_RDONLY)
 	_, err = unix.Tee(f, bw, 5, 0)
-	say("tee from a file: %s", result(err))
+	say("tee from a file: %s", guest.Result(err))
 	for _, fd := range []int{ar, aw, br, bw, f} {
 		unix.Close(fd)
 	}
@@ -180,17 +180,17 @@ func copyFileRange(src string) {
 	defer unix.Close(dst)
 	offIn, offOut := int64(10), int64(20)
 	n, err := unix.CopyFileRange(fd, &offIn, dst, &offOut, 50000, 0)
-	say("copy_file_range 50000 from 10 to 20: %d %s, offsets %d %d, positions %d %d, bytes %s", n, result(err), offIn, offOut, pos(fd), pos(dst), same(fileBytes("/tmp/splice-copy")[20:], data[10:50010]))
+	say("copy_file_range 50000 from 10 to 20: %d %s, offsets %d %d, positions %d %d, bytes %s", n, guest.Result(err), offIn, offOut, pos(fd), pos(dst), same(fileBytes("/tmp/splice-copy")[20:], data[10:50010]))
 	n, err = unix.CopyFileRange(fd, nil, dst, nil, size, 0)
-	say("copy_file_range the rest from the positions: %d %s, positions %d %d", n, result(err), pos(fd), pos(dst))
+	say("copy_file_range the rest from the positions: %d %s, positions %d %d", n, guest.Result(err), pos(fd), pos(dst))
 	offIn, offOut = 0, 100
 	_, err = unix.CopyFileRange(dst, &offIn, dst, &offOut, 200, 0)
-	say("copy_file_range into an overlapping range of the same file: %s", result(err))
+	say("copy_file_range into an overlapping range of the same file: %s", guest.Result(err))
 	_, err = unix.CopyFileRange(fd, nil, dst, nil, 10, 1)
-	say("copy_file_range with flags: %s", result(err))
+	say("copy_file_range with flags: %s", guest.Result(err))
 	pr, pw := pipe(0)
 	_, err = unix.CopyFileRange(pr, nil, dst, nil, 10, 0)
-	say("copy_file_range from a pipe: %s", result(err))
+	say("copy_file_range from a pipe: %s", guest.Result(err))
 	unix.Close(pr)
 	unix.Close(pw)
 }
@@ -267,17 +267,6 @@ func listen(network, addr string) net.Listener {
 }
 
 func say(format string, a ...any) { fmt.Printf("splice: "+format+"\n", a...) }
-
-// result names err's errno (or ok).
-func result(err error) string {
-	if err == nil {
-		return "ok"
-	}
-	if e, ok := err.(unix.Errno); ok {
-		return unix.ErrnoName(e)
-	}
-	return err.Error()
-}
 
 func pattern(n int) []byte {
 	b := make([]byte, n)
