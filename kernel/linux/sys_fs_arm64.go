@@ -3,6 +3,7 @@ package linux
 import (
 	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/socket"
 	"github.com/gometal/gometal/kernel/usermem"
 	"unsafe"
 
@@ -219,6 +220,18 @@ func vectorIO(t *sched.Thread, f *sched.Frame, write bool) uint64 {
 	fl, ok := getFD(f.X[0])
 	if !ok || write && !fl.Writable() || !write && !fl.Readable() {
 		return errno(unix.EBADF)
+	}
+	// A seqpacket socket's readv or writev moves one record across all
+	// the iovecs, as its recvmsg and sendmsg do.
+	if k, ok := fl.Impl.(*socket.Socket); ok && k.Records() {
+		if f.X[2] > iovMax {
+			return errno(unix.EINVAL)
+		}
+		if write {
+			return sendRecordMsg(t, fl, k, uintptr(f.X[1]), f.X[2], 0, nil)
+		}
+		r, _ := recvRecordMsg(t, fl, k, uintptr(f.X[1]), f.X[2], 0, nil)
+		return r
 	}
 	return iovecIO(t, fl, uintptr(f.X[1]), f.X[2], write)
 }

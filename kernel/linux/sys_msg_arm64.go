@@ -80,7 +80,7 @@ func sysSendmsg(t *sched.Thread, f *sched.Frame) uint64 {
 	case k.IsDgram():
 		return sendDgramMsg(k, &m, &rights)
 	case k.Records():
-		return sendRecordMsg(t, fl, k, &m, f.X[2], &rights)
+		return sendRecordMsg(t, fl, k, uintptr(unsafe.Pointer(m.Iov)), m.Iovlen, f.X[2], &rights)
 	}
 	// A stream: writev, which raises SIGPIPE on a broken connection
 	// (MSG_NOSIGNAL is not honoured here; Go ignores SIGPIPE on sockets).
@@ -270,7 +270,7 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 		if wantRights {
 			want = &rights
 		}
-		if r, truncated = recvRecordMsg(t, fl, k, &m, f.X[2], want); vfs.IsErr(r) || t.State != sched.Running {
+		if r, truncated = recvRecordMsg(t, fl, k, uintptr(unsafe.Pointer(m.Iov)), m.Iovlen, f.X[2], want); vfs.IsErr(r) || t.State != sched.Running {
 			return r
 		}
 		if truncated {

@@ -1,8 +1,6 @@
 package linux
 
 import (
-	"unsafe"
-
 	"github.com/gometal/gometal/kernel/socket"
 	"github.com/gometal/gometal/kernel/vfs"
 	"github.com/gometal/gometal/sched"
@@ -18,12 +16,11 @@ import (
 // msg_flags; with MSG_TRUNC in the call's flags the call returns the
 // record's whole length, as Linux does.
 
-// sendRecordMsg sends the message's iovecs as one record.
-// Descriptors in rights go with the record.
-func sendRecordMsg(t *sched.Thread, fl *vfs.File, k *socket.Socket, m *msghdr, flags uint64, rights *vfs.Rights) uint64 {
-	iov := uintptr(unsafe.Pointer(m.Iov))
+// sendRecordMsg sends the cnt iovecs at iov (a message's, or writev's)
+// as one record. Descriptors in rights (nil: none) go with the record.
+func sendRecordMsg(t *sched.Thread, fl *vfs.File, k *socket.Socket, iov uintptr, cnt uint64, flags uint64, rights *vfs.Rights) uint64 {
 	var total uint64
-	for i := uint64(0); i < m.Iovlen; i++ {
+	for i := uint64(0); i < cnt; i++ {
 		_, l, ok := iovAt(iov, i)
 		if !ok {
 			return errno(unix.EFAULT)
@@ -45,7 +42,7 @@ func sendRecordMsg(t *sched.Thread, fl *vfs.File, k *socket.Socket, m *msghdr, f
 	if e != 0 {
 		return errno(e)
 	}
-	for i := uint64(0); i < m.Iovlen; i++ {
+	for i := uint64(0); i < cnt; i++ {
 		base, l, _ := iovAt(iov, i)
 		if ok, faulted := p.WritePart(&r, base, l); !ok {
 			p.Abort(&r)
@@ -56,16 +53,17 @@ func sendRecordMsg(t *sched.Thread, fl *vfs.File, k *socket.Socket, m *msghdr, f
 		}
 	}
 	p.EndWrite(&r)
-	if rights.N > 0 {
+	if rights != nil && rights.N > 0 {
 		p.Attach(at, p.In, rights)
 	}
 	return total
 }
 
-// recvRecordMsg receives one record over the message's iovecs: the
-// result, and whether the record was cut short. The descriptors sent
-// with it go to rights, or are closed when rights is nil.
-func recvRecordMsg(t *sched.Thread, fl *vfs.File, k *socket.Socket, m *msghdr, flags uint64, rights *vfs.Rights) (uint64, bool) {
+// recvRecordMsg receives one record over the cnt iovecs at iov (a
+// message's, or readv's): the result, and whether the record was cut
+// short. The descriptors sent with it go to rights, or are closed when
+// rights is nil.
+func recvRecordMsg(t *sched.Thread, fl *vfs.File, k *socket.Socket, iov uintptr, cnt uint64, flags uint64, rights *vfs.Rights) (uint64, bool) {
 	p, e := k.RecordPipe(false)
 	if e != 0 {
 		return errno(e), false
@@ -84,9 +82,8 @@ func recvRecordMsg(t *sched.Thread, fl *vfs.File, k *socket.Socket, m *msghdr, f
 	if r.EOF {
 		return 0, false
 	}
-	iov := uintptr(unsafe.Pointer(m.Iov))
 	var done uint64
-	for i := uint64(0); i < m.Iovlen && done < r.Len; i++ {
+	for i := uint64(0); i < cnt && done < r.Len; i++ {
 		base, l, ok := iovAt(iov, i)
 		if !ok {
 			p.Abort(&r)

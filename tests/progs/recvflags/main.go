@@ -3,7 +3,8 @@
 // Command recvflags reads sockets with recv(2)'s flags, MSG_PEEK (copy
 // the next bytes and leave them) and MSG_DONTWAIT (EAGAIN rather than
 // wait), over TCP on the loopback, UDP, and AF_UNIX streams, datagrams
-// and seqpacket, and prints what each call returned, so that its output
+// and seqpacket, and readv and writev on seqpacket (one record across
+// the iovecs), and prints what each call returned, so that its output
 // can be compared line for line with Linux's.
 package main
 
@@ -24,6 +25,7 @@ func main() {
 	unixStream(unix.SOCK_STREAM, "unix stream")
 	unixStream(unix.SOCK_SEQPACKET, "seqpacket")
 	unixgram()
+	vectors()
 	fmt.Println("recvflags: done")
 	if os.Getpid() == 1 {
 		unix.Reboot(unix.LINUX_REBOOT_CMD_POWER_OFF)
@@ -114,6 +116,24 @@ func unixgram() {
 	say("unix datagram: read %d %s %q from %v", n, guest.Result(err), b[:max(n, 0)], name(from))
 	_, _, err = unix.Recvfrom(r, b, unix.MSG_DONTWAIT)
 	say("unix datagram: MSG_DONTWAIT with nothing queued: %s", guest.Result(err))
+}
+
+// vectors: writev of three iovecs is one record; readv scatters one
+// record over its iovecs and drops what does not fit.
+func vectors() {
+	p, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET, 0)
+	check(err)
+	n, err := unix.Writev(p[0], [][]byte{[]byte("abc"), []byte("def"), []byte("ghi")})
+	say("seqpacket: writev of 3+3+3 bytes: %d %s", n, guest.Result(err))
+	unix.Write(p[0], []byte("second record"))
+	a, b := make([]byte, 4), make([]byte, 10)
+	n, err = unix.Readv(p[1], [][]byte{a, b})
+	say("seqpacket: readv over 4+10 bytes: %d %s %q %q", n, guest.Result(err), a, b[:max(n-4, 0)])
+	a, b = make([]byte, 2), make([]byte, 3)
+	n, err = unix.Readv(p[1], [][]byte{a, b})
+	say("seqpacket: readv over 2+3 bytes of a 13-byte record: %d %s %q %q", n, guest.Result(err), a, b)
+	_, _, err = unix.Recvfrom(p[1], make([]byte, 1), unix.MSG_DONTWAIT)
+	say("seqpacket: the record's rest went with it: %s", guest.Result(err))
 }
 
 func recv(kind string, fd, n, flags int) {
