@@ -15,13 +15,14 @@ import (
 const (
 	QueueSize = 64
 
-	descBytes   = 16
-	availOffset = descBytes * QueueSize                    // 1024
-	usedOffset  = (availOffset + 6 + 2*QueueSize + 3) &^ 3 // 1160
-	queueBytes  = usedOffset + 6 + 8*QueueSize             // 1678, in one page
-	_           = uint(4096 - queueBytes)                  // compile-time check: fits a page
-	descWrite   = 2                                        // VIRTQ_DESC_F_WRITE: the device writes this buffer
-	availNoIntr = 1                                        // VIRTQ_AVAIL_F_NO_INTERRUPT: no interrupt when used
+	descBytes    = 16
+	availOffset  = descBytes * QueueSize                    // 1024
+	usedOffset   = (availOffset + 6 + 2*QueueSize + 3) &^ 3 // 1160
+	queueBytes   = usedOffset + 6 + 8*QueueSize             // 1678, in one page
+	_            = uint(4096 - queueBytes)                  // compile-time check: fits a page
+	descWrite    = 2                                        // VIRTQ_DESC_F_WRITE: the device writes this buffer
+	availNoIntr  = 1                                        // VIRTQ_AVAIL_F_NO_INTERRUPT: no interrupt when used
+	usedNoNotify = 1                                        // VIRTQ_USED_F_NO_NOTIFY: the device needs no notify now
 )
 
 // Queue is one virtqueue of a device.
@@ -80,11 +81,21 @@ func (q *Queue) post(id uint16, pa uintptr, n uint32, deviceWrites bool) {
 	atomic.StoreUint32(q.word(availOffset), uint32(q.flags)|uint32(q.availIdx)<<16)
 }
 
-// notify tells the device the available ring moved (§4.2.3.3), after a
-// barrier so that the device, reading memory when it sees the register
-// write, finds the ring as written.
+// notify tells the device the available ring moved (§4.2.3.3), unless
+// the device said it needs no notify now (VIRTQ_USED_F_NO_NOTIFY,
+// §2.7.10): a device that is still working through the ring (QEMU's
+// virtio-net while it transmits) finds the new buffers itself, and under
+// QEMU each notify is a trap into its device model that takes QEMU's
+// global lock. The barrier is a full one, so that the ring's index is
+// written before the flag is read (§2.7.13.3.1: else the device could
+// clear the flag, look, and miss the buffer, while we skip the notify);
+// the device reads memory when it sees the register write, and finds
+// the ring as written.
 func (q *Queue) notify() {
-	cpu.BarrierISHST()
+	cpu.BarrierISH()
+	if atomic.LoadUint32(q.word(usedOffset))&usedNoNotify != 0 {
+		return
+	}
 	cpu.Write32(q.base+regQueueNotify, q.index)
 }
 
