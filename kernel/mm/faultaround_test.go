@@ -43,6 +43,20 @@ func TestFaultAround(t *testing.T) {
 		t.Errorf("page 39 present %v (want true), next VMA's first page %v (want false)", present(&s, base+39*PageSize), present(&s, after))
 	}
 
+	// Two pages before a last-level table's end (2 MiB): the run stops
+	// at the table's end, though the VMA goes on.
+	const tableSpan = 512 * PageSize
+	edge := uintptr(0x4000_0000)
+	if _, e := s.Mmap(edge-4*PageSize, 8*PageSize, ProtRead|ProtWrite, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED); e != 0 || edge%tableSpan != 0 {
+		t.Fatal("mmap across a table's end", e)
+	}
+	if s.Fault(edge-2*PageSize, AccessWrite) != FaultOK {
+		t.Fatal("fault before the table's end")
+	}
+	if !present(&s, edge-PageSize) || present(&s, edge) {
+		t.Errorf("last page of the table present %v (want true), first of the next table %v (want false)", present(&s, edge-PageSize), present(&s, edge))
+	}
+
 	// Short of memory: only the page touched.
 	small := testAlloc(t, 40)
 	var s2 Space

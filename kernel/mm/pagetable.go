@@ -24,6 +24,16 @@ func (pt *PageTable) Init(a *Alloc) bool {
 // set. It returns nil if a table is missing (and create is false) or
 // memory is out.
 func (pt *PageTable) leaf(a *Alloc, va uintptr, create bool) *uint64 {
+	t := pt.leafTable(a, va, create)
+	if t == nil {
+		return nil
+	}
+	return &t[index(va, 3)]
+}
+
+// leafTable is leaf's table: the level-3 table that maps va, whose
+// entries map the pages around it.
+func (pt *PageTable) leafTable(a *Alloc, va uintptr, create bool) *[512]uint64 {
 	table := pt.Root
 	for level := 0; level < 3; level++ {
 		e := &pageWords(table)[index(va, level)]
@@ -42,7 +52,7 @@ func (pt *PageTable) leaf(a *Alloc, va uintptr, create bool) *uint64 {
 		}
 		table = pteAddr(*e)
 	}
-	return &pageWords(table)[index(va, 3)]
+	return pageWords(table)
 }
 
 // Lookup returns the physical page mapped at va and its descriptor.

@@ -71,10 +71,11 @@ func (s *Space) Fault(addr uintptr, acc Access) FaultResult {
 		return FaultAccErr
 	}
 	va := PageDown(addr)
-	e := s.PT.leaf(s.A, va, true)
-	if e == nil {
+	table := s.PT.leafTable(s.A, va, true)
+	if table == nil {
 		return FaultOOM
 	}
+	e := &table[index(va, 3)]
 	if *e != 0 {
 		// A page exists (perhaps hidden by PROT_NONE, or left with old
 		// rights by mprotect): give it the VMA's rights.
@@ -86,7 +87,7 @@ func (s *Space) Fault(addr uintptr, acc Access) FaultResult {
 	if pa == 0 {
 		return FaultOOM
 	}
-	s.mapAround(v, va)
+	s.mapAround(v, va, table)
 	// The zeroed frames, then the entries, must reach every core's walker
 	// (another core may touch these pages as soon as the kernel lock
 	// drops).
@@ -109,24 +110,20 @@ const faultAround = 16
 // (1/8) of memory is free, so it never takes what a touched page needs.
 const faultAroundReserve = 8
 
-// tableEntries is a translation table's descriptors: a page of 8-byte
-// entries (Arm ARM D8.2, 4 KiB granule).
-const tableEntries = PageSize / 8
-
 // mapAround maps, with zeroed pages, the untouched pages after va in
-// v, up to faultAround in all, within va's last-level table. The
+// v, up to faultAround in all, within table, va's last-level table. The
 // initial stack, which grows down, is left alone.
-func (s *Space) mapAround(v *VMA, va uintptr) {
+func (s *Space) mapAround(v *VMA, va uintptr, table *[512]uint64) {
 	if v.Flags&VMAStack != 0 {
 		return
 	}
-	for i := uintptr(1); i < faultAround; i++ {
-		next := va + i*PageSize
-		if next >= v.End || next%(PageSize*tableEntries) == 0 || s.A.Total()-s.A.Used() < s.A.Total()/faultAroundReserve {
+	first := index(va, 3)
+	for i := uintptr(1); i < faultAround && first+i < uintptr(len(table)); i++ {
+		if va+i*PageSize >= v.End || s.A.Total()-s.A.Used() < s.A.Total()/faultAroundReserve {
 			return
 		}
-		e := s.PT.leaf(s.A, next, false)
-		if e == nil || *e != 0 {
+		e := &table[first+i]
+		if *e != 0 {
 			return
 		}
 		pa := s.A.Get()
