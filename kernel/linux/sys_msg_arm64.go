@@ -242,10 +242,8 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 		if vfs.IsErr(r) {
 			return r
 		}
-		if name != 0 && k.Family == unix.AF_UNIX && k.Peer.N > 0 {
-			sa, n := unixName(&k.Peer)
-			nameLen = uint32(n)
-			if !usermem.CopyOut(name, sa[:min(n, int(m.Namelen))]) {
+		if k.Family == unix.AF_UNIX {
+			if nameLen, ok = putUnixPeer(k, name, m.Namelen); !ok {
 				return errno(unix.EFAULT)
 			}
 		}
@@ -276,14 +274,9 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 		if truncated {
 			flags |= unix.MSG_TRUNC
 		}
-		// The sender's name: the peer's, or none (unix_copy_addr).
-		if name != 0 && k.Peer.N > 0 {
-			sa, n := unixName(&k.Peer)
-			nameLen = uint32(n)
-			if !usermem.CopyOut(name, sa[:min(n, int(m.Namelen))]) {
-				rights.Close()
-				return errno(unix.EFAULT)
-			}
+		if nameLen, ok = putUnixPeer(k, name, m.Namelen); !ok {
+			rights.Close()
+			return errno(unix.EFAULT)
 		}
 	case wantRights && k.RightsPending():
 		// A stream with descriptors in flight: one read into the first
@@ -351,6 +344,18 @@ func recvDgramMsg(k *socket.Socket, m *msghdr, peek bool) (r uint64, src [4]byte
 		k.TakeDgram(src, sport)
 	}
 	return done, src, sport, done < total
+}
+
+// putUnixPeer writes the sender's name of a message on AF_UNIX
+// connection k, its peer's (none for an unnamed peer: unix_copy_addr),
+// to msg_name at name, cut to max bytes, and returns msg_namelen; false
+// if name faulted.
+func putUnixPeer(k *socket.Socket, name uintptr, max uint32) (uint32, bool) {
+	if name == 0 || k.Peer.N == 0 {
+		return 0, true
+	}
+	sa, n := unixName(&k.Peer)
+	return uint32(n), usermem.CopyOut(name, sa[:min(n, int(max))])
 }
 
 // peekMsg copies a connection's next bytes over the iovecs, leaving

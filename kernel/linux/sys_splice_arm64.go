@@ -235,21 +235,9 @@ func sysSendfile(t *sched.Thread, f *sched.Frame) uint64 {
 		done = t.Progress
 	}
 	t.Progress = 0
-	r := uint64(0)
-	for done < count {
-		b := fs.Chunk(node, pos, &spliceZero)
-		if len(b) == 0 {
-			break
-		}
-		b = b[:min(uint64(len(b)), count-done)]
-		r = out.Impl.Write(out, usermem.Lend(b), uint64(len(b)), -1)
-		usermem.Return()
-		if vfs.IsErr(r) || r == 0 {
-			break
-		}
-		done += r
-		pos += int64(r)
-	}
+	moved, r := fileTo(node, pos, out, count-done, -1)
+	done += moved
+	pos += int64(moved)
 	if !setSendfilePos(in, offp, pos) {
 		return errno(unix.EFAULT)
 	}
@@ -266,6 +254,31 @@ func sysSendfile(t *sched.Thread, f *sched.Frame) uint64 {
 		return done
 	}
 	return r
+}
+
+// fileTo writes up to n bytes of regular file node from pos to out (at
+// outOff and on, or at out's position when outOff < 0), a page at a
+// time lent to out's Write. It returns how many moved and out's last
+// answer, which says why it stopped short (EAGAIN, an error, 0).
+func fileTo(node *fs.Inode, pos int64, out *vfs.File, n uint64, outOff int64) (done, r uint64) {
+	for done < n {
+		b := fs.Chunk(node, pos+int64(done), &spliceZero)
+		if len(b) == 0 {
+			break
+		}
+		b = b[:min(uint64(len(b)), n-done)]
+		at := outOff
+		if outOff >= 0 {
+			at += int64(done)
+		}
+		r = out.Impl.Write(out, usermem.Lend(b), uint64(len(b)), at)
+		usermem.Return()
+		if vfs.IsErr(r) || r == 0 {
+			break
+		}
+		done += r
+	}
+	return done, r
 }
 
 // setSendfilePos moves sendfile's input to pos: *offp, or the position.
@@ -315,25 +328,11 @@ func sysCopyFileRange(t *sched.Thread, f *sched.Frame) uint64 {
 	case src == dst && pout < pin+int64(n) && pin < pout+int64(n):
 		return errno(unix.EINVAL)
 	}
-	n = min(n, maxRWCount)
-	done := uint64(0)
-	r := uint64(0)
-	for done < n {
-		b := fs.Chunk(src, pin, &spliceZero)
-		if len(b) == 0 {
-			break
-		}
-		b = b[:min(uint64(len(b)), n-done)]
-		r = out.Impl.Write(out, usermem.Lend(b), uint64(len(b)), pout)
-		usermem.Return()
-		if vfs.IsErr(r) || r == 0 {
-			break
-		}
-		done, pin, pout = done+r, pin+int64(r), pout+int64(r)
-	}
+	done, r := fileTo(src, pin, out, min(n, maxRWCount), pout)
 	if done == 0 && vfs.IsErr(r) {
 		return r
 	}
+	pin, pout = pin+int64(done), pout+int64(done)
 	if offIn == 0 {
 		in.Pos = pin
 	} else if !usermem.WriteU64(offIn, uint64(pin)) {
