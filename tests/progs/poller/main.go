@@ -313,7 +313,7 @@ func timerfd() {
 	start := time.Now() // before arming: the timer cannot fire sooner than 30 ms after this
 	timerfdSet(fd, 0, 30*time.Millisecond, 0)
 	ev := make([]unix.EpollEvent, 1)
-	n, err := unix.EpollWait(ep, ev, 1000)
+	n, err := epollWait(ep, ev, 1000)
 	took := time.Since(start)
 	check(err == nil && n == 1 && ev[0].Fd == int32(fd), "epoll_wait on a timerfd: %d, %v", n, err)
 	check(took >= 29*time.Millisecond, "epoll woke after %v, before the 30ms timer", took)
@@ -348,20 +348,26 @@ func timerfd() {
 	fmt.Println("timerfd: one-shot, gettime, periodic, disarm, absolute, epoll, blocking read, bad arguments")
 }
 
+// epollWait is epoll_wait that waits again when a signal to this thread
+// (the runtime's SIGURG preemption) ends it with EINTR, which Linux does
+// too (signal(7): epoll waits are never restarted), as the runtime's
+// netpoll does.
+func epollWait(ep int, ev []unix.EpollEvent, ms int) (int, error) {
+	n, err := unix.EpollWait(ep, ev, ms)
+	for err == unix.EINTR {
+		n, err = unix.EpollWait(ep, ev, ms)
+	}
+	return n, err
+}
+
 func epoll() {
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	check(err == nil, "epoll_create1: %v", err)
 	var p [2]int
 	check(unix.Pipe2(p[:], unix.O_NONBLOCK) == nil, "pipe2")
 	ev := make([]unix.EpollEvent, 8)
-	// A signal to this thread (the runtime's SIGURG preemption) ends an
-	// epoll wait with EINTR, on Linux too (signal(7): never restarted):
-	// wait again, as the runtime's netpoll does.
 	wait := func(ms int) int {
-		n, err := unix.EpollWait(ep, ev, ms)
-		for err == unix.EINTR {
-			n, err = unix.EpollWait(ep, ev, ms)
-		}
+		n, err := epollWait(ep, ev, ms)
 		check(err == nil, "epoll_wait: %v", err)
 		return n
 	}
@@ -452,7 +458,7 @@ func epoll() {
 	unix.EpollCtl(ep2, unix.EPOLL_CTL_ADD, efd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(efd)})
 	var woke atomic.Bool
 	res := onThread(func() string {
-		n, err := unix.EpollWait(ep2, make([]unix.EpollEvent, 1), -1)
+		n, err := epollWait(ep2, make([]unix.EpollEvent, 1), -1)
 		woke.Store(true)
 		if n != 1 || err != nil {
 			return fmt.Sprintf("blocking epoll_wait: %d, %v", n, err)
