@@ -8,7 +8,16 @@ import "github.com/gometal/gometal/drivers/cpu"
 // test) reports any acquisition that breaks this with both stacks.
 //
 //	rank 1  KernelLock  everything not listed below
-//	rank 2  StateLock   the scheduler's state
+//	rank 2  the descriptor table's (kernel/linux: which description
+//	        each descriptor names, for lookups without KernelLock)
+//	rank 3  an object's (a pipe's ring and ends: vfs.Pipe)
+//	rank 4  a Waitable's watch list (the epoll registrations on it)
+//	rank 5  StateLock   the scheduler's state
+//
+// Ranks 2 to 4 are the start of splitting KernelLock by object: a read
+// or write of an anonymous pipe runs under them alone
+// (kernel/linux/pipeio_arm64.go), while every other path to a pipe
+// takes them inside KernelLock, so both meet on the same locks.
 //
 // IRQs are masked whenever the kernel runs, so no lock is ever taken by
 // an interrupt handler on a core that already holds it. The panic path
@@ -17,7 +26,10 @@ import "github.com/gometal/gometal/drivers/cpu"
 // swap instead.
 const (
 	RankKernel = 1
-	RankState  = 2
+	RankFDs    = 2
+	RankObject = 3
+	RankWatch  = 4
+	RankState  = 5
 )
 
 // KernelLock serializes the kernel: a core takes it on every system call
@@ -56,11 +68,27 @@ var KernelLock = cpu.Spinlock{Name: "kernel", Rank: RankKernel}
 // on) holds StateLock across both (LockState).
 var StateLock = cpu.Spinlock{Name: "sched", Rank: RankState}
 
+// FDLock guards which description each descriptor names, for the
+// lookups made without the kernel lock (kernel/linux's pipeio): a
+// descriptor is set or cleared under the kernel lock and FDLock both,
+// and such a lookup takes a reference to the description under FDLock.
+var FDLock = cpu.Spinlock{Name: "fds", Rank: RankFDs}
+
+// WatchLock guards the epoll watch lists (vfs.Waitable's) against a
+// Notify made without the kernel lock: a registration is linked or
+// unlinked under the kernel lock and WatchLock both, and such a Notify
+// walks the list under WatchLock.
+var WatchLock = cpu.Spinlock{Name: "watch", Rank: RankWatch}
+
 // LockState takes StateLock for the calling core.
 func LockState() { StateLock.Lock(self().ID) }
 
 // UnlockState releases StateLock.
 func UnlockState() { StateLock.Unlock() }
+
+// LockObject takes l, a lock of the split ranks (RankFDs, RankObject,
+// RankWatch), for the calling core.
+func LockObject(l *cpu.Spinlock) { l.Lock(self().ID) }
 
 // Lock returns the kernel's i-th lock in rank order, or nil past the
 // last (for the stats and reports that list them all).
@@ -69,6 +97,10 @@ func Lock(i int) *cpu.Spinlock {
 	case 0:
 		return &KernelLock
 	case 1:
+		return &FDLock
+	case 2:
+		return &WatchLock
+	case 3:
 		return &StateLock
 	}
 	return nil

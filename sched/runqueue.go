@@ -143,6 +143,7 @@ func Block(t *Thread, w WaitKind, deadline uint64, timeoutResult uint64) {
 
 // block is Block with StateLock held.
 func block(t *Thread, w WaitKind, deadline uint64, timeoutResult uint64) {
+	t.BlockedCall = true
 	t.State = Blocked
 	t.Wait = w
 	t.Deadline = deadline

@@ -30,6 +30,12 @@ var IdleIRQ func(c *CPU)
 // that idled in Schedule may return from it without: see idle.
 func HoldsKernel(c *CPU) bool { return KernelLock.Owner() == c.ID }
 
+// Fence is a full barrier between cores (DMB ISH): every access before
+// it is observed by the other cores before any after it, stores before
+// later loads included, which neither a store-release nor a
+// load-acquire orders.
+func Fence() { cpu.BarrierISH() }
+
 // self is the calling core (TPIDR_EL1 holds its CPU struct).
 func self() *CPU { return (*CPU)(cpu.Ptr(uintptr(cpu.ReadTPIDREL1()))) }
 
@@ -146,9 +152,17 @@ func schedule(c *CPU, f *Frame) {
 		case Running:
 			if cur.wokeOnCore {
 				// Woken by another core before this core switched away
-				// (WakeLocked): the wait it blocked in returns the result.
+				// (WakeLocked): the wait it blocked in returns the result,
+				// or, for a Retry, the call runs again.
 				cur.wokeOnCore = false
-				f.X[0] = cur.wokeResult
+				if cur.wokeRetry {
+					cur.wokeRetry = false
+					f.X[0] = cur.OrigX0
+					f.PC -= SVCSize
+					cur.Retried = true
+				} else {
+					f.X[0] = cur.wokeResult
+				}
 			}
 			if mustMove(cur, c) {
 				trace.Record(c.ID, trace.KindStop, trace.StopMigrate, 0, tid)

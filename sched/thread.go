@@ -58,8 +58,11 @@ type Thread struct {
 	// wokeOnCore: a wake-up without the kernel lock (a FUTEX_WAKE, an
 	// expired deadline) ended the wait before t's core switched away from
 	// it (WakeLocked); Schedule gives it X0 = wokeResult and runs it on.
-	wokeOnCore    bool
-	wokeResult    uint64
+	wokeOnCore bool
+	wokeResult uint64
+	// wokeRetry: that wake-up was a Retry: Schedule rewinds the live
+	// frame to the SVC instead of giving it wokeResult.
+	wokeRetry     bool
 	queue         *Queue
 	qnext         int32 // 1 + index of the next thread on queue
 	WaitEvents    uint32
@@ -77,6 +80,12 @@ type Thread struct {
 	Retried       bool
 	RetryDeadline uint64
 	Progress      uint64
+	// BlockedCall says the system call in progress blocked the thread
+	// (Block, BlockOn, WaitOn set it; the personality clears it when a
+	// call starts). Once set, the thread may already be awake again: a
+	// waker without the kernel lock may end the wait before the call
+	// returns, so the call's own code asks this rather than State.
+	BlockedCall bool
 }
 
 // Threads is the thread table; a thread's index never changes.

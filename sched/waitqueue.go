@@ -1,5 +1,7 @@
 package sched
 
+import "sync/atomic"
+
 // Wait queues: the threads blocked on one object (a pipe, an eventfd, an
 // epoll instance, the console), each with the events it waits for. This
 // is the one way a file operation waits (the kernel's vfs package builds
@@ -16,14 +18,27 @@ package sched
 // reason: a notify, its deadline, or a signal (Ready unlinks it).
 //
 // Locking: a queue's links are the scheduler's state, under StateLock
-// (every function here takes it); what a waiter waits for is its object's,
-// under the object's lock (KernelLock today), which the waker holds while
-// it notifies (order: object, then StateLock).
+// (every function here takes it). What a waiter waits for is its
+// object's, and the waiter does not hold the object's lock when it
+// blocks: a pipe written without KernelLock may notify between the
+// waiter's "would block" and its BlockOn. So a queue counts its
+// notifications (Gen, bumped under StateLock), the waiter reads the count
+// before it tries the object, and BlockOnGen blocks only if no Notify
+// came since; otherwise the caller tries again. This is the futex
+// protocol (compare under the lock that wakers take) with the count as
+// the word.
 
 // Queue is the threads waiting on one object. Its zero value is empty.
 type Queue struct {
-	head, tail int32 // 1 + thread index; 0: none
+	head, tail int32  // 1 + thread index; 0: none
+	gen        uint32 // Notify calls so far (Gen)
 }
+
+// Gen returns how many times q was notified (wrapping): read before a
+// try of the object, it lets BlockOnGen tell a Notify that came after.
+// Epoll's EPOLLET reads it too: an object reports again only once it
+// changed.
+func (q *Queue) Gen() uint32 { return atomic.LoadUint32(&q.gen) }
 
 // Empty reports whether nobody waits.
 func (q *Queue) Empty() bool { return q.head == 0 }
@@ -35,6 +50,19 @@ func BlockOn(t *Thread, q *Queue, kind WaitKind, events uint32, deadline, timeou
 	LockState()
 	blockOn(t, q, kind, events, deadline, timeoutResult)
 	UnlockState()
+}
+
+// BlockOnGen is BlockOn unless q was notified since its Gen was gen:
+// then t stays running and the result is false, and the caller tries
+// its object again (see Locking above).
+func BlockOnGen(t *Thread, q *Queue, kind WaitKind, events uint32, deadline, timeoutResult uint64, gen uint32) bool {
+	LockState()
+	ok := q.gen == gen
+	if ok {
+		blockOn(t, q, kind, events, deadline, timeoutResult)
+	}
+	UnlockState()
+	return ok
 }
 
 // blockOn is BlockOn with StateLock held.
@@ -83,6 +111,7 @@ func unqueue(t *Thread) {
 // system call again, oldest first, and returns how many it woke.
 func (q *Queue) Notify(events uint32) int {
 	LockState()
+	atomic.StoreUint32(&q.gen, q.gen+1)
 	woke := 0
 	for i := q.head; i != 0; {
 		t := &Threads[i-1]
@@ -107,9 +136,20 @@ func Retry(t *Thread) {
 	UnlockState()
 }
 
-// retry is Retry with StateLock held.
+// retry is Retry with StateLock held. A thread that blocked without the
+// kernel lock, or whose core has not yet switched away from it while a
+// waker without the kernel lock (a pipe written under its own lock)
+// notifies, still has its context live in its core's trap frame: it is
+// woken where it is, and Schedule rewinds that frame (wokeRetry).
 func retry(t *Thread) {
 	if t.State != Blocked {
+		return
+	}
+	if onCore(t) {
+		t.RetryDeadline = t.Deadline
+		wakeOnCore(t, 0)
+		t.wokeRetry = true
+		Retries++
 		return
 	}
 	t.Ctx.X[0] = t.OrigX0

@@ -6,8 +6,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// lockFree is kernel.Personality.LockFree: the system calls answered with
-// the scheduler's StateLock alone, not the kernel lock: FUTEX_WAKE and
+// lockFree is kernel.Personality.LockFree: the system calls answered
+// without the kernel lock: read and write of an anonymous pipe, under
+// the pipe's own lock (pipeio_arm64.go), and, with the scheduler's
+// StateLock alone, FUTEX_WAKE and
 // FUTEX_WAIT, the calls behind every park and wake-up of an M in the Go
 // runtime (notesleep, notewakeup, semasleep, semawakeup). FUTEX_WAKE
 // reads no app memory and touches only the futex queues and the run
@@ -17,7 +19,11 @@ import (
 // (futexWaitOn says what). blocked reports a wait: the core then schedules
 // without the kernel lock, as an interrupt does.
 func lockFree(c *sched.CPU, t *sched.Thread, f *sched.Frame) (answered, blocked bool) {
-	if f.X[8] != unix.SYS_FUTEX {
+	switch f.X[8] {
+	case unix.SYS_READ, unix.SYS_WRITE:
+		return pipeIO(c, t, f, f.X[8] == unix.SYS_WRITE), false
+	case unix.SYS_FUTEX:
+	default:
 		return false, false
 	}
 	// lab:futex begin

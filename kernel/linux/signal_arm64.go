@@ -95,18 +95,22 @@ func postSignal(t *sched.Thread, sig int, info sigInfo) {
 // StateLock comes after ours and sees the signal we made pending before
 // it. Any other wait only a kernel-lock holder ends, and t still waits.
 func signalWake(t *sched.Thread) {
-	if t.State == sched.Blocked && t.Wait != sched.WaitFutex && t.Wait != sched.WaitNone {
+	if t.State == sched.Blocked && lx(t).FIFOWait != 0 {
+		// A FIFO's open: only a kernel-lock holder ends it (a FIFO's
+		// pipe is never written without the kernel lock), and giving
+		// its end back (interruptResult) takes the pipe's lock, which
+		// ranks below StateLock.
 		sched.Wake(t, interruptResult(t))
 		return
 	}
 	sched.LockState()
 	switch t.State {
 	case sched.Blocked:
-		if t.Wait == sched.WaitFutex {
-			// A futex wait moved no bytes and opened no FIFO, so
-			// interruptResult comes down to markInterrupted.
-			markInterrupted(t)
-			sched.WakeLocked(t, errno(unix.EINTR))
+		if t.Wait != sched.WaitNone {
+			// A futex wait moved no bytes; a file wait may have
+			// (t.Progress), and a pipe written without the kernel lock
+			// may be retrying it right now: StateLock decides.
+			sched.WakeLocked(t, interruptResult(t))
 		}
 	case sched.Running:
 		if int(t.CPU) != kernel.ThisCPU().ID {
@@ -117,16 +121,26 @@ func signalWake(t *sched.Thread) {
 	sched.UnlockState()
 }
 
-// cancelFutexWait ends the futex wait t just blocked in, for a signal
-// already pending: with EINTR, unless a FUTEX_WAKE on another core ended
-// it first (lockfree_arm64.go: sched.WakeAddr without the kernel lock), in
-// which case the wait returns 0 as woken, as on Linux.
-func cancelFutexWait(t *sched.Thread, f *sched.Frame) {
+// cancelWait ends the wait t's system call just blocked in, for a
+// signal already pending: with EINTR (or the bytes a write had moved:
+// interruptResult), unless a waker without the kernel lock ended it
+// first (a FUTEX_WAKE on another core: the wait returns 0 as woken, as
+// on Linux; a Notify from a pipe written under its own lock: the call
+// runs again). A FIFO's open is ended only under the kernel lock, and
+// interruptResult takes its pipe's lock, so it is cancelled outside
+// StateLock.
+func cancelWait(t *sched.Thread, f *sched.Frame) {
+	if lx(t).FIFOWait != 0 {
+		r := interruptResult(t) // before CancelBlock clears the deadline
+		sched.CancelBlock(t)
+		f.X[0] = r
+		return
+	}
 	sched.LockState()
 	if t.State == sched.Blocked {
-		markInterrupted(t)
+		r := interruptResult(t)
 		sched.CancelBlockLocked(t)
-		f.X[0] = errno(unix.EINTR)
+		f.X[0] = r
 	}
 	sched.UnlockState()
 }

@@ -94,6 +94,17 @@ func appEnded(status int) {
 	}
 }
 
+// putLockCounts prints one lock's (or kind of lock's) line of the stats.
+func putLockCounts(name string, taken, contended, waitTicks uint64) {
+	kernel.Puts("gometal: stats: lock ")
+	kernel.Puts(name)
+	kernel.Puts(":")
+	putCounter("taken", taken)
+	putCounter("contended", contended)
+	putCounter("waited-us", uint64(timer.TicksToNanos(waitTicks)/1000))
+	kernel.Puts("\n")
+}
+
 func printStats() {
 	kernel.Puts("gometal: stats:")
 	putCounter("syscalls", syscallCount)
@@ -113,14 +124,11 @@ func printStats() {
 	// found it held, and how long such cores waited in all.
 	for i := 0; sched.Lock(i) != nil; i++ {
 		l := sched.Lock(i)
-		kernel.Puts("gometal: stats: lock ")
-		kernel.Puts(l.Name)
-		kernel.Puts(":")
-		putCounter("taken", l.Taken)
-		putCounter("contended", l.Contended)
-		putCounter("waited-us", uint64(timer.TicksToNanos(l.WaitTicks)/1000))
-		kernel.Puts("\n")
+		putLockCounts(l.Name, l.Taken, l.Contended, l.WaitTicks)
 	}
+	// The pipes' own locks (one per pipe), summed.
+	taken, contended, waited := vfs.PipeLockCounts()
+	putLockCounts("pipes", taken, contended, waited)
 	kernel.Puts("gometal: stats: wake-ups:")
 	putCounter("woke-on-core", early)
 	if cpu.OrderCheck {

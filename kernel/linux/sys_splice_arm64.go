@@ -42,7 +42,7 @@ func readOffset(addr uintptr) (int64, bool) {
 // moves instead of the file's) or its position. The pipe side blocks
 // unless SPLICE_F_NONBLOCK or the pipe's O_NONBLOCK says not to; the
 // other side by its own O_NONBLOCK. It returns after moving anything.
-func sysSplice(t *sched.Thread, f *sched.Frame) uint64 {
+func splice(t *sched.Thread, f *sched.Frame) uint64 {
 	offIn, offOut, n, flags := uintptr(f.X[1]), uintptr(f.X[3]), f.X[4], f.X[5]
 	if n == 0 {
 		return 0
@@ -107,6 +107,51 @@ func sysSplice(t *sched.Thread, f *sched.Frame) uint64 {
 	return errno(unix.EINVAL)
 }
 
+// sysSplice, sysTee and sysSendfile keep the pipes they may use off
+// the lock-free path (pipeio_arm64.go) for the whole call (vfs.Pipe.Hold):
+// they work on a pipe's ring in steps under the kernel lock alone, and
+// may wait on it.
+func sysSplice(t *sched.Thread, f *sched.Frame) uint64 {
+	return withPipesHeld(t, f, f.X[0], f.X[2], splice)
+}
+func sysTee(t *sched.Thread, f *sched.Frame) uint64 { return withPipesHeld(t, f, f.X[0], f.X[1], tee) }
+func sysSendfile(t *sched.Thread, f *sched.Frame) uint64 {
+	return withPipesHeld(t, f, f.X[0], noFD, sendfile)
+}
+
+// noFD is a descriptor number no descriptor has.
+const noFD = ^uint64(0)
+
+// withPipesHeld runs call with the pipes descriptors a and b are ends
+// of (if they are) held.
+func withPipesHeld(t *sched.Thread, f *sched.Frame, a, b uint64, call sysFn) uint64 {
+	pa, pb := holdPipe(a), holdPipe(b)
+	r := call(t, f)
+	unholdPipe(pa)
+	unholdPipe(pb)
+	return r
+}
+
+// holdPipe holds the pipe descriptor fd is an end of, if it is one.
+func holdPipe(fd uint64) *vfs.Pipe {
+	fl, ok := getFD(fd)
+	if !ok {
+		return nil
+	}
+	p, ok := vfs.PipeOf(fl)
+	if !ok {
+		return nil
+	}
+	p.Hold()
+	return p
+}
+
+func unholdPipe(p *vfs.Pipe) {
+	if p != nil {
+		p.Unhold()
+	}
+}
+
 // spliceable reports whether fl can be the non-pipe side of a splice:
 // the kinds whose Linux file operations have splice_read and
 // splice_write (files, sockets, the terminal, /dev's memory devices);
@@ -156,7 +201,7 @@ func spliceResult(t *sched.Thread, r uint64, onPipe, nonblock bool, pipe, other 
 
 // tee(fd_in, fd_out, len, flags): splice between two pipes that leaves
 // the bytes in the first.
-func sysTee(t *sched.Thread, f *sched.Frame) uint64 {
+func tee(t *sched.Thread, f *sched.Frame) uint64 {
 	n, flags := f.X[2], f.X[3]
 	if n == 0 {
 		return 0
@@ -195,7 +240,7 @@ func regularFile(fl *vfs.File) (*fs.Inode, bool) {
 // input's end), waiting as a write does and going on from where it was
 // (Thread.Progress, the offset moved so far); a non-blocking one what
 // it has room for.
-func sysSendfile(t *sched.Thread, f *sched.Frame) uint64 {
+func sendfile(t *sched.Thread, f *sched.Frame) uint64 {
 	offp, count := uintptr(f.X[2]), f.X[3]
 	pos, ok := readOffset(offp)
 	if !ok {

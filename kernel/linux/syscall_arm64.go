@@ -169,26 +169,22 @@ func syscall(c *sched.CPU, t *sched.Thread, f *sched.Frame) {
 	t.SysNr, t.OrigX0 = nr, f.X[0]
 	l := lx(t)
 	l.Interrupted = false
+	t.BlockedCall = false
 	r := fn(t, f)
 	// A run that Retry started is over either way; the next one sets
 	// Retried again if it comes from a Retry.
 	t.Retried = false
-	switch t.State {
-	case sched.Running:
+	// Whether the call blocked, not whether the thread is blocked now:
+	// a waker without the kernel lock (a FUTEX_WAKE, a pipe written
+	// under its own lock) may have ended the wait already, and then
+	// Schedule gives the thread its result or runs the call again.
+	if !t.BlockedCall {
 		f.X[0] = r
 		t.Progress = 0
-	case sched.Blocked:
+	} else if (l.SigPending|procPending)&^l.SigMask != 0 {
 		// A signal that is already pending interrupts the wait at once,
 		// as on Linux; otherwise nothing would wake the thread for it.
-		if (l.SigPending|procPending)&^l.SigMask != 0 {
-			if t.Wait == sched.WaitFutex {
-				cancelFutexWait(t, f)
-				break
-			}
-			r := interruptResult(t) // before CancelBlock clears the deadline
-			sched.CancelBlock(t)
-			f.X[0] = r
-		}
+		cancelWait(t, f)
 	}
 	blocked := uint8(0)
 	if t.State == sched.Blocked {

@@ -12,7 +12,16 @@ type Space struct {
 	PT   PageTable
 	VMAs VMAList
 	A    *Alloc
+	// pins[i] is 1 while core i copies app memory without the kernel
+	// lock (Pin); changing is 1 while a kernel-lock holder removes or
+	// restricts mappings (quiesce). See Pin.
+	pins     [MaxCores]uint32
+	changing uint32
 }
+
+// MaxCores bounds the cores that may Pin (drivers/cpu.MaxCPUs, which
+// a test checks).
+const MaxCores = 8
 
 // Address-space layout (Linux arm64 with 48-bit VA uses the same shape).
 const (
@@ -178,15 +187,74 @@ func (s *Space) PresentPage(addr uintptr, acc Access) (uintptr, bool) {
 	return pteAddr(d), true
 }
 
+// Pin lets core copy app memory without the kernel lock: until Unpin,
+// no mapping is removed or restricted (munmap, MADV_DONTNEED, a
+// MAP_FIXED over it, mprotect wait in quiesce), so a page found
+// present (Present) stays mapped, with its rights, and its frame
+// stays the app's. false: such a change is under way, and the caller
+// takes the locked way. Pinned, a core must not wait for the kernel
+// lock, nor for any lock whose holder might (the holder of quiesce
+// waits for it).
+//
+// The two sides are Dekker's: Pin stores its flag then loads changing,
+// quiesce stores changing then loads every flag, each with
+// sequentially consistent atomics (STLR then LDAR, which ARMv8 keeps in
+// order), so at least one of them sees the other.
+func (s *Space) Pin(core int) bool {
+	atomic.StoreUint32(&s.pins[core], 1)
+	if atomic.LoadUint32(&s.changing) != 0 {
+		atomic.StoreUint32(&s.pins[core], 0)
+		return false
+	}
+	return true
+}
+
+// Unpin ends core's Pin.
+func (s *Space) Unpin(core int) { atomic.StoreUint32(&s.pins[core], 0) }
+
+// Present reports whether every page of [addr, addr+n) is mapped for
+// acc now (PresentPage), so that a pinned copy through UserPage finds
+// each and faults none in.
+func (s *Space) Present(addr, n uintptr, acc Access) bool {
+	if n == 0 {
+		return true
+	}
+	if addr+n < addr || addr+n > UserTop {
+		return false
+	}
+	for va := PageDown(addr); va < addr+n; va += PageSize {
+		if _, ok := s.PresentPage(va, acc); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// quiesce begins a change that removes or restricts mappings: it waits
+// until no core is pinned, and keeps new pins off until settle.
+func (s *Space) quiesce() {
+	atomic.StoreUint32(&s.changing, 1)
+	for i := range s.pins {
+		for atomic.LoadUint32(&s.pins[i]) != 0 {
+		}
+	}
+}
+
+// settle ends quiesce.
+func (s *Space) settle() { atomic.StoreUint32(&s.changing, 0) }
+
 // dropPages frees every page in [start, end), each only after its
-// translation is gone from every core's TLB.
+// translation is gone from every core's TLB, and after every pinned
+// copy (Pin) is over.
 func (s *Space) dropPages(start, end uintptr) {
 	a := s.A
+	s.quiesce()
 	s.PT.Visit(start, end, func(va uintptr, e uint64) uint64 { return 0 }, func(old uint64) {
 		if pa := pteAddr(old); pa != 0 {
 			a.Put(pa)
 		}
 	})
+	s.settle()
 }
 
 // Mmap implements mmap for anonymous private memory.
@@ -266,12 +334,14 @@ func (s *Space) Mprotect(addr, length uintptr, prot Prot) unix.Errno {
 	if !s.VMAs.Protect(addr, end, prot) {
 		return unix.ENOMEM
 	}
+	s.quiesce()
 	s.PT.Visit(addr, end, func(va uintptr, e uint64) uint64 {
 		if prot == 0 {
 			return e &^ descValid // keep the frame, drop the access
 		}
 		return userPTE(pteAddr(e), prot)
 	}, nil)
+	s.settle()
 	return 0
 }
 

@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gometal/gometal/kernel/usermem"
@@ -120,9 +121,15 @@ func (ep *Epoll) Ctl(op int, fd int32, file int32, ev unix.EpollEvent) uint64 {
 				continue
 			}
 			interests[i] = interest{ep: ep.index(), fd: fd, file: file, events: ev.Events | alwaysPolled, data: data,
-				lastGen: w.Gen - 1, enext: ep.list, wnext: w.watchers, used: true}
+				lastGen: w.Q.Gen() - 1, enext: ep.list, wnext: w.watchers, used: true}
 			ep.list = int32(i) + 1
-			w.watchers = int32(i) + 1
+			sched.LockObject(&sched.WatchLock)
+			atomic.StoreInt32(&w.watchers, int32(i)+1)
+			sched.WatchLock.Unlock()
+			// Notify reads the list before it takes WatchLock: the
+			// readiness asked below comes after the link is seen by
+			// every core, or a change it missed would reach nobody.
+			sched.Fence()
 			ep.wakeIfReady(&interests[i])
 			return 0
 		}
@@ -131,7 +138,7 @@ func (ep *Epoll) Ctl(op int, fd int32, file int32, ev unix.EpollEvent) uint64 {
 		if it == nil {
 			return Err(unix.ENOENT)
 		}
-		it.events, it.data, it.lastGen = ev.Events|alwaysPolled, data, f.Impl.Waitable().Gen-1
+		it.events, it.data, it.lastGen = ev.Events|alwaysPolled, data, f.Impl.Waitable().Q.Gen()-1
 		ep.wakeIfReady(it)
 		return 0
 	case unix.EPOLL_CTL_DEL:
@@ -159,7 +166,9 @@ func (ep *Epoll) remove(it *interest) {
 	me := int32(indexOfInterest(it)) + 1
 	unlink(&ep.list, me, func(i int32) *int32 { return &interests[i-1].enext })
 	w := Files[it.file].Impl.Waitable()
+	sched.LockObject(&sched.WatchLock)
 	unlink(&w.watchers, me, func(i int32) *int32 { return &interests[i-1].wnext })
+	sched.WatchLock.Unlock()
 	*it = interest{}
 }
 
@@ -205,7 +214,7 @@ func (ep *Epoll) collect(buf uintptr, max int) (int, bool) {
 		if ready == 0 {
 			continue
 		}
-		gen := f.Impl.Waitable().Gen
+		gen := f.Impl.Waitable().Q.Gen()
 		if it.events&unix.EPOLLET != 0 && gen == it.lastGen {
 			continue
 		}
@@ -223,7 +232,7 @@ func (ep *Epoll) collect(buf uintptr, max int) (int, bool) {
 	// lab:poller stub
 	// // TODO(lab poller): walk ep.list; report each registration whose
 	// // file is ready (Impl.Readiness) for the events it asked for, once
-	// // per change for EPOLLET (Waitable().Gen), once for EPOLLONESHOT.
+	// // per change for EPOLLET (Waitable().Q.Gen()), once for EPOLLONESHOT.
 	// _, _ = usermem.CopyOut, unsafe.Sizeof(0)
 	// return 0, true
 	// lab:poller end
@@ -246,20 +255,29 @@ var EpollStats struct {
 // the caller then passes the deadline of the first run
 // (t.RetryDeadline), so that wake-ups without events for this instance
 // do not stretch the timeout.
+//
+// A watched pipe may notify without the kernel lock (pipeio.go) between
+// the collect that found nothing and the wait, so the wait is made only
+// if the instance was not notified since collect began (BlockOnGen),
+// and collect runs again otherwise.
 func (ep *Epoll) Wait(t *sched.Thread, buf uintptr, max int, poll bool, deadline uint64) uint64 {
-	n, ok := ep.collect(buf, max)
-	if !ok {
-		return Err(unix.EFAULT)
+	for {
+		gen := ep.W.Q.Gen()
+		n, ok := ep.collect(buf, max)
+		if !ok {
+			return Err(unix.EFAULT)
+		}
+		if n > 0 {
+			EpollStats.Ready++
+			return uint64(n)
+		}
+		if poll {
+			EpollStats.Polls++
+			return 0
+		}
+		if sched.BlockOnGen(t, &ep.W.Q, sched.WaitEpoll, unix.EPOLLIN, deadline, 0, gen) {
+			EpollStats.Blocked++
+			return 0
+		}
 	}
-	if n > 0 {
-		EpollStats.Ready++
-		return uint64(n)
-	}
-	if poll {
-		EpollStats.Polls++
-		return 0
-	}
-	EpollStats.Blocked++
-	sched.BlockOn(t, &ep.W.Q, sched.WaitEpoll, unix.EPOLLIN, deadline, 0)
-	return 0
 }

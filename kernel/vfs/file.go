@@ -1,6 +1,10 @@
 package vfs
 
-import "golang.org/x/sys/unix"
+import (
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
 
 // MaxFiles bounds the open-file descriptions. Every descriptor holds one
 // at most, so there are never more than descriptors (4,096: RLIMIT_NOFILE).
@@ -15,7 +19,10 @@ type File struct {
 	Impl  Impl   // the object and what it does; nil: slot free
 	Flags uint32 // O_ACCMODE | O_NONBLOCK | O_APPEND (fcntl F_GETFL)
 	Pos   int64  // byte offset, or a directory's read position
-	refs  int32
+	// refs counts the descriptors referring to the description and the
+	// calls using it without the kernel lock (kernel/linux's pipeio),
+	// changed atomically for the latter's sake.
+	refs int32
 }
 
 // Files is the description table; a description's index never changes
@@ -44,7 +51,7 @@ func take(i int32, impl Impl, flags uint32) {
 // full.
 func free() int32 {
 	for i := range Files {
-		if Files[i].refs == 0 {
+		if atomic.LoadInt32(&Files[i].refs) == 0 {
 			return int32(i)
 		}
 	}
@@ -54,8 +61,25 @@ func free() int32 {
 // Index returns f's slot number.
 func (f *File) Index() int32 { return indexOf(f) }
 
-// IncRef counts one more descriptor on description i.
-func IncRef(i int32) { Files[i].refs++ }
+// IncRef counts one more reference to description i, which has one
+// (a descriptor's, which the caller's lock keeps).
+func IncRef(i int32) { atomic.AddInt32(&Files[i].refs, 1) }
+
+// PutRef drops a reference to description i unless it is the last,
+// and reports whether it did; the last goes with DecRef, under the
+// kernel lock, since it releases the object.
+func PutRef(i int32) bool {
+	r := &Files[i].refs
+	for {
+		n := atomic.LoadInt32(r)
+		if n <= 1 {
+			return false
+		}
+		if atomic.CompareAndSwapInt32(r, n, n-1) {
+			return true
+		}
+	}
+}
 
 // DecRef drops one descriptor's reference to description i; the last
 // one releases the object, and drops the description from every epoll
@@ -63,7 +87,7 @@ func IncRef(i int32) { Files[i].refs++ }
 // does).
 func DecRef(i int32) {
 	f := &Files[i]
-	if f.refs--; f.refs > 0 {
+	if atomic.AddInt32(&f.refs, -1) > 0 {
 		return
 	}
 	forgetFile(i)

@@ -9,11 +9,25 @@ import (
 // Read is read(2) and pread(2) on description f for thread t: the
 // object's Read, and a wait (Wait) when it would block.
 func Read(t *sched.Thread, f *File, buf uintptr, n uint64, off int64) uint64 {
-	r := f.Impl.Read(f, buf, n, off)
-	if r == errAgain {
-		return Wait(t, f, unix.EPOLLIN)
+	for {
+		gen := genOf(f)
+		r := f.Impl.Read(f, buf, n, off)
+		if r != errAgain {
+			return r
+		}
+		if r, blocked := WaitGen(t, f, unix.EPOLLIN, gen); blocked || r != 0 {
+			return r
+		}
 	}
-	return r
+}
+
+// genOf is f's object's notification count (sched.Queue.Gen), read
+// before a try of it, for WaitGen.
+func genOf(f *File) uint32 {
+	if w := f.Impl.Waitable(); w != nil {
+		return w.Q.Gen()
+	}
+	return 0
 }
 
 // Write is write(2) and pwrite(2) on description f for thread t. A
@@ -30,11 +44,16 @@ func Write(t *sched.Thread, f *File, buf uintptr, n uint64, off int64) uint64 {
 	}
 	t.Progress = 0
 	for {
+		gen := genOf(f)
 		r := f.Impl.Write(f, buf+uintptr(done), n-done, off)
 		if r == errAgain {
-			if w := Wait(t, f, unix.EPOLLOUT); w == 0 {
+			w, blocked := WaitGen(t, f, unix.EPOLLOUT, gen)
+			if blocked {
 				t.Progress = done
 				return 0
+			}
+			if w == 0 {
+				continue // notified meanwhile: try again
 			}
 			if done > 0 {
 				return done

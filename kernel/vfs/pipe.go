@@ -3,8 +3,10 @@ package vfs
 import (
 	"unsafe"
 
+	"github.com/gometal/gometal/drivers/cpu"
 	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,8 +25,19 @@ const (
 )
 
 // Pipe is one pipe: the ring, the open ends, and the Impl of each end.
+//
+// Locking: an anonymous pipe's ends are read and written without the
+// kernel lock (pipeio.go), under mu alone; every other path to a pipe
+// holds the kernel lock and takes mu where it changes the ring or the
+// ends (ReadAt, WriteAt, Close, AddEnd), so the two meet on mu. A path
+// that works on the ring across several steps under the kernel lock
+// (splice, tee: Hold) keeps the lock-free path off the pipe meanwhile;
+// so do a FIFO's and a socket's pipes, whose extra state (tag, owners,
+// records, descriptors in flight) is the kernel lock's.
 type Pipe struct {
 	W       Waitable
+	mu      cpu.Spinlock
+	holds   int32 // Hold calls not yet Unheld
 	used    bool
 	pages   [pipeBufPages]uintptr
 	head, n int // read position and bytes buffered
@@ -71,6 +84,7 @@ func newPipe(ends int, tag uint64) *Pipe {
 			continue
 		}
 		*p = Pipe{used: true, readers: ends, writers: ends, tag: tag}
+		p.mu.Name, p.mu.Rank = "pipe", sched.RankObject
 		p.reader = pipeEnd{p: p}
 		p.writer = pipeEnd{p: p, write: true}
 		p.both = pipeEnd{p: p, both: true}
@@ -85,12 +99,32 @@ func (p *Pipe) IsFIFO(tag uint64) bool { return p.used && tag != 0 && p.tag == t
 // AddEnd opens one more reader or writer (a FIFO's open) and tells
 // whoever waits on the pipe: a FIFO's open waits for its partner.
 func (p *Pipe) AddEnd(write bool) {
+	p.lock()
 	if write {
 		p.writers++
 	} else {
 		p.readers++
 	}
 	p.notify(unix.EPOLLIN | unix.EPOLLOUT)
+	p.mu.Unlock()
+}
+
+func (p *Pipe) lock() { sched.LockObject(&p.mu) }
+
+// Hold keeps the lock-free path (pipeio.go) off p until Unhold: a
+// splice or tee reads the ring, lends it and commits what moved, and
+// waits on the pipe, in steps under the kernel lock alone. Holds nest.
+func (p *Pipe) Hold() {
+	p.lock()
+	p.holds++
+	p.mu.Unlock()
+}
+
+// Unhold ends a Hold.
+func (p *Pipe) Unhold() {
+	p.lock()
+	p.holds--
+	p.mu.Unlock()
 }
 
 // Ends reports how many readers and writers are open.
@@ -117,12 +151,17 @@ func (p *Pipe) Room() int { return PipeBufSize - p.n }
 // Close drops one end (reader or writer); the pipe goes with its last
 // end, and the other side hears of it (EOF, or EPIPE).
 func (p *Pipe) Close(write bool) {
+	p.lock()
 	if write {
 		p.writers--
 	} else {
 		p.readers--
 	}
 	if p.readers == 0 && p.writers == 0 {
+		// No end is left, so nothing else reaches p: release it
+		// unlocked (dropping descriptors in flight may close other
+		// pipes, whose locks rank with this one).
+		p.mu.Unlock()
 		p.release()
 		return
 	}
@@ -131,6 +170,7 @@ func (p *Pipe) Close(write bool) {
 	} else {
 		p.notify(unix.EPOLLERR | unix.EPOLLOUT)
 	}
+	p.mu.Unlock()
 }
 
 func (p *Pipe) release() {
@@ -165,9 +205,18 @@ func (p *Pipe) Put(src uintptr, n uint64) (uint64, bool) {
 // put is Put, saying whether src faulted (at done) rather than the ring
 // filling or running out of pages.
 func (p *Pipe) put(src uintptr, n uint64) (done uint64, faulted bool) {
+	return p.putFrom(src, n, true)
+}
+
+// putFrom is put; without alloc it stops at a ring page not yet
+// allocated, as if full (the page allocator is the kernel lock's).
+func (p *Pipe) putFrom(src uintptr, n uint64, alloc bool) (done uint64, faulted bool) {
 	for done < n && p.Room() > 0 {
 		tail := (p.head + p.n) % PipeBufSize
 		page := p.pages[tail/mm.PageSize]
+		if page == 0 && !alloc {
+			break
+		}
 		if page == 0 {
 			if page = mm.Pages.Get(); page == 0 {
 				// Out of memory: behave as a full pipe until the
@@ -263,6 +312,14 @@ func (p *Pipe) ReadAt(buf uintptr, n uint64) uint64 {
 	if n == 0 {
 		return 0
 	}
+	p.lock()
+	r := p.readAt(buf, n)
+	p.mu.Unlock()
+	return r
+}
+
+// readAt is ReadAt with p.mu held.
+func (p *Pipe) readAt(buf uintptr, n uint64) uint64 {
 	if p.n == 0 {
 		if p.writers == 0 {
 			return 0
@@ -279,6 +336,14 @@ func (p *Pipe) ReadAt(buf uintptr, n uint64) uint64 {
 // WriteAt is a write to the write side: bytes taken, EPIPE once no reader
 // is left (the caller sends SIGPIPE), or EAGAIN when full.
 func (p *Pipe) WriteAt(buf uintptr, n uint64) uint64 {
+	p.lock()
+	r := p.writeAt(buf, n)
+	p.mu.Unlock()
+	return r
+}
+
+// writeAt is WriteAt with p.mu held.
+func (p *Pipe) writeAt(buf uintptr, n uint64) uint64 {
 	if p.readers == 0 {
 		return Err(unix.EPIPE)
 	}

@@ -1,18 +1,21 @@
 package vfs
 
 import (
+	"sync/atomic"
+
 	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )
 
 // Waitable is the part of an object that callers wait on and epoll
-// watches: the threads blocked on it, the epoll registrations watching
-// it, and a generation that every change bumps (EPOLLET reports an
-// object again only once it changed).
+// watches: the threads blocked on it (whose queue also counts the
+// notifications: Q.Gen, which EPOLLET compares) and the epoll
+// registrations watching it. The watch list changes under the kernel
+// lock and sched.WatchLock both, and a Notify made without the kernel
+// lock (a pipe's, pipeio) walks it under WatchLock.
 type Waitable struct {
 	Q        sched.Queue
-	Gen      uint32
 	watchers int32 // 1 + interest index, linked through interest.wnext
 }
 
@@ -23,18 +26,28 @@ type Waitable struct {
 // callers waiting for one of events run their call again (sched.Retry);
 // every epoll instance watching the object whose registration now has
 // events gets its own Notify, which wakes its epoll_pwait callers.
+//
+// The watch list is read once without WatchLock, and walked only if it
+// is not empty: an EPOLL_CTL_ADD links under WatchLock and then (after
+// a full barrier) asks the object's readiness itself, so either this
+// load sees the new registration or that readiness sees the change
+// this Notify reports (Dekker's argument, as in mm.Space.Pin).
 func Notify(w *Waitable, events uint32) {
-	w.Gen++
-	Stats.Notifies++
-	Stats.Woken += uint64(w.Q.Notify(events))
+	atomic.AddUint64(&Stats.Notifies, 1)
+	atomic.AddUint64(&Stats.Woken, uint64(w.Q.Notify(events)))
+	if atomic.LoadInt32(&w.watchers) == 0 {
+		return
+	}
+	sched.LockObject(&sched.WatchLock)
 	for i := w.watchers; i != 0; i = interests[i-1].wnext {
 		it := &interests[i-1]
 		f := &Files[it.file]
 		if f.Impl.Readiness(f)&it.events != 0 {
 			ep := &epolls[it.ep]
-			Stats.EpollWoken += uint64(ep.W.Q.Notify(unix.EPOLLIN))
+			atomic.AddUint64(&Stats.EpollWoken, uint64(ep.W.Q.Notify(unix.EPOLLIN)))
 		}
 	}
+	sched.WatchLock.Unlock()
 }
 
 // Wait blocks thread t until f's object may have one of events (EPOLL*
@@ -52,6 +65,23 @@ func Wait(t *sched.Thread, f *File, events uint32) uint64 {
 	Stats.Waits[f.Impl.Kind()]++
 	sched.BlockOn(t, &w.Q, sched.WaitFile, events|unix.EPOLLERR|unix.EPOLLHUP, 0, 0)
 	return 0
+}
+
+// WaitGen is Wait for a caller that read the object's Q.Gen before it
+// tried the object (gen): blocked false with r 0 means the object
+// notified since, and the caller tries it again instead of blocking
+// (sched.BlockOnGen). A read or write of a pipe needs this, since the
+// other end may be written without the kernel lock (pipeio).
+func WaitGen(t *sched.Thread, f *File, events uint32, gen uint32) (r uint64, blocked bool) {
+	w := f.Impl.Waitable()
+	if w == nil || f.Nonblocking() {
+		return errAgain, false
+	}
+	if !sched.BlockOnGen(t, &w.Q, sched.WaitFile, events|unix.EPOLLERR|unix.EPOLLHUP, 0, 0, gen) {
+		return 0, false
+	}
+	Stats.Waits[f.Impl.Kind()]++
+	return 0, true
 }
 
 // Stats counts waits and wake-ups: waits per kind of file (one path for
