@@ -39,9 +39,11 @@ const (
 // core at a time, and the app's own code runs on all cores in parallel.
 // This is the classic "big kernel lock": a kernel small enough to read,
 // and correct on every core, at the price of serializing system calls.
-// Two kinds of call need no kernel lock: those that touch only the
-// calling thread (kernel/unlocked_arm64.go) and FUTEX_WAKE, which needs
-// only StateLock (kernel/linux/lockfree_arm64.go). Interrupts take it
+// Three kinds of call need no kernel lock: those that touch only the
+// calling thread (kernel/unlocked_arm64.go), FUTEX_WAKE and FUTEX_WAIT,
+// which need only StateLock (kernel/linux/lockfree_arm64.go), and read
+// and write of an anonymous pipe, under the ranks between
+// (kernel/linux/pipeio_arm64.go). Interrupts take it
 // only for what needs it (kernel/irq_arm64.go): not for a wake-up SGI or
 // a timer tick with no alarm due, so Schedule may run without it (a
 // core's thread switched out at a slice's end, a thread picked by a core

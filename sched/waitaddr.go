@@ -90,9 +90,10 @@ func onCore(t *Thread) bool {
 
 // wakeOnCore ends the wait of t, which its core has not switched away
 // from yet: t goes on running there, and Schedule gives it X0 = result
-// (wokeOnCore). Nothing else can have saved or queued it meanwhile: the
-// core holds KernelLock from the system call that blocked t until
-// Schedule, and Schedule takes StateLock.
+// (wokeOnCore), or for a Retry rewinds it to the SVC (wokeRetry).
+// Nothing else can have saved or queued it meanwhile: only its own
+// core's Schedule switches away from it, under StateLock, which the
+// caller holds.
 func wakeOnCore(t *Thread, result uint64) {
 	CancelBlockLocked(t) // as if it had never blocked, but the system
 	t.wokeOnCore = true  // call path may have seen it blocked and left X0

@@ -129,6 +129,12 @@ func printStats() {
 	// The pipes' own locks (one per pipe), summed.
 	taken, contended, waited := vfs.PipeLockCounts()
 	putLockCounts("pipes", taken, contended, waited)
+	// Pipe reads and writes answered under the pipe's lock alone, and
+	// those left to the kernel lock (to wait, fault, allocate, signal).
+	kernel.Puts("gometal: stats: pipe-io:")
+	putCounter("unlocked", vfs.PipeIOStats.Unlocked)
+	putCounter("locked", vfs.PipeIOStats.Locked)
+	kernel.Puts("\n")
 	kernel.Puts("gometal: stats: wake-ups:")
 	putCounter("woke-on-core", early)
 	if cpu.OrderCheck {

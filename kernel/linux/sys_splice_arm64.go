@@ -114,7 +114,11 @@ func splice(t *sched.Thread, f *sched.Frame) uint64 {
 func sysSplice(t *sched.Thread, f *sched.Frame) uint64 {
 	return withPipesHeld(t, f, f.X[0], f.X[2], splice)
 }
-func sysTee(t *sched.Thread, f *sched.Frame) uint64 { return withPipesHeld(t, f, f.X[0], f.X[1], tee) }
+
+func sysTee(t *sched.Thread, f *sched.Frame) uint64 {
+	return withPipesHeld(t, f, f.X[0], f.X[1], tee)
+}
+
 func sysSendfile(t *sched.Thread, f *sched.Frame) uint64 {
 	return withPipesHeld(t, f, f.X[0], noFD, sendfile)
 }

@@ -83,8 +83,11 @@ func newPipe(ends int, tag uint64) *Pipe {
 		if p.used {
 			continue
 		}
+		// The lock's counters outlive the pipe: the stats sum them.
+		taken, contended, waited := p.mu.Taken, p.mu.Contended, p.mu.WaitTicks
 		*p = Pipe{used: true, readers: ends, writers: ends, tag: tag}
 		p.mu.Name, p.mu.Rank = "pipe", sched.RankObject
+		p.mu.Taken, p.mu.Contended, p.mu.WaitTicks = taken, contended, waited
 		p.reader = pipeEnd{p: p}
 		p.writer = pipeEnd{p: p, write: true}
 		p.both = pipeEnd{p: p, both: true}

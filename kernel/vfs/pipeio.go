@@ -1,6 +1,8 @@
 package vfs
 
 import (
+	"sync/atomic"
+
 	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/sched"
@@ -48,11 +50,18 @@ func TryPipeIO(t *sched.Thread, core int, f *File, buf uintptr, n uint64, write 
 		}
 	}
 	p.mu.Unlock()
-	if r != PipeIOLocked {
-		t.Progress, t.Retried = 0, false // the call is over
+	if r == PipeIOLocked {
+		atomic.AddUint64(&PipeIOStats.Locked, 1)
+		return r
 	}
+	atomic.AddUint64(&PipeIOStats.Unlocked, 1)
+	t.Progress, t.Retried = 0, false // the call is over
 	return r
 }
+
+// PipeIOStats counts the calls TryPipeIO answered (Unlocked) and those
+// it left to the locked way (Locked).
+var PipeIOStats struct{ Unlocked, Locked uint64 }
 
 // tryRead is TryPipeIO's read, with p.mu held and the app's memory
 // pinned.
