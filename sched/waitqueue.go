@@ -57,12 +57,19 @@ func BlockOn(t *Thread, q *Queue, kind WaitKind, events uint32, deadline, timeou
 // its object again (see Locking above).
 func BlockOnGen(t *Thread, q *Queue, kind WaitKind, events uint32, deadline, timeoutResult uint64, gen uint32) bool {
 	LockState()
-	ok := q.gen == gen
-	if ok {
-		blockOn(t, q, kind, events, deadline, timeoutResult)
-	}
+	ok := BlockOnGenLocked(t, q, kind, events, deadline, timeoutResult, gen)
 	UnlockState()
 	return ok
+}
+
+// BlockOnGenLocked is BlockOnGen for a caller that holds StateLock (a
+// wait without the kernel lock checks for signals in the same section).
+func BlockOnGenLocked(t *Thread, q *Queue, kind WaitKind, events uint32, deadline, timeoutResult uint64, gen uint32) bool {
+	if q.gen != gen {
+		return false
+	}
+	blockOn(t, q, kind, events, deadline, timeoutResult)
+	return true
 }
 
 // blockOn is BlockOn with StateLock held.

@@ -21,7 +21,7 @@ import (
 func lockFree(c *sched.CPU, t *sched.Thread, f *sched.Frame) (answered, blocked bool) {
 	switch f.X[8] {
 	case unix.SYS_READ, unix.SYS_WRITE:
-		return pipeIO(c, t, f, f.X[8] == unix.SYS_WRITE), false
+		return pipeIO(c, t, f, f.X[8] == unix.SYS_WRITE)
 	case unix.SYS_FUTEX:
 	default:
 		return false, false

@@ -129,10 +129,12 @@ func printStats() {
 	// The pipes' own locks (one per pipe), summed.
 	taken, contended, waited := vfs.PipeLockCounts()
 	putLockCounts("pipes", taken, contended, waited)
-	// Pipe reads and writes answered under the pipe's lock alone, and
-	// those left to the kernel lock (to wait, fault, allocate, signal).
+	// Pipe reads and writes answered under the pipe's lock alone, those
+	// that waited without the kernel lock, and those left to it (to
+	// fault, allocate, signal).
 	kernel.Puts("gometal: stats: pipe-io:")
 	putCounter("unlocked", vfs.PipeIOStats.Unlocked)
+	putCounter("waits", vfs.PipeIOStats.Waits)
 	putCounter("locked", vfs.PipeIOStats.Locked)
 	kernel.Puts("\n")
 	kernel.Puts("gometal: stats: wake-ups:")
