@@ -10,14 +10,15 @@ import "github.com/gometal/gometal/drivers/cpu"
 //	rank 1  KernelLock  everything not listed below
 //	rank 2  the descriptor table's (kernel/linux: which description
 //	        each descriptor names, for lookups without KernelLock)
-//	rank 3  an object's (a pipe's ring and ends: vfs.Pipe)
-//	rank 4  a Waitable's watch list (the epoll registrations on it)
+//	rank 3  an object's (a pipe's ring and ends, an eventfd's count)
+//	rank 4  the epoll registrations (WatchLock)
 //	rank 5  StateLock   the scheduler's state
 //
 // Ranks 2 to 4 are the start of splitting KernelLock by object: a read
-// or write of an anonymous pipe runs under them alone
-// (kernel/linux/pipeio_arm64.go), while every other path to a pipe
-// takes them inside KernelLock, so both meet on the same locks.
+// or write of an anonymous pipe or an eventfd, and an epoll_pwait on
+// such objects, run under them alone (kernel/linux/unlockedio_arm64.go),
+// while every other path to those objects takes them inside KernelLock,
+// so both meet on the same locks.
 //
 // IRQs are masked whenever the kernel runs, so no lock is ever taken by
 // an interrupt handler on a core that already holds it. The panic path
@@ -42,8 +43,8 @@ const (
 // Three kinds of call need no kernel lock: those that touch only the
 // calling thread (kernel/unlocked_arm64.go), FUTEX_WAKE and FUTEX_WAIT,
 // which need only StateLock (kernel/linux/lockfree_arm64.go), and read
-// and write of an anonymous pipe, under the ranks between
-// (kernel/linux/pipeio_arm64.go). Interrupts take it
+// and write of an anonymous pipe or an eventfd and epoll_pwait on such
+// objects, under the ranks between (kernel/linux/unlockedio_arm64.go). Interrupts take it
 // only for what needs it (kernel/irq_arm64.go): not for a wake-up SGI or
 // a timer tick with no alarm due, so Schedule may run without it (a
 // core's thread switched out at a slice's end, a thread picked by a core
@@ -71,15 +72,16 @@ var KernelLock = cpu.Spinlock{Name: "kernel", Rank: RankKernel}
 var StateLock = cpu.Spinlock{Name: "sched", Rank: RankState}
 
 // FDLock guards which description each descriptor names, for the
-// lookups made without the kernel lock (kernel/linux's pipeio): a
+// lookups made without the kernel lock (kernel/linux's unlockedIO): a
 // descriptor is set or cleared under the kernel lock and FDLock both,
 // and such a lookup takes a reference to the description under FDLock.
 var FDLock = cpu.Spinlock{Name: "fds", Rank: RankFDs}
 
-// WatchLock guards the epoll watch lists (vfs.Waitable's) against a
-// Notify made without the kernel lock: a registration is linked or
-// unlinked under the kernel lock and WatchLock both, and such a Notify
-// walks the list under WatchLock.
+// WatchLock guards the epoll registrations against a Notify or an
+// epoll_pwait made without the kernel lock: a registration is linked,
+// changed or unlinked under the kernel lock and WatchLock both, and
+// such a Notify walks an object's watch list, and such an epoll_pwait
+// an instance's list, under WatchLock.
 var WatchLock = cpu.Spinlock{Name: "watch", Rank: RankWatch}
 
 // LockState takes StateLock for the calling core.

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Pipes read and written without the kernel lock (kernel/vfs/pipeio.go),
+// Pipes read and written without the kernel lock (kernel/vfs/unlockedio.go),
 // from every core at once, beside what that must meet safely: buffers
 // unmapped under a read, descriptors closed under a reader, and the
 // same pipes through epoll (tests/progs/pipes checks every byte). The
@@ -23,8 +23,8 @@ func TestPipesWithoutTheKernelLock(t *testing.T) {
 		"PASS")
 	logLine(t, r.out, `unmap race: .*`)
 	logLine(t, r.out, `stats: lock kernel: .*`)
-	logLine(t, r.out, `stats: lock pipes: .*`)
-	logLine(t, r.out, `stats: pipe-io: .*`)
+	logLine(t, r.out, `stats: lock objects: .*`)
+	logLine(t, r.out, `stats: unlocked-io: .*`)
 	counter := func(re string) int {
 		m := regexp.MustCompile(re).FindStringSubmatch(r.out)
 		if m == nil {
@@ -35,7 +35,7 @@ func TestPipesWithoutTheKernelLock(t *testing.T) {
 	}
 	// 4 streams of 8 MiB in writes of up to 192 KiB and reads of up to
 	// 100 KB: thousands of calls, most of which find data or room.
-	if n := counter(`stats: pipe-io: unlocked=(\d+)`); n < 1000 {
+	if n := counter(`stats: unlocked-io: unlocked=(\d+)`); n < 1000 {
 		t.Errorf("%d pipe calls answered without the kernel lock, want >= 1000", n)
 	}
 }

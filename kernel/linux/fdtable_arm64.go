@@ -65,7 +65,7 @@ func openFD(impl vfs.Impl, flags uint32, cloexec bool) uint64 {
 // setFD makes free descriptor fd refer to description fi (whose
 // reference the caller gives it).
 func setFD(fd int, fi int32, cloexec bool) {
-	sched.LockObject(&sched.FDLock) // pipeio's lookups
+	sched.LockObject(&sched.FDLock) // unlockedIO's lookups
 	fdTable[fd] = fdSlot{file: fi + 1, cloexec: cloexec}
 	sched.FDLock.Unlock()
 }
@@ -88,7 +88,7 @@ func initConsoleFDs() {
 // descriptor that refers to it.
 func closeFD(fd int) {
 	fi := fileOf(fd)
-	sched.LockObject(&sched.FDLock) // pipeio's lookups
+	sched.LockObject(&sched.FDLock) // unlockedIO's lookups
 	fdTable[fd] = fdSlot{}
 	sched.FDLock.Unlock()
 	vfs.DecRef(fi)
@@ -96,7 +96,7 @@ func closeFD(fd int) {
 
 // refFD returns the description descriptor fd refers to, with a
 // reference of the caller's, for a call made without the kernel lock
-// (pipeio): the descriptor may be closed meanwhile, and the description
+// (unlockedIO): the descriptor may be closed meanwhile, and the description
 // lives on until the call drops it (unrefFD).
 func refFD(fd uint64) int32 {
 	if fd >= maxFDs {

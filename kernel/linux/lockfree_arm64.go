@@ -7,8 +7,9 @@ import (
 )
 
 // lockFree is kernel.Personality.LockFree: the system calls answered
-// without the kernel lock: read and write of an anonymous pipe, under
-// the pipe's own lock (pipeio_arm64.go), and, with the scheduler's
+// without the kernel lock: read and write of an anonymous pipe or an
+// eventfd, under the object's own lock, and epoll_pwait on such objects
+// (unlockedio_arm64.go); and, with the scheduler's
 // StateLock alone, FUTEX_WAKE and
 // FUTEX_WAIT, the calls behind every park and wake-up of an M in the Go
 // runtime (notesleep, notewakeup, semasleep, semawakeup). FUTEX_WAKE
@@ -21,7 +22,9 @@ import (
 func lockFree(c *sched.CPU, t *sched.Thread, f *sched.Frame) (answered, blocked bool) {
 	switch f.X[8] {
 	case unix.SYS_READ, unix.SYS_WRITE:
-		return pipeIO(c, t, f, f.X[8] == unix.SYS_WRITE)
+		return unlockedIO(c, t, f, f.X[8] == unix.SYS_WRITE)
+	case unix.SYS_EPOLL_PWAIT:
+		return unlockedEpollWait(c, t, f)
 	case unix.SYS_FUTEX:
 	default:
 		return false, false

@@ -102,7 +102,14 @@ func epollWait(t *sched.Thread, f *sched.Frame, timeout int64) uint64 {
 	if max <= 0 || max > vfs.MaxEvents {
 		return errno(unix.EINVAL)
 	}
-	var deadline uint64
+	deadline, poll := epollDeadline(t, timeout)
+	return ep.Wait(t, uintptr(f.X[1]), int(max), poll, deadline)
+}
+
+// epollDeadline is the deadline of an epoll wait with timeout (in
+// nanoseconds; 0: do not wait, negative: none), and whether the call
+// is only a poll. A run after a wake-up keeps the first run's deadline.
+func epollDeadline(t *sched.Thread, timeout int64) (deadline uint64, poll bool) {
 	if timeout > 0 {
 		deadline = deadlineAfter(timeout)
 	}
@@ -112,5 +119,5 @@ func epollWait(t *sched.Thread, f *sched.Frame, timeout int64) uint64 {
 			timeout = 0 // it passed while the wake-up was on its way
 		}
 	}
-	return ep.Wait(t, uintptr(f.X[1]), int(max), timeout == 0, deadline)
+	return deadline, timeout == 0
 }

@@ -126,16 +126,16 @@ func printStats() {
 		l := sched.Lock(i)
 		putLockCounts(l.Name, l.Taken, l.Contended, l.WaitTicks)
 	}
-	// The pipes' own locks (one per pipe), summed.
-	taken, contended, waited := vfs.PipeLockCounts()
-	putLockCounts("pipes", taken, contended, waited)
+	// The objects' own locks (one per pipe and per eventfd), summed.
+	taken, contended, waited := vfs.ObjectLockCounts()
+	putLockCounts("objects", taken, contended, waited)
 	// Pipe reads and writes answered under the pipe's lock alone, those
 	// that waited without the kernel lock, and those left to it (to
 	// fault, allocate, signal).
-	kernel.Puts("gometal: stats: pipe-io:")
-	putCounter("unlocked", vfs.PipeIOStats.Unlocked)
-	putCounter("waits", vfs.PipeIOStats.Waits)
-	putCounter("locked", vfs.PipeIOStats.Locked)
+	kernel.Puts("gometal: stats: unlocked-io:")
+	putCounter("unlocked", vfs.UnlockedIOStats.Unlocked)
+	putCounter("waits", vfs.UnlockedIOStats.Waits)
+	putCounter("locked", vfs.UnlockedIOStats.Locked)
 	kernel.Puts("\n")
 	kernel.Puts("gometal: stats: wake-ups:")
 	putCounter("woke-on-core", early)

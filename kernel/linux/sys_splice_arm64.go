@@ -108,7 +108,7 @@ func splice(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 // sysSplice, sysTee and sysSendfile keep the pipes they may use off
-// the lock-free path (pipeio_arm64.go) for the whole call (vfs.Pipe.Hold):
+// the lock-free path (unlockedio_arm64.go) for the whole call (vfs.Pipe.Hold):
 // they work on a pipe's ring in steps under the kernel lock alone, and
 // may wait on it.
 func sysSplice(t *sched.Thread, f *sched.Frame) uint64 {

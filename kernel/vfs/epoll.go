@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/sched"
 
@@ -48,6 +49,11 @@ type Epoll struct {
 	W    Waitable
 	list int32 // 1 + first interest
 	used bool
+	// n counts the registrations, and locked those whose object needs
+	// the kernel lock to be read (all but anonymous pipes and
+	// eventfds): with none, epoll_pwait may run without it
+	// (TryCollect). Both change under WatchLock.
+	n, locked int32
 }
 
 var (
@@ -120,10 +126,14 @@ func (ep *Epoll) Ctl(op int, fd int32, file int32, ev unix.EpollEvent) uint64 {
 			if interests[i].used {
 				continue
 			}
+			sched.LockObject(&sched.WatchLock)
 			interests[i] = interest{ep: ep.index(), fd: fd, file: file, events: ev.Events | alwaysPolled, data: data,
 				lastGen: w.Q.Gen() - 1, enext: ep.list, wnext: w.watchers, used: true}
 			ep.list = int32(i) + 1
-			sched.LockObject(&sched.WatchLock)
+			ep.n++
+			if !unlockedObject(f) {
+				ep.locked++
+			}
 			atomic.StoreInt32(&w.watchers, int32(i)+1)
 			sched.WatchLock.Unlock()
 			// Notify reads the list before it takes WatchLock: the
@@ -138,7 +148,9 @@ func (ep *Epoll) Ctl(op int, fd int32, file int32, ev unix.EpollEvent) uint64 {
 		if it == nil {
 			return Err(unix.ENOENT)
 		}
+		sched.LockObject(&sched.WatchLock)
 		it.events, it.data, it.lastGen = ev.Events|alwaysPolled, data, f.Impl.Waitable().Q.Gen()-1
+		sched.WatchLock.Unlock()
 		ep.wakeIfReady(it)
 		return 0
 	case unix.EPOLL_CTL_DEL:
@@ -164,12 +176,17 @@ func (ep *Epoll) wakeIfReady(it *interest) {
 // list of its object, and frees it.
 func (ep *Epoll) remove(it *interest) {
 	me := int32(indexOfInterest(it)) + 1
-	unlink(&ep.list, me, func(i int32) *int32 { return &interests[i-1].enext })
-	w := Files[it.file].Impl.Waitable()
+	f := &Files[it.file]
+	w := f.Impl.Waitable()
 	sched.LockObject(&sched.WatchLock)
+	unlink(&ep.list, me, func(i int32) *int32 { return &interests[i-1].enext })
 	unlink(&w.watchers, me, func(i int32) *int32 { return &interests[i-1].wnext })
-	sched.WatchLock.Unlock()
+	ep.n--
+	if !unlockedObject(f) {
+		ep.locked--
+	}
 	*it = interest{}
+	sched.WatchLock.Unlock()
 }
 
 func indexOfInterest(it *interest) uintptr {
@@ -203,7 +220,9 @@ func forgetFile(file int32) {
 	}
 }
 
-// collect writes up to max ready events to the app at buf.
+// collect writes up to max ready events to the app at buf; WatchLock
+// is held (the registrations' EPOLLET and EPOLLONESHOT state changes
+// here, and an epoll_pwait without the kernel lock may collect too).
 func (ep *Epoll) collect(buf uintptr, max int) (int, bool) {
 	// lab:poller begin
 	n := 0
@@ -246,6 +265,8 @@ const MaxEvents = 0x7FFFFFFF / 12
 // (timeout 0) with none, and waits that blocked.
 var EpollStats struct {
 	Ready, Polls, Blocked uint64
+	// Unlocked counts the collects made without the kernel lock.
+	Unlocked uint64
 }
 
 // Wait is epoll_pwait for thread t: the ready events at once, or, unless
@@ -256,28 +277,70 @@ var EpollStats struct {
 // (t.RetryDeadline), so that wake-ups without events for this instance
 // do not stretch the timeout.
 //
-// A watched pipe may notify without the kernel lock (pipeio.go) between
+// A watched pipe may notify without the kernel lock (unlockedio.go) between
 // the collect that found nothing and the wait, so the wait is made only
 // if the instance was not notified since collect began (BlockOnGen),
 // and collect runs again otherwise.
 func (ep *Epoll) Wait(t *sched.Thread, buf uintptr, max int, poll bool, deadline uint64) uint64 {
 	for {
 		gen := ep.W.Q.Gen()
+		sched.LockObject(&sched.WatchLock)
 		n, ok := ep.collect(buf, max)
+		sched.WatchLock.Unlock()
 		if !ok {
 			return Err(unix.EFAULT)
 		}
 		if n > 0 {
-			EpollStats.Ready++
+			atomic.AddUint64(&EpollStats.Ready, 1)
 			return uint64(n)
 		}
 		if poll {
-			EpollStats.Polls++
+			atomic.AddUint64(&EpollStats.Polls, 1)
 			return 0
 		}
 		if sched.BlockOnGen(t, &ep.W.Q, sched.WaitEpoll, unix.EPOLLIN, deadline, 0, gen) {
-			EpollStats.Blocked++
+			atomic.AddUint64(&EpollStats.Blocked, 1)
 			return 0
 		}
 	}
+}
+
+// unlockedObject reports whether f's object may be read without the
+// kernel lock (TryIO's objects: an anonymous pipe's end, an eventfd),
+// so that its Readiness may be asked without it.
+func unlockedObject(f *File) bool {
+	switch impl := f.Impl.(type) {
+	case *Eventfd:
+		return true
+	case *pipeEnd:
+		p := impl.p
+		return !impl.both && p.tag == 0 && p.ReadOwner == nil && p.WriteOwner == nil
+	}
+	return false
+}
+
+// TryCollect is epoll_pwait's collect without the kernel lock, on
+// core, when every registration of ep is on an object that allows it
+// (unlockedObject) and the app's buffer for the events is present: ok
+// false means the locked way (Wait). gen is the instance's count read
+// before, for a wait that follows (sched.BlockOnGen).
+func (ep *Epoll) TryCollect(core int, buf uintptr, max int) (n int, gen uint32, ok bool) {
+	gen = ep.W.Q.Gen()
+	if !usermem.App.Pin(core) {
+		return 0, 0, false
+	}
+	sched.LockObject(&sched.WatchLock)
+	size := uintptr(min(max, int(ep.n))) * unsafe.Sizeof(unix.EpollEvent{})
+	if ep.used && ep.locked == 0 && usermem.App.Present(buf, size, mm.AccessWrite) {
+		n, ok = ep.collect(buf, max)
+	}
+	sched.WatchLock.Unlock()
+	usermem.App.Unpin(core)
+	if ok {
+		if n > 0 {
+			atomic.AddUint64(&EpollStats.Ready, 1)
+		}
+		atomic.AddUint64(&EpollStats.Unlocked, 1)
+	}
+	return n, gen, ok
 }

@@ -1,7 +1,12 @@
 package vfs
 
 import (
+	"sync/atomic"
+
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )
@@ -14,10 +19,13 @@ import (
 // The counter belongs to the open-file description (eventfd(2) creates
 // one; dup shares it), so eventfds are kept in a table indexed like Files.
 
-// Eventfd is one eventfd's counter and waiters.
+// Eventfd is one eventfd's counter and waiters. The counter is under
+// mu: read and write run without the kernel lock (unlockedio.go) as well
+// as with it.
 type Eventfd struct {
 	Base
 	W         Waitable
+	mu        cpu.Spinlock
 	count     uint64
 	semaphore bool
 }
@@ -39,7 +47,11 @@ func NewEventfd(initval uint64, semaphore bool, flags uint32) int32 {
 		return -1
 	}
 	e := &eventfds[i]
+	// The lock's counters outlive the eventfd: the stats sum them.
+	taken, contended, waited := e.mu.Taken, e.mu.Contended, e.mu.WaitTicks
 	*e = Eventfd{count: initval, semaphore: semaphore}
+	e.mu.Name, e.mu.Rank = "eventfd", sched.RankObject
+	e.mu.Taken, e.mu.Contended, e.mu.WaitTicks = taken, contended, waited
 	take(i, e, unix.O_RDWR|flags)
 	return i
 }
@@ -48,6 +60,15 @@ func (e *Eventfd) Read(f *File, buf uintptr, n uint64, off int64) uint64 {
 	if n < eventfdSize {
 		return Err(unix.EINVAL)
 	}
+	sched.LockObject(&e.mu)
+	r := e.read(buf)
+	e.mu.Unlock()
+	return r
+}
+
+// read takes the count (or 1) into the app's buffer at buf, or answers
+// EAGAIN at zero; e.mu is held.
+func (e *Eventfd) read(buf uintptr) uint64 {
 	if e.count == 0 {
 		return errAgain
 	}
@@ -67,6 +88,15 @@ func (e *Eventfd) Write(f *File, buf uintptr, n uint64, off int64) uint64 {
 	if n < eventfdSize {
 		return Err(unix.EINVAL)
 	}
+	sched.LockObject(&e.mu)
+	r := e.write(buf)
+	e.mu.Unlock()
+	return r
+}
+
+// write adds the app's value at buf to the count, or answers EAGAIN
+// where it would overflow; e.mu is held.
+func (e *Eventfd) write(buf uintptr) uint64 {
 	v, ok := usermem.ReadU64(buf)
 	if !ok {
 		return Err(unix.EFAULT)
@@ -80,12 +110,44 @@ func (e *Eventfd) Write(f *File, buf uintptr, n uint64, off int64) uint64 {
 	e.count += v
 	// A write that wakes an epoll waiter is how the Go runtime breaks a
 	// netpoll wait (netpollBreak): count those.
-	woken := Stats.EpollWoken
+	woken := atomic.LoadUint64(&Stats.EpollWoken)
 	Notify(&e.W, unix.EPOLLIN)
-	if Stats.EpollWoken > woken {
-		Stats.Breaks++
+	if atomic.LoadUint64(&Stats.EpollWoken) > woken {
+		atomic.AddUint64(&Stats.Breaks, 1)
 	}
 	return eventfdSize
+}
+
+// tryIO is TryIO on eventfd e: read and write as ever, with the app's
+// eight bytes checked present first, and a call that would block
+// waiting (IOWait) unless f is non-blocking.
+func (e *Eventfd) tryIO(core int, f *File, buf uintptr, n uint64, write bool) (r uint64, gen uint32) {
+	if n < eventfdSize {
+		return Err(unix.EINVAL), 0
+	}
+	acc := mm.AccessWrite
+	if write {
+		acc = mm.AccessRead
+	}
+	gen = e.W.Q.Gen()
+	if !usermem.App.Pin(core) {
+		return IOLocked, 0
+	}
+	r = IOLocked
+	if usermem.App.Present(buf, eventfdSize, acc) {
+		sched.LockObject(&e.mu)
+		if write {
+			r = e.write(buf)
+		} else {
+			r = e.read(buf)
+		}
+		e.mu.Unlock()
+	}
+	usermem.App.Unpin(core)
+	if r == errAgain && !f.Nonblocking() {
+		r = IOWait
+	}
+	return r, gen
 }
 
 func (e *Eventfd) Readiness(f *File) uint32 {

@@ -20,7 +20,7 @@ type File struct {
 	Flags uint32 // O_ACCMODE | O_NONBLOCK | O_APPEND (fcntl F_GETFL)
 	Pos   int64  // byte offset, or a directory's read position
 	// refs counts the descriptors referring to the description and the
-	// calls using it without the kernel lock (kernel/linux's pipeio),
+	// calls using it without the kernel lock (kernel/linux's unlockedIO),
 	// changed atomically for the latter's sake.
 	refs int32
 }

@@ -27,7 +27,7 @@ const (
 // Pipe is one pipe: the ring, the open ends, and the Impl of each end.
 //
 // Locking: an anonymous pipe's ends are read and written without the
-// kernel lock (pipeio.go), under mu alone; every other path to a pipe
+// kernel lock (unlockedio.go), under mu alone; every other path to a pipe
 // holds the kernel lock and takes mu where it changes the ring or the
 // ends (ReadAt, WriteAt, Close, AddEnd), so the two meet on mu. A path
 // that works on the ring across several steps under the kernel lock
@@ -114,7 +114,7 @@ func (p *Pipe) AddEnd(write bool) {
 
 func (p *Pipe) lock() { sched.LockObject(&p.mu) }
 
-// Hold keeps the lock-free path (pipeio.go) off p until Unhold: a
+// Hold keeps the lock-free path (unlockedio.go) off p until Unhold: a
 // splice or tee reads the ring, lends it and commits what moved, and
 // waits on the pipe, in steps under the kernel lock alone. Holds nest.
 func (p *Pipe) Hold() {

@@ -13,7 +13,7 @@ import (
 // notifications: Q.Gen, which EPOLLET compares) and the epoll
 // registrations watching it. The watch list changes under the kernel
 // lock and sched.WatchLock both, and a Notify made without the kernel
-// lock (a pipe's, pipeio) walks it under WatchLock.
+// lock (a pipe's, TryIO) walks it under WatchLock.
 type Waitable struct {
 	Q        sched.Queue
 	watchers int32 // 1 + interest index, linked through interest.wnext
@@ -71,7 +71,7 @@ func Wait(t *sched.Thread, f *File, events uint32) uint64 {
 // tried the object (gen): blocked false with r 0 means the object
 // notified since, and the caller tries it again instead of blocking
 // (sched.BlockOnGen). A read or write of a pipe needs this, since the
-// other end may be written without the kernel lock (pipeio).
+// other end may be written without the kernel lock (unlockedIO).
 func WaitGen(t *sched.Thread, f *File, events uint32, gen uint32) (r uint64, blocked bool) {
 	w := f.Impl.Waitable()
 	if w == nil || f.Nonblocking() {

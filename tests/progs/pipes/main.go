@@ -1,7 +1,7 @@
 //go:build linux && arm64
 
 // Command pipes moves bytes through pipes from every core at once, the
-// way that runs without the kernel lock (kernel/vfs/pipeio.go), while
+// way that runs without the kernel lock (kernel/vfs/unlockedio.go), while
 // other threads do what that way must meet safely: munmap the buffers
 // being read into, close descriptors in use, and read and write the same
 // pipes through epoll (Go's os.Pipe). Every byte is checked against its
@@ -132,7 +132,9 @@ func unmapRace() {
 	}
 	const rounds = 2000
 	var stop atomic.Bool
+	writerDone := make(chan struct{})
 	go func() {
+		defer close(writerDone)
 		runtime.LockOSThread()
 		b := make([]byte, 4096)
 		for !stop.Load() {
@@ -167,6 +169,7 @@ func unmapRace() {
 	}
 	stop.Store(true)
 	unix.Close(p[0]) // the writer's next write is EPIPE
+	<-writerDone     // before its descriptor's number can be reused
 	unix.Close(p[1])
 	guest.Check("unmap race reads", faults+landed == rounds, faults, " faulted + ", landed, " landed")
 	fmt.Printf("unmap race: %d reads, each whole or EFAULT (%d landed)\n", rounds, landed)
