@@ -197,11 +197,11 @@ func (s *Space) PresentPage(addr uintptr, acc Access) (uintptr, bool) {
 // waits for it).
 //
 // The two sides are Dekker's: Pin stores its flag then loads changing,
-// quiesce stores changing then loads every flag, each with
-// sequentially consistent atomics (STLR then LDAR, which ARMv8 keeps in
-// order), so at least one of them sees the other.
+// quiesce stores changing then loads every flag, with a full barrier
+// between (fence), so at least one of them sees the other.
 func (s *Space) Pin(core int) bool {
 	atomic.StoreUint32(&s.pins[core], 1)
+	fence()
 	if atomic.LoadUint32(&s.changing) != 0 {
 		atomic.StoreUint32(&s.pins[core], 0)
 		return false
@@ -234,6 +234,7 @@ func (s *Space) Present(addr, n uintptr, acc Access) bool {
 // until no core is pinned, and keeps new pins off until settle.
 func (s *Space) quiesce() {
 	atomic.StoreUint32(&s.changing, 1)
+	fence()
 	for i := range s.pins {
 		for atomic.LoadUint32(&s.pins[i]) != 0 {
 		}

@@ -9,3 +9,10 @@ func flushPage(va uintptr) { cpu.TLBIPage(va) }
 
 // publish orders page-table stores before later walks on any core.
 func publish() { cpu.BarrierISHST() }
+
+// fence is a full barrier between cores (DMB ISH): Pin's and quiesce's
+// store of their flag comes before their load of the other's. A
+// store-release then a load-acquire would be enough on the architecture,
+// but QEMU's TCG does not keep them in order on an x86 host (README),
+// and a DMB is a full fence there.
+func fence() { cpu.BarrierISH() }

@@ -29,12 +29,14 @@ type Waitable struct {
 //
 // The watch list is read once without WatchLock, and walked only if it
 // is not empty: an EPOLL_CTL_ADD links under WatchLock and then (after
-// a full barrier) asks the object's readiness itself, so either this
-// load sees the new registration or that readiness sees the change
-// this Notify reports (Dekker's argument, as in mm.Space.Pin).
+// a full barrier) asks the object's readiness itself, and this Notify
+// loads the list after a full barrier too, so either this load sees
+// the new registration or that readiness sees the change this Notify
+// reports (Dekker's argument, as in mm.Space.Pin).
 func Notify(w *Waitable, events uint32) {
 	atomic.AddUint64(&Stats.Notifies, 1)
 	atomic.AddUint64(&Stats.Woken, uint64(w.Q.Notify(events)))
+	sched.Fence() // the change this reports, before the load below
 	if atomic.LoadInt32(&w.watchers) == 0 {
 		return
 	}
