@@ -85,21 +85,21 @@ func postSignal(t *sched.Thread, sig int, info sigInfo) {
 // signalWake gets a deliverable signal to t: an SGI to the core it runs
 // on, or the end of the wait it is blocked in.
 //
-// Two changes of t's state happen without the kernel lock: a FUTEX_WAKE
-// ends a futex wait (lockfree_arm64.go), and a core leaving WFI picks a
-// runnable thread and returns it to EL0 without delivering signals when
-// it saw none pending (sched's idle, kernel.OS.Pending). So the decision
-// and what follows are made under sched.StateLock, which both hold: a
-// futex wait is ended once, by one of them; and either t was picked
-// first, is Running here and gets the SGI, or the picking core's
-// StateLock comes after ours and sees the signal we made pending before
-// it. Any other wait only a kernel-lock holder ends, and t still waits.
+// Changes of t's state happen without the kernel lock: a FUTEX_WAKE
+// ends a futex wait, a pipe or eventfd written on another core retries
+// a file or epoll wait (unlockedio_arm64.go), waits on those begin
+// without it, and a core leaving WFI picks a runnable thread and returns
+// it to EL0 without delivering signals when it saw none pending (sched's
+// idle, kernel.OS.Pending). So the decision and what follows are made
+// under sched.StateLock, which all of them hold: a wait is ended once,
+// by one of them; and either t was picked first, is Running here and
+// gets the SGI, or the picking core's StateLock comes after ours and
+// sees the signal we made pending before it. A FIFO's open is the one
+// wait only a kernel-lock holder ends (a FIFO's pipe is never written
+// without it), and giving its end back takes the pipe's lock, which
+// ranks below StateLock: it is ended outside.
 func signalWake(t *sched.Thread) {
 	if t.State == sched.Blocked && lx(t).FIFOWait != 0 {
-		// A FIFO's open: only a kernel-lock holder ends it (a FIFO's
-		// pipe is never written without the kernel lock), and giving
-		// its end back (interruptResult) takes the pipe's lock, which
-		// ranks below StateLock.
 		sched.Wake(t, interruptResult(t))
 		return
 	}
