@@ -22,6 +22,11 @@ const (
 	pipeBufPages = 16
 	// PipeBufSize is the capacity (Linux's default: 16 pages).
 	PipeBufSize = pipeBufPages * mm.PageSize
+	// PipeAtomic is PIPE_BUF: a write of at most this many bytes goes
+	// into the pipe whole or not at all (pipe(7): it waits, or answers
+	// EAGAIN when non-blocking, until there is room for all of it), so
+	// small writes from several writers never interleave.
+	PipeAtomic = 4096
 )
 
 // Pipe is one pipe: the ring, the open ends, and the Impl of each end.
@@ -374,7 +379,21 @@ func (e *pipeEnd) Write(f *File, buf uintptr, n uint64, off int64) uint64 {
 	if !e.write && !e.both {
 		return Err(unix.EBADF)
 	}
-	return e.p.WriteAt(buf, n)
+	p := e.p
+	p.lock()
+	r := errAgain
+	if !p.atomicWaits(n) {
+		r = p.writeAt(buf, n)
+	}
+	p.mu.Unlock()
+	return r
+}
+
+// atomicWaits says whether a write of n bytes must wait for room
+// (PipeAtomic): it is small and does not fit yet, and a reader is left
+// (else EPIPE comes first); p.mu is held.
+func (p *Pipe) atomicWaits(n uint64) bool {
+	return p.readers > 0 && n <= PipeAtomic && uint64(p.Room()) < n
 }
 
 func (e *pipeEnd) Readiness(f *File) uint32 {

@@ -129,6 +129,13 @@ func (p *Pipe) tryWrite(t *sched.Thread, f *File, buf uintptr, n uint64) uint64 
 	if done >= n {
 		return IOLocked
 	}
+	if p.atomicWaits(n - done) {
+		if f.Nonblocking() {
+			return errAgain
+		}
+		t.Progress, t.Retried = done, false
+		return IOWait
+	}
 	if want := min(n-done, uint64(p.Room())); want > 0 {
 		if !usermem.App.Present(buf+uintptr(done), uintptr(want), mm.AccessRead) {
 			return IOLocked

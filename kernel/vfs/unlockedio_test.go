@@ -198,3 +198,29 @@ func TestTryCollect(t *testing.T) {
 		t.Fatal("with the FIFO gone, collect goes unlocked again")
 	}
 }
+
+// A write of at most PIPE_BUF bytes goes in whole or waits (pipe(7)),
+// on the locked way and the unlocked one alike; a bigger one takes what
+// fits.
+func TestSmallPipeWritesAreAtomic(t *testing.T) {
+	buf := setup(t, 40)
+	p, _, w := pipeFiles(t, 0)
+	th := thread(t)
+	put(t, buf, make([]byte, 20*mm.PageSize))
+	if Write(th, w, buf, PipeBufSize-50, -1) != PipeBufSize-50 {
+		t.Fatal("filling the pipe")
+	}
+	if got := try(th, 0, w, buf, 100, true); got != IOWait || th.Progress != 0 || p.Len() != PipeBufSize-50 {
+		t.Fatalf("unlocked 100-byte write into 50 bytes of room: %d, progress %d, %d buffered", int64(got), th.Progress, p.Len())
+	}
+	if got := Write(th, w, buf, 100, -1); got != 0 || th.State != sched.Blocked || th.Progress != 0 || p.Len() != PipeBufSize-50 {
+		t.Fatalf("locked 100-byte write: %d, state %d, progress %d, %d buffered", int64(got), th.State, th.Progress, p.Len())
+	}
+	nb := &Files[Alloc(p.Writer(), unix.O_WRONLY|unix.O_NONBLOCK)]
+	if got := Write(thread(t), nb, buf, PipeAtomic, -1); got != Err(unix.EAGAIN) {
+		t.Fatalf("non-blocking PIPE_BUF write into 50 bytes of room: %d, want EAGAIN", int64(got))
+	}
+	if got := Write(thread(t), nb, buf, PipeAtomic+1, -1); got != 50 {
+		t.Fatalf("non-blocking write past PIPE_BUF: %d, want the 50 that fit", int64(got))
+	}
+}
