@@ -137,8 +137,11 @@ func Start(b *BootInfo) {
 	f := (*sched.Frame)(cpu.Ptr(c.KStackTop - sched.FrameSize))
 	*f = t.Ctx
 	sched.ArmTimer(c)
-	sched.KernelLock.ResetCounts() // contention is counted from the app's start
-	sched.StateLock.ResetCounts()  // (no other core runs yet)
+	// Contention is counted from the app's start (no other core runs
+	// yet): every lock the stats list.
+	for i := 0; sched.Lock(i) != nil; i++ {
+		sched.Lock(i).ResetCounts()
+	}
 	appStarted.Store(true)
 	sched.Release(c)
 	enterUser(uintptr(unsafe.Pointer(f)))

@@ -18,10 +18,20 @@ type Spinlock struct {
 	// Rank places the lock in the lock order: a core may take it only
 	// while every lock it holds has a lower rank (lockorder.go).
 	Rank uint8
-	// Contention, written by each holder once it has the lock: how many
-	// times it was taken, how many of those found it held, and the
-	// counter ticks those waited in all (gometal.stats=1 prints them).
+	// Contention, written by each holder once it has the lock
+	// (gometal.stats=1 prints them).
+	LockCounts
+}
+
+// LockCounts is a lock's contention: how many times it was taken, how
+// many of those found it held, and the counter ticks those waited in all.
+type LockCounts struct {
 	Taken, Contended, WaitTicks uint64
+}
+
+// Plus returns c and o added up (the stats sum a kind of lock's).
+func (c LockCounts) Plus(o LockCounts) LockCounts {
+	return LockCounts{c.Taken + o.Taken, c.Contended + o.Contended, c.WaitTicks + o.WaitTicks}
 }
 
 // StuckTicks is how many counter ticks a waiter spins before calling
@@ -82,7 +92,7 @@ func (l *Spinlock) Unlock() {
 }
 
 // ResetCounts zeroes l's contention counters; the caller holds l.
-func (l *Spinlock) ResetCounts() { l.Taken, l.Contended, l.WaitTicks = 0, 0, 0 }
+func (l *Spinlock) ResetCounts() { l.LockCounts = LockCounts{} }
 
 // Held reports whether some core holds l.
 func (l *Spinlock) Held() bool { return l.v.Load() != 0 }

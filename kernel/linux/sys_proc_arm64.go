@@ -95,13 +95,13 @@ func appEnded(status int) {
 }
 
 // putLockCounts prints one lock's (or kind of lock's) line of the stats.
-func putLockCounts(name string, taken, contended, waitTicks uint64) {
+func putLockCounts(name string, c cpu.LockCounts) {
 	kernel.Puts("gometal: stats: lock ")
 	kernel.Puts(name)
 	kernel.Puts(":")
-	putCounter("taken", taken)
-	putCounter("contended", contended)
-	putCounter("waited-us", uint64(timer.TicksToNanos(waitTicks)/1000))
+	putCounter("taken", c.Taken)
+	putCounter("contended", c.Contended)
+	putCounter("waited-us", uint64(timer.TicksToNanos(c.WaitTicks)/1000))
 	kernel.Puts("\n")
 }
 
@@ -124,11 +124,10 @@ func printStats() {
 	// found it held, and how long such cores waited in all.
 	for i := 0; sched.Lock(i) != nil; i++ {
 		l := sched.Lock(i)
-		putLockCounts(l.Name, l.Taken, l.Contended, l.WaitTicks)
+		putLockCounts(l.Name, l.LockCounts)
 	}
 	// The objects' own locks (one per pipe and per eventfd), summed.
-	taken, contended, waited := vfs.ObjectLockCounts()
-	putLockCounts("objects", taken, contended, waited)
+	putLockCounts("objects", vfs.ObjectLockCounts())
 	// Pipe reads and writes answered under the pipe's lock alone, those
 	// that waited without the kernel lock, and those left to it (to
 	// fault, allocate, signal).

@@ -48,10 +48,8 @@ func NewEventfd(initval uint64, semaphore bool, flags uint32) int32 {
 	}
 	e := &eventfds[i]
 	// The lock's counters outlive the eventfd: the stats sum them.
-	taken, contended, waited := e.mu.Taken, e.mu.Contended, e.mu.WaitTicks
-	*e = Eventfd{count: initval, semaphore: semaphore}
-	e.mu.Name, e.mu.Rank = "eventfd", sched.RankObject
-	e.mu.Taken, e.mu.Contended, e.mu.WaitTicks = taken, contended, waited
+	*e = Eventfd{count: initval, semaphore: semaphore,
+		mu: cpu.Spinlock{Name: "eventfd", Rank: sched.RankObject, LockCounts: e.mu.LockCounts}}
 	take(i, e, unix.O_RDWR|flags)
 	return i
 }

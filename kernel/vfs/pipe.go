@@ -89,10 +89,8 @@ func newPipe(ends int, tag uint64) *Pipe {
 			continue
 		}
 		// The lock's counters outlive the pipe: the stats sum them.
-		taken, contended, waited := p.mu.Taken, p.mu.Contended, p.mu.WaitTicks
-		*p = Pipe{used: true, readers: ends, writers: ends, tag: tag}
-		p.mu.Name, p.mu.Rank = "pipe", sched.RankObject
-		p.mu.Taken, p.mu.Contended, p.mu.WaitTicks = taken, contended, waited
+		*p = Pipe{used: true, readers: ends, writers: ends, tag: tag,
+			mu: cpu.Spinlock{Name: "pipe", Rank: sched.RankObject, LockCounts: p.mu.LockCounts}}
 		p.reader = pipeEnd{p: p}
 		p.writer = pipeEnd{p: p, write: true}
 		p.both = pipeEnd{p: p, both: true}

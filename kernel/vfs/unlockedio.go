@@ -168,18 +168,14 @@ func (p *Pipe) tryWrite(t *sched.Thread, f *File, buf uintptr, n uint64) uint64 
 var UnlockedIOStats struct{ Unlocked, Locked, Waits uint64 }
 
 // ObjectLockCounts sums the contention counters of every pipe's and
-// eventfd's lock (cpu.Spinlock's), for the stats: taken, found held,
-// ticks waited.
-func ObjectLockCounts() (taken, contended, waitTicks uint64) {
+// eventfd's lock, for the stats.
+func ObjectLockCounts() cpu.LockCounts {
+	var c cpu.LockCounts
 	for i := range pipes {
-		taken, contended, waitTicks = addCounts(&pipes[i].mu, taken, contended, waitTicks)
+		c = c.Plus(pipes[i].mu.LockCounts)
 	}
 	for i := range eventfds {
-		taken, contended, waitTicks = addCounts(&eventfds[i].mu, taken, contended, waitTicks)
+		c = c.Plus(eventfds[i].mu.LockCounts)
 	}
-	return taken, contended, waitTicks
-}
-
-func addCounts(l *cpu.Spinlock, taken, contended, waitTicks uint64) (uint64, uint64, uint64) {
-	return taken + l.Taken, contended + l.Contended, waitTicks + l.WaitTicks
+	return c
 }
