@@ -111,6 +111,20 @@ func refFD(fd uint64) int32 {
 	return fi
 }
 
+// unrefFD drops refFD's reference to description fi, on core c, and
+// reports whether it was the last: a close on another core meanwhile
+// left the release to it, made here under the kernel lock (taken with
+// no other lock held), so the object may be gone.
+func unrefFD(c *sched.CPU, fi int32) (last bool) {
+	if vfs.PutRef(fi) {
+		return false
+	}
+	sched.KernelLock.Lock(c.ID)
+	vfs.DecRef(fi)
+	sched.KernelLock.Unlock()
+	return true
+}
+
 func sysClose(t *sched.Thread, f *sched.Frame) uint64 {
 	if _, ok := getFD(f.X[0]); !ok {
 		return errno(unix.EBADF)

@@ -12,14 +12,12 @@ import (
 // unlockedIO answers read(2) or write(2) (write) without the kernel lock
 // when the descriptor is an end of an anonymous pipe or an eventfd and
 // the call needs none of what the kernel lock is for (vfs.TryIO says
-// what); it
-// reports whether it answered, and whether the thread now waits. The
-// descriptor is looked up under sched.FDLock with a reference of this
-// call's own, so a close on another core meanwhile leaves the
+// what); it reports whether it answered, and whether the thread now
+// waits. The descriptor is looked up with a reference of this call's
+// own (refFD), so a close on another core meanwhile leaves the
 // description alive until the call is over; if that close left this
-// reference the last, the release (which may free the object) is made
-// under the kernel lock, taken here with no other lock held, and a call
-// that would wait goes the locked way (to find the descriptor closed).
+// reference the last (unrefFD), a call that would wait goes the locked
+// way (to find the descriptor closed).
 func unlockedIO(c *sched.CPU, t *sched.Thread, f *sched.Frame, write bool) (answered, blocked bool) {
 	fi := refFD(f.X[0])
 	if fi < 0 {
@@ -32,10 +30,7 @@ func unlockedIO(c *sched.CPU, t *sched.Thread, f *sched.Frame, write bool) (answ
 	if r == vfs.IOWait {
 		q = &fl.Impl.Waitable().Q // before the reference goes
 	}
-	if !vfs.PutRef(fi) {
-		sched.KernelLock.Lock(c.ID)
-		vfs.DecRef(fi)
-		sched.KernelLock.Unlock()
+	if unrefFD(c, fi) {
 		q = nil
 	}
 	switch {
@@ -93,10 +88,7 @@ func unlockedEpollWait(c *sched.CPU, t *sched.Thread, f *sched.Frame) (answered,
 	if isEpoll {
 		n, gen, ok = ep.TryCollect(c.ID, uintptr(f.X[1]), int(max))
 	}
-	if !vfs.PutRef(fi) {
-		sched.KernelLock.Lock(c.ID)
-		vfs.DecRef(fi)
-		sched.KernelLock.Unlock()
+	if unrefFD(c, fi) {
 		ok = ok && n > 0 // events taken are answered; a wait goes the locked way
 	}
 	if !ok {
