@@ -313,8 +313,7 @@ func unlockedObject(f *File) bool {
 	case *Eventfd:
 		return true
 	case *pipeEnd:
-		p := impl.p
-		return !impl.both && p.tag == 0 && p.ReadOwner == nil && p.WriteOwner == nil
+		return !impl.both && impl.p.anonymous()
 	}
 	return false
 }

@@ -116,10 +116,10 @@ func (e *Eventfd) write(buf uintptr) uint64 {
 	return eventfdSize
 }
 
-// tryIO is TryIO on eventfd e: read and write as ever, with the app's
-// eight bytes checked present first, and a call that would block
-// waiting (IOWait) unless f is non-blocking.
-func (e *Eventfd) tryIO(core int, f *File, buf uintptr, n uint64, write bool) (r uint64, gen uint32) {
+// tryIO is TryIO on eventfd e, with the app's memory pinned: read and
+// write as ever, with the app's eight bytes checked present first, and
+// a call that would block waiting (IOWait) unless f is non-blocking.
+func (e *Eventfd) tryIO(f *File, buf uintptr, n uint64, write bool) (r uint64, gen uint32) {
 	if n < eventfdSize {
 		return Err(unix.EINVAL), 0
 	}
@@ -128,9 +128,6 @@ func (e *Eventfd) tryIO(core int, f *File, buf uintptr, n uint64, write bool) (r
 		acc = mm.AccessRead
 	}
 	gen = e.W.Q.Gen()
-	if !usermem.App.Pin(core) {
-		return IOLocked, 0
-	}
 	r = IOLocked
 	if usermem.App.Present(buf, eventfdSize, acc) {
 		sched.LockObject(&e.mu)
@@ -141,7 +138,6 @@ func (e *Eventfd) tryIO(core int, f *File, buf uintptr, n uint64, write bool) (r
 		}
 		e.mu.Unlock()
 	}
-	usermem.App.Unpin(core)
 	if r == errAgain && !f.Nonblocking() {
 		r = IOWait
 	}

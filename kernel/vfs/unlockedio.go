@@ -46,13 +46,16 @@ const (
 // holds a reference to f.
 func TryIO(t *sched.Thread, core int, f *File, buf uintptr, n uint64, write bool) (r uint64, gen uint32) {
 	r = IOLocked
-	switch impl := f.Impl.(type) {
-	case *pipeEnd:
-		if !impl.both && impl.write == write { // else EBADF, or a FIFO opened O_RDWR
-			r, gen = impl.p.tryIO(t, core, f, buf, n, write)
+	if usermem.App.Pin(core) {
+		switch impl := f.Impl.(type) {
+		case *pipeEnd:
+			if !impl.both && impl.write == write { // else EBADF, or a FIFO opened O_RDWR
+				r, gen = impl.p.tryIO(t, f, buf, n, write)
+			}
+		case *Eventfd:
+			r, gen = impl.tryIO(f, buf, n, write)
 		}
-	case *Eventfd:
-		r, gen = impl.tryIO(core, f, buf, n, write)
+		usermem.App.Unpin(core)
 	}
 	switch r {
 	case IOLocked:
@@ -66,24 +69,25 @@ func TryIO(t *sched.Thread, core int, f *File, buf uintptr, n uint64, write bool
 	return r, gen
 }
 
-// tryIO is TryIO on pipe p.
-func (p *Pipe) tryIO(t *sched.Thread, core int, f *File, buf uintptr, n uint64, write bool) (r uint64, gen uint32) {
+// tryIO is TryIO on pipe p, with the app's memory pinned.
+func (p *Pipe) tryIO(t *sched.Thread, f *File, buf uintptr, n uint64, write bool) (r uint64, gen uint32) {
 	gen = p.W.Q.Gen()
 	p.lock()
 	r = IOLocked
-	if p.tag == 0 && p.ReadOwner == nil && p.WriteOwner == nil && p.holds == 0 {
-		if usermem.App.Pin(core) {
-			if write {
-				r = p.tryWrite(t, f, buf, n)
-			} else {
-				r = p.tryRead(f, buf, n)
-			}
-			usermem.App.Unpin(core)
+	if p.anonymous() && p.holds == 0 {
+		if write {
+			r = p.tryWrite(t, f, buf, n)
+		} else {
+			r = p.tryRead(f, buf, n)
 		}
 	}
 	p.mu.Unlock()
 	return r, gen
 }
+
+// anonymous reports whether p is a pipe(2)'s: neither a FIFO's nor a
+// socket's, whose extra state is the kernel lock's.
+func (p *Pipe) anonymous() bool { return p.tag == 0 && p.ReadOwner == nil && p.WriteOwner == nil }
 
 // IOEvents are the events a read (write false) or write waits for
 // after IOWait.
