@@ -144,7 +144,8 @@ func printStats() {
 	kernel.Puts("\n")
 	// How epoll waits went: events at once, empty polls, waits that
 	// blocked, waiters woken by events (of which by an eventfd write: the
-	// runtime's netpollBreak), timeouts.
+	// runtime's netpollBreak), timeouts, and the collects made without
+	// the kernel lock.
 	kernel.Puts("gometal: stats: epoll:")
 	putCounter("ready", vfs.EpollStats.Ready)
 	putCounter("polls", vfs.EpollStats.Polls)
@@ -152,6 +153,7 @@ func printStats() {
 	putCounter("woken", vfs.Stats.EpollWoken)
 	putCounter("breaks", vfs.Stats.Breaks)
 	putCounter("timeouts", sched.Timeouts[sched.WaitEpoll])
+	putCounter("unlocked", vfs.EpollStats.Unlocked)
 	kernel.Puts("\n")
 	// The network interface, if there is one: frames received, what the
 	// stack answered, datagrams for ports nobody has, and frames dropped

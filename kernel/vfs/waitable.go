@@ -64,7 +64,7 @@ func Wait(t *sched.Thread, f *File, events uint32) uint64 {
 	if w == nil || f.Nonblocking() {
 		return errAgain
 	}
-	Stats.Waits[f.Impl.Kind()]++
+	atomic.AddUint64(&Stats.Waits[f.Impl.Kind()], 1)
 	sched.BlockOn(t, &w.Q, sched.WaitFile, events|unix.EPOLLERR|unix.EPOLLHUP, 0, 0)
 	return 0
 }
@@ -82,7 +82,7 @@ func WaitGen(t *sched.Thread, f *File, events uint32, gen uint32) (r uint64, blo
 	if !sched.BlockOnGen(t, &w.Q, sched.WaitFile, events|unix.EPOLLERR|unix.EPOLLHUP, 0, 0, gen) {
 		return 0, false
 	}
-	Stats.Waits[f.Impl.Kind()]++
+	atomic.AddUint64(&Stats.Waits[f.Impl.Kind()], 1)
 	return 0, true
 }
 
