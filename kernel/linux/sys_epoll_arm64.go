@@ -69,11 +69,17 @@ func sysEpollCtl(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 func sysEpollPwait(t *sched.Thread, f *sched.Frame) uint64 {
-	timeout := int64(int32(f.X[3])) // milliseconds; negative: forever
+	return epollWait(t, f, epollTimeout(f.X[3]))
+}
+
+// epollTimeout is epoll_pwait's timeout argument (an int of
+// milliseconds; negative: forever) in nanoseconds.
+func epollTimeout(arg uint64) int64 {
+	timeout := int64(int32(arg))
 	if timeout > 0 {
 		timeout *= 1e6
 	}
-	return epollWait(t, f, timeout)
+	return timeout
 }
 
 // sysEpollPwait2 is epoll_pwait with a timespec timeout (NULL: forever).

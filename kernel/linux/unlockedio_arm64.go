@@ -94,11 +94,7 @@ func unlockedEpollWait(c *sched.CPU, t *sched.Thread, f *sched.Frame) (answered,
 	if !ok {
 		return false, false
 	}
-	timeout := int64(int32(f.X[3])) // milliseconds; negative: forever
-	if timeout > 0 {
-		timeout *= 1e6
-	}
-	deadline, poll := epollDeadline(t, timeout)
+	deadline, poll := epollDeadline(t, epollTimeout(f.X[3]))
 	switch {
 	case n == 0 && !poll:
 		if !unlockedWait(t, f, &ep.W.Q, sched.WaitEpoll, unix.EPOLLIN, deadline, gen) {
