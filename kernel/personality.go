@@ -18,9 +18,11 @@ type Personality struct {
 	Unlocked func(c *sched.CPU, t *sched.Thread, f *sched.Frame) bool
 	// LockFree answers the system call in f without the kernel lock if it
 	// is one that needs only the scheduler's StateLock (FUTEX_WAKE,
-	// FUTEX_WAIT), and reports whether it did and whether t blocked in
-	// it; the core then schedules, without the kernel lock. Unlike
-	// Unlocked it runs after the app's vector registers are saved.
+	// FUTEX_WAIT) or locks of its own kind (a pipe's, the signals'), and
+	// reports whether it did and whether t blocked in it; the core then
+	// schedules, without the kernel lock, as it does when Pending says
+	// t has a signal to take. Unlike Unlocked it runs after the app's
+	// vector registers are saved.
 	LockFree func(c *sched.CPU, t *sched.Thread, f *sched.Frame) (answered, blocked bool)
 	// Exception handles any other synchronous exception from EL0.
 	Exception func(t *sched.Thread, f *sched.Frame, esr, far uint64)

@@ -95,10 +95,11 @@ func profUnlocked(c *sched.CPU, t *sched.Thread, f *sched.Frame, entered, nr uin
 	profActivity[c.ID] = prof.ArgSyscall + uint32(nr)
 }
 
-// lockFreeSyscall answers f's system call if the personality can with
-// the scheduler's StateLock alone (a futex wake-up or wait). A call that
+// lockFreeSyscall answers f's system call if the personality can
+// without the kernel lock (a futex wake-up or wait, a pipe's read or
+// write, a preemption signal's tgkill or rt_sigreturn). A call that
 // does not block leaves the thread running and the timer as it was, like
-// an unlocked call; a thread it makes runnable on another core gets its
+// an unlocked call, unless the thread has a signal to take now; a thread it makes runnable on another core gets its
 // SGI here, since no Release follows. A wait goes on as an interrupt
 // does (finishTrap): Schedule picks the next thread, or the waiter
 // itself if a waker got there first, with no kernel lock unless that
@@ -125,7 +126,10 @@ func lockFreeSyscall(c *sched.CPU, f *sched.Frame, esr uint64) bool {
 	if prof.On() {
 		profUnlocked(c, t, f, entered, nr)
 	}
-	if blocked {
+	// A call that blocked schedules; so does one after which the thread
+	// has a signal to take (an rt_sigreturn that put back a mask letting
+	// one through): finishTrap takes the kernel lock for it.
+	if blocked || OS.Pending(t) {
 		if !prof.On() {
 			c.Heartbeat = timer.Now() // Schedule's clock
 		}

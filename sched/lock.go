@@ -12,13 +12,16 @@ import "github.com/gometal/gometal/drivers/cpu"
 //	        each descriptor names, for lookups without KernelLock)
 //	rank 3  an object's (a pipe's ring and ends, an eventfd's count)
 //	rank 4  the epoll registrations (WatchLock)
-//	rank 5  StateLock   the scheduler's state
+//	rank 5  SignalLock  the app's signal state (kernel/linux)
+//	rank 6  StateLock   the scheduler's state
 //
 // Ranks 2 to 4 are the start of splitting KernelLock by object: a read
 // or write of an anonymous pipe or an eventfd, and an epoll_pwait on
 // such objects, run under them alone (kernel/linux/unlockedio_arm64.go),
 // while every other path to those objects takes them inside KernelLock,
-// so both meet on the same locks.
+// so both meet on the same locks. SignalLock does the same for the
+// signals a tgkill sends and an rt_sigreturn unmasks (the Go runtime's
+// preemption, kernel/linux/unlockedsignal_arm64.go).
 //
 // IRQs are masked whenever the kernel runs, so no lock is ever taken by
 // an interrupt handler on a core that already holds it. The panic path
@@ -30,7 +33,8 @@ const (
 	RankFDs    = 2
 	RankObject = 3
 	RankWatch  = 4
-	RankState  = 5
+	RankSignal = 5
+	RankState  = 6
 )
 
 // KernelLock serializes the kernel: a core takes it on every system call
@@ -40,11 +44,13 @@ const (
 // core at a time, and the app's own code runs on all cores in parallel.
 // This is the classic "big kernel lock": a kernel small enough to read,
 // and correct on every core, at the price of serializing system calls.
-// Three kinds of call need no kernel lock: those that touch only the
+// Four kinds of call need no kernel lock: those that touch only the
 // calling thread (kernel/unlocked_arm64.go), FUTEX_WAKE and FUTEX_WAIT,
-// which need only StateLock (kernel/linux/lockfree_arm64.go), and read
+// which need only StateLock (kernel/linux/lockfree_arm64.go), read
 // and write of an anonymous pipe or an eventfd and epoll_pwait on such
-// objects, under the ranks between (kernel/linux/unlockedio_arm64.go). Interrupts take it
+// objects, under the ranks between (kernel/linux/unlockedio_arm64.go),
+// and the preemption signal's tgkill and rt_sigreturn, under SignalLock
+// (kernel/linux/unlockedsignal_arm64.go). Interrupts take it
 // only for what needs it (kernel/irq_arm64.go): not for a wake-up SGI or
 // a timer tick with no alarm due, so Schedule may run without it (a
 // core's thread switched out at a slice's end, a thread picked by a core
@@ -84,6 +90,15 @@ var FDLock = cpu.Spinlock{Name: "fds", Rank: RankFDs}
 // an instance's list, under WatchLock.
 var WatchLock = cpu.Spinlock{Name: "watch", Rank: RankWatch}
 
+// SignalLock guards the app's signal state against the system calls
+// that change it without the kernel lock (a tgkill to a thread that is
+// running or runnable, rt_sigreturn): every thread's pending set and
+// siginfo, its mask, its rt_sigtimedwait set, the process's pending set
+// and the handler table are written under it (and, but for those two
+// calls, under the kernel lock too). kernel/linux/signal_arm64.go says
+// which way each access goes.
+var SignalLock = cpu.Spinlock{Name: "signals", Rank: RankSignal}
+
 // LockState takes StateLock for the calling core.
 func LockState() { StateLock.Lock(self().ID) }
 
@@ -91,7 +106,7 @@ func LockState() { StateLock.Lock(self().ID) }
 func UnlockState() { StateLock.Unlock() }
 
 // LockObject takes l, a lock of the split ranks (RankFDs, RankObject,
-// RankWatch), for the calling core.
+// RankWatch, RankSignal), for the calling core.
 func LockObject(l *cpu.Spinlock) { l.Lock(self().ID) }
 
 // Lock returns the kernel's i-th lock in rank order, or nil past the
@@ -105,6 +120,8 @@ func Lock(i int) *cpu.Spinlock {
 	case 2:
 		return &WatchLock
 	case 3:
+		return &SignalLock
+	case 4:
 		return &StateLock
 	}
 	return nil

@@ -91,6 +91,31 @@ func TestSignalInterruptsSyscalls(t *testing.T) {
 	}
 }
 
+// tgkill and rt_sigreturn are answered without the kernel lock in the
+// common case (kernel/linux/unlockedsignal_arm64.go): a signal sent the
+// moment its receiver says it is ready finds the receiver still running
+// on its way into rt_sigtimedwait or rt_sigsuspend, or already waiting;
+// none may be lost or taken late, whichever way the send went. The
+// stats must show both ways used: sends to a running receiver without
+// the kernel lock, and every handler's rt_sigreturn (2,000 frames, on
+// the runtime's signal stack, which is present) without it too.
+func TestSignalsRaceWithUnlockedSends(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "-smp", "4", "-env", "GOMETAL_STATS=1", signalsProg, "--", "race", "2000")
+	r.expect(t, 0, "rt_sigtimedwait: 2000 signals", "rt_sigsuspend: 2000 signals", "PASS")
+	m := regexp.MustCompile(`unlocked-sends=(\d+) unlocked-returns=(\d+)`).FindStringSubmatch(r.out)
+	if m == nil {
+		t.Fatalf("no unlocked signal stats in output:\n%s", r.out)
+	}
+	sends, _ := strconv.Atoi(m[1])
+	returns, _ := strconv.Atoi(m[2])
+	t.Logf("tgkill without the kernel lock: %d; rt_sigreturn without it: %d", sends, returns)
+	if sends < 1 || returns < 2000 {
+		t.Errorf("unlocked-sends=%d unlocked-returns=%d, want >= 1 and >= 2000", sends, returns)
+	}
+	logLine(t, r.out, `stats: lock signals: .*`)
+}
+
 // More runnable threads than cores: the kernel's tick shares the core.
 func TestTimeSlicingMoreThreadsThanCores(t *testing.T) {
 	t.Parallel()

@@ -9,7 +9,8 @@ import (
 // lockFree is kernel.Personality.LockFree: the system calls answered
 // without the kernel lock: read and write of an anonymous pipe or an
 // eventfd, under the object's own lock, and epoll_pwait on such objects
-// (unlockedio_arm64.go); and, with the scheduler's
+// (unlockedio_arm64.go); the preemption signal's tgkill and
+// rt_sigreturn, under SignalLock (unlockedsignal_arm64.go); and, with the scheduler's
 // StateLock alone, FUTEX_WAKE and
 // FUTEX_WAIT, the calls behind every park and wake-up of an M in the Go
 // runtime (notesleep, notewakeup, semasleep, semawakeup). FUTEX_WAKE
@@ -25,6 +26,10 @@ func lockFree(c *sched.CPU, t *sched.Thread, f *sched.Frame) (answered, blocked 
 		return unlockedIO(c, t, f, f.X[8] == unix.SYS_WRITE)
 	case unix.SYS_EPOLL_PWAIT:
 		return unlockedEpollWait(c, t, f)
+	case unix.SYS_TGKILL:
+		return unlockedTgkill(c, t, f), false
+	case unix.SYS_RT_SIGRETURN:
+		return unlockedSigreturn(c, t, f), false
 	case unix.SYS_FUTEX:
 	default:
 		return false, false

@@ -114,11 +114,29 @@ func buildSigframe(t *sched.Thread, f *sched.Frame, sig int, info *sigInfo, a *s
 
 func sysRtSigreturn(t *sched.Thread, f *sched.Frame) uint64 {
 	sp := f.SP
-	b := sigframe[:]
+	b := sigframe[:sigreturnSize]
 	if sp&15 != 0 || !usermem.CopyIn(b, uintptr(sp)) {
 		killApp(sigSEGV, uintptr(sp), f.PC)
 		return 0
 	}
+	restoreSigframe(t, f, b)
+	return f.X[0]
+}
+
+// sigreturnSize is the part of an rt_sigframe that rt_sigreturn reads:
+// the siginfo, the ucontext up to its mcontext's reserved area, and the
+// fpsimd record that opens that area (the one record Go's handler
+// leaves, and the one the kernel writes).
+const sigreturnSize = siginfoSize + ucMcontextOff + scReservedOff + fpsimdSize
+
+// It is a part of the frame: a constant overflow stops the build if not.
+const _ = uint(sigframeSize - sigreturnSize)
+
+// restoreSigframe puts back the context an rt_sigframe (b, read from the
+// app's stack) holds: the registers, the vector registers if the fpsimd
+// record is there, and the signal mask, which it writes under
+// SignalLock (signal_arm64.go says why).
+func restoreSigframe(t *sched.Thread, f *sched.Frame, b []byte) {
 	uc := b[siginfoSize:]
 	mc := uc[ucMcontextOff:]
 	for i := 0; i < 31; i++ {
@@ -137,8 +155,7 @@ func sysRtSigreturn(t *sched.Thread, f *sched.Frame) uint64 {
 			f.V[i] = get64(fp, 16+8*i)
 		}
 	}
-	lx(t).SigMask = get64(uc, ucSigmaskOff) &^ sigUnblockable
-	return f.X[0]
+	setSigMask(t, get64(uc, ucSigmaskOff))
 }
 
 // mapSigTrampoline installs the restorer page.

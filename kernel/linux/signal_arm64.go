@@ -59,25 +59,77 @@ func userInfo(code int32) sigInfo {
 	return sigInfo{Code: code, Fields: [2]uint64{uint64(uint32(appPID))}}
 }
 
+// Which way each access to the signal state goes. Two system calls
+// change it without the kernel lock (unlockedsignal_arm64.go): a tgkill
+// to a thread that is running or runnable (the Go runtime's preemption
+// request) makes a signal pending on it, and rt_sigreturn puts back its
+// caller's mask. So a pending bit is set and taken, a mask that may let
+// a signal through is written, and the rt_sigtimedwait set and the
+// handler table are changed, under sched.SignalLock (and the kernel lock
+// besides, but for those two calls); and each side reads the other's
+// half after writing its own: a sender sets the bit and then reads the
+// mask, under the lock, and gets the thread to deliver if it may
+// (signalWake, an SGI); a thread that unmasks reads the pending sets
+// after, and delivers what it finds. Either the sender sees the new
+// mask or the thread sees the bit. A mask that only grows (a handler's
+// sa_mask, written by buildSigframe as the frame is built) needs no
+// lock: a sender that reads the old one sends an SGI to spare. Reads
+// that only decide whether to look (signalsPending, the check after a
+// blocking call) take none: a bit they miss came with an SGI.
+
+// lockSignals takes sched.SignalLock for the calling core.
+func lockSignals() { sched.LockObject(&sched.SignalLock) }
+
+// unlockSignals releases sched.SignalLock.
+func unlockSignals() { sched.SignalLock.Unlock() }
+
+// What a signal just made pending (queueSignal) asks of its thread.
+const (
+	wakeNone    = iota // nothing: blocked, ignored, or not queued
+	wakeWaiter         // end its rt_sigtimedwait, which takes it
+	wakeDeliver        // deliver it soon (signalWake)
+)
+
 // postSignal makes sig pending on t and sees that it is delivered soon.
 func postSignal(t *sched.Thread, sig int, info sigInfo) {
 	if sig <= 0 || sig >= nsig {
 		return
 	}
+	lockSignals()
+	w := queueSignal(t, sig, info)
+	unlockSignals()
+	wakeFor(t, w)
+}
+
+// queueSignal makes sig pending on t and says what t must be asked to
+// do (wakeFor, after SignalLock: ending a FIFO open's wait takes a
+// pipe's lock, which ranks below it). SignalLock is held.
+func queueSignal(t *sched.Thread, sig int, info sigInfo) int {
 	bit := sigBit(sig)
-	if lx(t).SigWait&bit != 0 && t.State == sched.Blocked && t.Wait == sched.WaitSignal {
+	l := lx(t)
+	if l.SigWait&bit != 0 && t.State == sched.Blocked && t.Wait == sched.WaitSignal {
 		// rt_sigtimedwait takes it on its way out (takeWaited).
-		lx(t).SigPending |= bit
-		lx(t).SigInfo[sig] = info
+		l.SigPending |= bit
+		l.SigInfo[sig] = info
+		return wakeWaiter
+	}
+	if l.SigMask&bit == 0 && ignored(sig, sigActions[sig].handler) {
+		return wakeNone
+	}
+	l.SigPending |= bit
+	l.SigInfo[sig] = info
+	if l.SigMask&bit == 0 {
+		return wakeDeliver
+	}
+	return wakeNone
+}
+
+// wakeFor asks t what queueSignal found it must do (w).
+func wakeFor(t *sched.Thread, w int) {
+	switch w {
+	case wakeWaiter:
 		sched.Wake(t, 0)
-		return
-	}
-	if lx(t).SigMask&bit == 0 && ignored(sig, sigActions[sig].handler) {
-		return
-	}
-	lx(t).SigPending |= bit
-	lx(t).SigInfo[sig] = info
-	if lx(t).SigMask&bit == 0 {
+	case wakeDeliver:
 		signalWake(t)
 	}
 }
@@ -177,6 +229,7 @@ func markInterrupted(t *sched.Thread) {
 // stays pending for the process.
 func postProcessSignal(sig int, info sigInfo, prefer *sched.Thread) {
 	bit := sigBit(sig)
+	lockSignals() // the masks it reads, and the pending set it may write
 	var target *sched.Thread
 	if prefer != nil && lx(prefer).SigMask&bit == 0 {
 		target = prefer
@@ -194,12 +247,17 @@ func postProcessSignal(sig int, info sigInfo, prefer *sched.Thread) {
 			target = o
 		}
 	}
+	w := wakeNone
 	if target != nil {
-		postSignal(target, sig, info)
-		return
+		w = queueSignal(target, sig, info)
+	} else {
+		procPending |= bit
+		procInfo[sig] = info
 	}
-	procPending |= bit
-	procInfo[sig] = info
+	unlockSignals()
+	if target != nil {
+		wakeFor(target, w)
+	}
 }
 
 // postFault posts a synchronous signal for a fault at pc. A fault signal
@@ -299,21 +357,14 @@ func deliverSignals(t *sched.Thread, f *sched.Frame) {
 		takeWaited(t, f)
 	}
 	for {
-		own := l.SigPending &^ l.SigMask
-		shared := procPending &^ l.SigMask
-		if own|shared == 0 {
+		// A look without the lock first: this runs on every return to
+		// EL0, and a bit set after it came with an SGI.
+		if (l.SigPending|procPending)&^l.SigMask == 0 {
 			break
 		}
-		var sig int
-		var info sigInfo
-		if own != 0 {
-			sig = nextSignal(own)
-			l.SigPending &^= sigBit(sig)
-			info = l.SigInfo[sig]
-		} else {
-			sig = nextSignal(shared)
-			procPending &^= sigBit(sig)
-			info = procInfo[sig]
+		sig, info, ok := dequeueSignal(t, ^l.SigMask)
+		if !ok {
+			break
 		}
 		a := &sigActions[sig]
 		if a.handler == sigIGN || a.handler == sigDFL && defaultIgnored(sig) {
@@ -349,7 +400,9 @@ func deliverSignals(t *sched.Thread, f *sched.Frame) {
 		settleInterrupted(t, f, saRestart)
 	}
 	if l.HasSavedMask {
+		lockSignals()
 		l.SigMask = l.SavedMask
+		unlockSignals()
 		l.HasSavedMask = false
 	}
 }
@@ -405,7 +458,9 @@ func settleInterrupted(t *sched.Thread, f *sched.Frame, saFlags uint64) {
 // outside the set.
 func takeWaited(t *sched.Thread, f *sched.Frame) {
 	set := lx(t).SigWait
+	lockSignals()
 	lx(t).SigWait = 0
+	unlockSignals()
 	if r, ok := takePending(t, set, lx(t).SigWaitInfo); ok {
 		f.X[0] = r
 		lx(t).Interrupted = false
@@ -417,28 +472,51 @@ func takeWaited(t *sched.Thread, f *sched.Frame) {
 // 0). ok is false when none is pending; the result is -EFAULT when the
 // siginfo could not be written.
 func takePending(t *sched.Thread, set uint64, infoAddr uintptr) (uint64, bool) {
-	var sig int
-	var info sigInfo
+	sig, info, ok := dequeueSignal(t, set)
+	if !ok {
+		return 0, false
+	}
+	return writeTaken(sig, &info, infoAddr), true
+}
+
+// writeTaken is the result of a signal taken by rt_sigtimedwait: its
+// number, its siginfo written to infoAddr (if not 0) first, or -EFAULT
+// when that could not be written.
+func writeTaken(sig int, info *sigInfo, infoAddr uintptr) uint64 {
+	if infoAddr != 0 {
+		var b [siginfoSize]byte
+		putSiginfo(b[:], sig, info)
+		if !usermem.CopyOut(infoAddr, b[:]) {
+			return errno(unix.EFAULT)
+		}
+	}
+	return uint64(sig)
+}
+
+// dequeueSignal takes the first signal of set pending for t, its own
+// before the process's, off its pending set (ok false: none is).
+func dequeueSignal(t *sched.Thread, set uint64) (sig int, info sigInfo, ok bool) {
+	lockSignals()
+	sig, info, ok = dequeueSignalLocked(t, set)
+	unlockSignals()
+	return sig, info, ok
+}
+
+// dequeueSignalLocked is dequeueSignal for a caller that holds
+// SignalLock.
+func dequeueSignalLocked(t *sched.Thread, set uint64) (sig int, info sigInfo, ok bool) {
+	l := lx(t)
 	switch {
-	case lx(t).SigPending&set != 0:
-		sig = nextSignal(lx(t).SigPending & set)
-		lx(t).SigPending &^= sigBit(sig)
-		info = lx(t).SigInfo[sig]
+	case l.SigPending&set != 0:
+		sig = nextSignal(l.SigPending & set)
+		l.SigPending &^= sigBit(sig)
+		return sig, l.SigInfo[sig], true
 	case procPending&set != 0:
 		sig = nextSignal(procPending & set)
 		procPending &^= sigBit(sig)
-		info = procInfo[sig]
-	default:
-		return 0, false
+		return sig, procInfo[sig], true
 	}
-	if infoAddr != 0 {
-		var b [siginfoSize]byte
-		putSiginfo(b[:], sig, &info)
-		if !usermem.CopyOut(infoAddr, b[:]) {
-			return errno(unix.EFAULT), true
-		}
-	}
-	return uint64(sig), true
+	return 0, sigInfo{}, false
 }
 
 // putSiginfo fills a siginfo: si_signo, si_errno (0), si_code, then the

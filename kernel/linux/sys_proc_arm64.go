@@ -198,7 +198,8 @@ func printStats() {
 	kernel.Puts("\n")
 	// Signals: handler frames built per signal number, the SGIs sent so
 	// that another core delivers one (for SIGURG, that is the runtime's
-	// preemption request), and blocking syscalls a signal cut short.
+	// preemption request), blocking syscalls a signal cut short, and the
+	// sends and returns made without the kernel lock.
 	kernel.Puts("gometal: stats: signals:")
 	for sig := 1; sig < nsig; sig++ {
 		if n := sigDelivered[sig]; n != 0 {
@@ -211,6 +212,9 @@ func printStats() {
 	putCounter("sgi-kicks", sigKicks)
 	putCounter("interrupted", sigInterrupted)
 	putCounter("restarted", sigRestarted)
+	// The tgkill and rt_sigreturn calls answered without the kernel lock.
+	putCounter("unlocked-sends", unlockedSignals.Sends)
+	putCounter("unlocked-returns", unlockedSignals.Returns)
 	kernel.Puts("\n")
 	for i := range sched.CPUs {
 		c := &sched.CPUs[i]

@@ -37,7 +37,9 @@ func sysRtSigaction(t *sched.Thread, f *sched.Frame) uint64 {
 			return errno(unix.EFAULT)
 		}
 		a.mask &^= sigUnblockable
+		lockSignals() // an unlocked tgkill reads the handler
 		sigActions[sig] = a
+		unlockSignals()
 	}
 	return 0
 }
@@ -53,23 +55,34 @@ func sysRtSigprocmask(t *sched.Thread, f *sched.Frame) uint64 {
 		if !ok {
 			return errno(unix.EFAULT)
 		}
+		next := prev
 		switch how {
 		case unix.SIG_BLOCK:
-			lx(t).SigMask |= m
+			next |= m
 		case unix.SIG_UNBLOCK:
-			lx(t).SigMask &^= m
+			next &^= m
 		case unix.SIG_SETMASK:
-			lx(t).SigMask = m
+			next = m
 		default:
 			return errno(unix.EINVAL)
 		}
-		lx(t).SigMask &^= sigUnblockable
+		setSigMask(t, next)
 	}
 	if old != 0 && !usermem.WriteU64(old, prev) {
-		lx(t).SigMask = prev
+		setSigMask(t, prev)
 		return errno(unix.EFAULT)
 	}
 	return 0
+}
+
+// setSigMask makes m (less what cannot be blocked) t's signal mask,
+// under SignalLock: a signal it lets through is then either seen pending
+// by t on its way out (deliverSignals) or sent by a sender that saw the
+// new mask (signal_arm64.go).
+func setSigMask(t *sched.Thread, m uint64) {
+	lockSignals()
+	lx(t).SigMask = m &^ sigUnblockable
+	unlockSignals()
 }
 
 const minSigStackSize = 5120 // MINSIGSTKSZ on arm64
@@ -253,7 +266,7 @@ func sysRtSigsuspend(t *sched.Thread, f *sched.Frame) uint64 {
 		return e
 	}
 	lx(t).SavedMask, lx(t).HasSavedMask = lx(t).SigMask, true
-	lx(t).SigMask = m &^ sigUnblockable
+	setSigMask(t, m)
 	// No deadline: only a signal ends it. A signal already pending and
 	// now unblocked ends it at once (syscall's check after the handler).
 	sched.Block(t, sched.WaitSignal, 0, 0)
@@ -269,22 +282,33 @@ func sysRtSigtimedwait(t *sched.Thread, f *sched.Frame) uint64 {
 		return e
 	}
 	set &^= sigUnblockable
-	if r, ok := takePending(t, set, uintptr(f.X[1])); ok {
-		return r
-	}
 	var deadline uint64
+	poll := false
 	if ts := uintptr(f.X[2]); ts != 0 {
 		ns, e := readTimespec(ts)
 		if e != 0 {
 			return errno(e)
 		}
-		if ns == 0 {
-			return errno(unix.EAGAIN)
-		}
+		poll = ns == 0
 		deadline = deadlineAfter(ns)
 	}
-	lx(t).SigWait = set
-	lx(t).SigWaitInfo = uintptr(f.X[1])
+	// Take a pending one, or say what this thread waits for, in one
+	// SignalLock section: an unlocked tgkill (which leaves a thread
+	// waiting for signals to the locked way) either came before and its
+	// signal is taken here, or comes after and sees SigWait.
+	lockSignals()
+	sig, info, ok := dequeueSignalLocked(t, set)
+	if !ok && !poll {
+		lx(t).SigWait = set
+		lx(t).SigWaitInfo = uintptr(f.X[1])
+	}
+	unlockSignals()
+	switch {
+	case ok:
+		return writeTaken(sig, &info, uintptr(f.X[1]))
+	case poll:
+		return errno(unix.EAGAIN)
+	}
 	sched.Block(t, sched.WaitSignal, deadline, errno(unix.EAGAIN))
 	return 0
 }

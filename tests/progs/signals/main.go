@@ -19,6 +19,9 @@
 //	                         si_value), rt_sigqueueinfo, a sleeping waiter, timeout
 //	signals eintr            SA_RESTART restarts a pipe read; nanosleep, epoll_pwait
 //	                         and rt_sigsuspend return EINTR; bad arguments fail
+//	signals race N           N signals each, tgkill'd the moment the receiving
+//	                         thread says it is ready, into rt_sigtimedwait and
+//	                         into rt_sigsuspend: none may be lost
 //	signals slice            3 OS threads spinning with GOMAXPROCS(3) on however
 //	                         many cores: every one progresses (kernel time slices)
 //	signals sigint           waits for SIGINT through signal.Notify
@@ -31,6 +34,7 @@ import (
 	"os/signal"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -42,7 +46,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		guest.Fail("usage: signals spin1|latency N|gc|notify|mask|wait|eintr|slice|sigint|hang")
+		guest.Fail("usage: signals spin1|latency N|gc|notify|mask|wait|eintr|race N|slice|sigint|hang")
 	}
 	switch os.Args[1] {
 	case "spin1":
@@ -59,6 +63,8 @@ func main() {
 		wait()
 	case "eintr":
 		eintr()
+	case "race":
+		race(guest.Arg(2, 2000))
 	case "slice":
 		slice()
 	case "sigint":
@@ -471,5 +477,94 @@ func slice() {
 	fmt.Printf("3 spinning threads on %d cores for 1s: %v (min/max %.2f)\n", runtime.NumCPU(), counts, float64(lo)/float64(hi))
 	if lo == 0 || float64(lo)/float64(hi) < 0.2 {
 		guest.Fail("a spinning thread was starved")
+	}
+}
+
+// race: a sender thread tgkills a receiver thread the moment the
+// receiver says it is ready for the next signal, so each signal finds
+// the receiver still running on its way into the wait, or already
+// waiting: in rt_sigtimedwait (the signal blocked), then in
+// rt_sigsuspend (a handler runs and returns through rt_sigreturn). A
+// signal lost between a sender and a receiver entering its wait leaves
+// the receiver waiting: rt_sigtimedwait's timeout, or the watchdog
+// here, ends the run with the round it stopped at.
+func race(rounds int) {
+	c := make(chan os.Signal, rounds)
+	signal.Notify(c, syscall.SIGUSR1)
+	// A round takes well under a millisecond; one that lasts the 2 s
+	// timeout had its signal found only when the timeout ended the wait.
+	raceRounds("rt_sigtimedwait", rounds, func(i int) string {
+		var info siginfo
+		start := time.Now()
+		sig, e := sigtimedwait(sigset(unix.SIGUSR2), &info, &unix.Timespec{Sec: 2})
+		if e != 0 || sig != int(unix.SIGUSR2) {
+			return fmt.Sprintf("round %d: rt_sigtimedwait: %d, %v (the signal was lost)", i, sig, e)
+		}
+		if d := time.Since(start); d >= 2*time.Second {
+			return fmt.Sprintf("round %d: rt_sigtimedwait took the signal only at its timeout (%v): it did not end the wait", i, d)
+		}
+		return ""
+	}, unix.SIGUSR2)
+	// rt_sigsuspend with every signal but SIGUSR1 blocked (the runtime's
+	// SIGURG included), so only the sender's signal ends it.
+	only := ^sigset(unix.SIGUSR1).Val[0]
+	raceRounds("rt_sigsuspend", rounds, func(i int) string {
+		_, _, e := unix.Syscall(unix.SYS_RT_SIGSUSPEND, uintptr(unsafe.Pointer(&only)), 8, 0)
+		if e != unix.EINTR {
+			return fmt.Sprintf("round %d: rt_sigsuspend: %v, want EINTR", i, e)
+		}
+		return ""
+	}, unix.SIGUSR1)
+	if len(c) == 0 {
+		guest.Fail("no SIGUSR1 reached signal.Notify")
+	}
+}
+
+// raceRounds runs rounds of wait on a receiver thread that blocks sig,
+// each after telling the sender, which then sends sig with tgkill.
+func raceRounds(what string, rounds int, wait func(i int) string, sig unix.Signal) {
+	var ready atomic.Int32 // the round the receiver is ready for, +1
+	var done atomic.Int32
+	tid, res := onThread(func(tid int) string {
+		if err := unix.PthreadSigmask(unix.SIG_BLOCK, sigset(sig), nil); err != nil {
+			return "sigprocmask: " + err.Error()
+		}
+		for i := 0; i < rounds; i++ {
+			ready.Store(int32(i + 1))
+			if msg := wait(i); msg != "" {
+				return msg
+			}
+			done.Store(int32(i + 1))
+		}
+		return ""
+	})
+	go func() {
+		runtime.LockOSThread()
+		for i := 0; i < rounds; i++ {
+			for ready.Load() != int32(i+1) {
+				runtime.Gosched()
+			}
+			if err := unix.Tgkill(os.Getpid(), tid, sig); err != nil {
+				guest.Fail("tgkill: " + err.Error())
+			}
+		}
+	}()
+	start := time.Now()
+	last, lastAt := int32(0), time.Now()
+	for {
+		select {
+		case msg := <-res:
+			if msg != "" {
+				guest.Fail(msg)
+			}
+			fmt.Printf("%s: %d signals, each sent as the receiver got ready, all taken (%v)\n", what, rounds, time.Since(start).Round(time.Millisecond))
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+		if n := done.Load(); n != last {
+			last, lastAt = n, time.Now()
+		} else if time.Since(lastAt) > 10*time.Second {
+			guest.Fail(fmt.Sprintf("%s: stuck in round %d for 10 s: a signal was lost", what, n))
+		}
 	}
 }
