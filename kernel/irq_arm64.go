@@ -39,7 +39,7 @@ import (
 func interrupt(c *sched.CPU, f *sched.Frame) {
 	c.Heartbeat = timer.Now()
 	takeIRQs(c)
-	finishTrap(c, f)
+	finishTrap(c, f, false)
 }
 
 // idleIRQ is sched's hook for a core that woke from WFI, with no lock

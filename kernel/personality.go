@@ -21,8 +21,10 @@ type Personality struct {
 	// FUTEX_WAIT) or locks of its own kind (a pipe's, the signals'), and
 	// reports whether it did and whether t blocked in it; the core then
 	// schedules, without the kernel lock, as it does when Pending says
-	// t has a signal to take. Unlike Unlocked it runs after the app's
-	// vector registers are saved.
+	// t has a signal to take. A call that blocked returns with
+	// sched.StateLock still held from the block (sched.ScheduleLocked
+	// goes on in the same section). Unlike Unlocked it runs after the
+	// app's vector registers are saved.
 	LockFree func(c *sched.CPU, t *sched.Thread, f *sched.Frame) (answered, blocked bool)
 	// Exception handles any other synchronous exception from EL0.
 	Exception func(t *sched.Thread, f *sched.Frame, esr, far uint64)

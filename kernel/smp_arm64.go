@@ -164,6 +164,6 @@ func SecondaryStart(id int) {
 	}
 	c.Heartbeat = timer.Now()
 	f := (*sched.Frame)(cpu.Ptr(c.KStackTop - sched.FrameSize))
-	finishTrap(c, f)
+	finishTrap(c, f, false)
 	enterUser(uintptr(unsafe.Pointer(f)))
 }

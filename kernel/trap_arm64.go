@@ -71,7 +71,7 @@ func trapLocked(c *sched.CPU, f *sched.Frame, esr uint64) {
 			OS.Exception(t, f, esr, cpu.ReadFAR())
 		}
 	}
-	finishTrap(c, f)
+	finishTrap(c, f, false)
 }
 
 // finishTrap picks the thread to run, delivers its pending signals, arms
@@ -83,8 +83,14 @@ func trapLocked(c *sched.CPU, f *sched.Frame, esr uint64) {
 // back without the kernel lock (sched's idle says why that is safe); it
 // takes the lock only if the personality has work for Resume (a pending
 // signal), so waking a thread on an idle core never queues for it.
-func finishTrap(c *sched.CPU, f *sched.Frame) {
-	sched.Schedule(c, f)
+// stateHeld says the caller holds sched.StateLock already (a wait
+// without the kernel lock that blocked).
+func finishTrap(c *sched.CPU, f *sched.Frame, stateHeld bool) {
+	if stateHeld {
+		sched.ScheduleLocked(c, f)
+	} else {
+		sched.Schedule(c, f)
+	}
 	t := sched.Current(c)
 	locked := sched.HoldsKernel(c)
 	if !locked && OS.Pending(t) {

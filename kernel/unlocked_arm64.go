@@ -126,14 +126,17 @@ func lockFreeSyscall(c *sched.CPU, f *sched.Frame, esr uint64) bool {
 	if prof.On() {
 		profUnlocked(c, t, f, entered, nr)
 	}
-	// A call that blocked schedules; so does one after which the thread
-	// has a signal to take (an rt_sigreturn that put back a mask letting
-	// one through): finishTrap takes the kernel lock for it.
+	// A call that blocked schedules, in the StateLock section it blocked
+	// in; so does one after which the thread has a signal to take (an
+	// rt_sigreturn that put back a mask letting one through): finishTrap
+	// takes the kernel lock for it.
 	if blocked || OS.Pending(t) {
-		if !prof.On() {
-			c.Heartbeat = timer.Now() // Schedule's clock
+		if !prof.On() && !blocked {
+			// Schedule's clock (a wait read it before it took StateLock:
+			// sched.LockStateToBlock)
+			c.Heartbeat = timer.Now()
 		}
-		finishTrap(c, f) // and profExit, and Release's kicks
+		finishTrap(c, f, blocked) // and profExit, and Release's kicks
 		return true
 	}
 	sched.SendKicks(c)

@@ -39,6 +39,20 @@ func Fence() { cpu.BarrierISH() }
 // self is the calling core (TPIDR_EL1 holds its CPU struct).
 func self() *CPU { return (*CPU)(cpu.Ptr(uintptr(cpu.ReadTPIDREL1()))) }
 
+// LockStateToBlock takes StateLock for a wait without the kernel lock
+// that may block the calling thread and, if it does, schedule in the
+// same section (ScheduleLocked). It reads the counter first, as
+// Schedule's clock (Heartbeat): under QEMU's TCG a counter read takes
+// QEMU's global lock (CNTVCT_EL0 is a register marked for I/O), and a
+// core that waits for that while it holds StateLock makes every core
+// spinning on StateLock wait as well (Release says the same of the
+// kernel lock).
+func LockStateToBlock() {
+	c := self()
+	c.Heartbeat = timer.Now()
+	StateLock.Lock(c.ID)
+}
+
 // kick asks for core's wake-up SGI, sent by Release once the kernel lock
 // is down (see there).
 func kick(core int) { self().pendingKicks |= 1 << uint(core) }
@@ -108,17 +122,9 @@ func ExpireThreads(now uint64) {
 // Timeouts counts the waits that ended by their deadline, per kind.
 var Timeouts [waitKinds]uint64
 
-// NextDeadline returns the earliest deadline of the threads blocked on c
+// nextDeadline returns the earliest deadline of the threads blocked on c
 // (a deadline belongs to the core the thread blocked on; deadline.go
-// keeps it) and of c's alarms, or 0 for none.
-func NextDeadline(c *CPU) uint64 {
-	StateLock.Lock(c.ID)
-	d := nextDeadline(c)
-	StateLock.Unlock()
-	return d
-}
-
-// nextDeadline is NextDeadline with StateLock held.
+// keeps it) and of c's alarms, or 0 for none. StateLock is held.
 func nextDeadline(c *CPU) uint64 {
 	d := nextAlarm(c.ID)
 	if t := threadDeadline(c.ID, c.Heartbeat); t != 0 && (d == 0 || t < d) {
@@ -135,7 +141,23 @@ func nextDeadline(c *CPU) uint64 {
 // only a wake-up SGI woke it (idle): the caller asks HoldsKernel.
 func Schedule(c *CPU, f *Frame) {
 	StateLock.Lock(c.ID)
+	ScheduleLocked(c, f)
+}
+
+// ScheduleLocked is Schedule for a caller that already holds StateLock
+// (a wait without the kernel lock blocks the thread and schedules in one
+// section); it lets go of it.
+//
+// It also finds c's next deadline for ArmTimer while it holds the lock.
+// Only c adds to it (a thread blocks on the core it runs on, and a core
+// sets its own alarms), and what other cores do meanwhile (wake one of
+// c's blocked threads) can only make it early, which costs at most a
+// spare tick; so the way out need not take StateLock again. Each
+// acquisition saved is one less turn on the lock every core's wake-ups
+// and waits queue for.
+func ScheduleLocked(c *CPU, f *Frame) {
 	schedule(c, f)
+	c.deadline = nextDeadline(c)
 	StateLock.Unlock()
 }
 
@@ -240,16 +262,19 @@ func idle(c *CPU) {
 			d = w
 		}
 	}
+	c.Idle = true
+	c.Stats.Idles++
+	trace.Record(c.ID, trace.KindIdle, 0, 0, 0)
+	StateLock.Unlock()
+	// The timer and the counter are this core's own, and each access
+	// takes QEMU's global lock under TCG: made holding StateLock, a wait
+	// for it would be a wait for every core spinning on StateLock.
+	c.IdleSince = timer.Now()
 	if d != 0 {
 		setTimer(c, d)
 	} else {
 		StopTimer(c)
 	}
-	c.Idle = true
-	c.IdleSince = timer.Now()
-	c.Stats.Idles++
-	trace.Record(c.ID, trace.KindIdle, 0, 0, 0)
-	StateLock.Unlock()
 	Release(c)
 	cpu.WFI()
 	c.Heartbeat = timer.Now()
@@ -260,14 +285,15 @@ func idle(c *CPU) {
 }
 
 // ArmTimer programs c's timer before returning to a thread: the earliest
-// deadline owned by c, or the end of the running thread's slice (renewed
-// if it ran out with nobody waiting), whichever comes first.
+// deadline owned by c, as Schedule found it (at boot, before the first
+// Schedule, there is none), or the end of the running thread's slice
+// (renewed if it ran out with nobody waiting), whichever comes first.
 func ArmTimer(c *CPU) {
 	now := c.Heartbeat
 	if c.SliceEnd <= now {
 		c.SliceEnd = now + timer.NanosToTicks(SliceNanos)
 	}
-	d := NextDeadline(c)
+	d := c.deadline
 	if d == 0 || c.SliceEnd < d {
 		d = c.SliceEnd
 	}

@@ -55,7 +55,8 @@ func sysFutex(t *sched.Thread, f *sched.Frame) uint64 {
 // or a signal pending for t, which that way delivers or lets end the
 // wait (syscall's pending check). The pending check runs under
 // sched.StateLock, as signalWake's does, so a signal posted by another
-// core is either seen here or finds t blocked and ends the wait.
+// core is either seen here or finds t blocked and ends the wait. A wait
+// without the kernel lock that blocked returns with StateLock held.
 func futexWaitOn(t *sched.Thread, f *sched.Frame, locked bool) (r uint64, blocked, ok bool) {
 	addr := uintptr(f.X[0])
 	op := f.X[1] & futexCmdMask
@@ -81,14 +82,24 @@ func futexWaitOn(t *sched.Thread, f *sched.Frame, locked bool) (r uint64, blocke
 			ns -= now
 		}
 	}
-	sched.LockState()
+	// The deadline before the compare, as Linux arms its timer before it
+	// queues: the counter is not read with StateLock held
+	// (sched.LockStateToBlock says why).
+	var deadline uint64
+	if f.X[3] != 0 && ns > 0 {
+		deadline = deadlineAfter(ns)
+	}
 	var cur uint32
 	var mapped bool
 	if locked {
+		sched.LockState()
 		cur, mapped = usermem.ReadU32(addr)
-	} else if cur, mapped = usermem.PeekU32(addr); !mapped || signalsPending(t) {
-		sched.UnlockState()
-		return 0, false, false
+	} else {
+		sched.LockStateToBlock()
+		if cur, mapped = usermem.PeekU32(addr); !mapped || signalsPending(t) {
+			sched.UnlockState()
+			return 0, false, false
+		}
 	}
 	switch {
 	case !mapped:
@@ -101,12 +112,10 @@ func futexWaitOn(t *sched.Thread, f *sched.Frame, locked bool) (r uint64, blocke
 		sched.UnlockState()
 		return errno(unix.ETIMEDOUT), false, true
 	}
-	var deadline uint64
-	if f.X[3] != 0 {
-		deadline = deadlineAfter(ns)
-	}
 	sched.WaitOnLocked(t, sched.WaitFutex, addr, deadline, errno(unix.ETIMEDOUT))
-	sched.UnlockState()
+	if locked {
+		sched.UnlockState()
+	} // else the lock-free way schedules in this section (kernel.Personality.LockFree)
 	return 0, true, true
 }
 
