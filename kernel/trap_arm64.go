@@ -49,12 +49,16 @@ func saveFP(f *sched.Frame)
 //
 //go:noinline
 func trapLocked(c *sched.CPU, f *sched.Frame, esr uint64) {
-	var entered uint64
-	if prof.On() {
-		entered = timer.Now() // before the lock: waiting for it is charged apart
-	}
+	// The counter before the lock: under QEMU's TCG reading it takes
+	// QEMU's global lock (sched.LockStateToBlock), which every other
+	// core spinning for the kernel lock would wait for too. The profiler
+	// reads it again once the lock is held: the wait is charged apart.
+	entered := timer.Now()
 	sched.KernelLock.Lock(c.ID)
-	c.Heartbeat = timer.Now()
+	c.Heartbeat = entered
+	if prof.On() {
+		c.Heartbeat = timer.Now()
+	}
 	t := sched.Current(c)
 	if prof.On() {
 		profEnter(c, t, f, entered)
