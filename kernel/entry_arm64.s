@@ -8,12 +8,13 @@
 // core's kernel stack, not on a goroutine stack.
 //
 // Every exception from EL0 pushes a sched.Frame at the top of the core's
-// kernel stack (SP_EL1), all but the vector registers, switches R28 (g)
-// to the core's fake g (TPIDR_EL1), and calls trap(frame), which saves
-// the vector registers too unless the call never touches them. trap may
+// kernel stack (SP_EL1), all but the FP state (the vector registers,
+// FPSR and FPCR), switches R28 (g) to the core's fake g (TPIDR_EL1), and
+// calls trap(frame), which saves the FP state too unless the call never
+// touches it. trap may
 // replace the frame's contents with another thread's context; userReturn
 // then restores whatever the frame holds and ERETs (userReturnRegs when
-// the vector registers were never saved). IRQs stay masked in the kernel,
+// the FP state was never saved). IRQs stay masked in the kernel,
 // so exceptions taken at EL1 are always faults: they switch to the core's
 // fault stack and never return.
 
@@ -131,11 +132,11 @@ TEXT ·el0Entry(SB),NOSPLIT|NOFRAME,$0
 	MRS	SPSR_EL1, R0
 	MRS	TPIDR_EL0, R1
 	STP	(R0, R1), OFF_PSTATE(RSP)
-	MRS	FPSR, R0
-	MRS	FPCR, R1
-	STP	(R0, R1), OFF_FPSR(RSP)
-	// Q0-Q31 stay in their registers: trap saves them (saveFP) unless
-	// the call is one of the few that never touch them.
+	// Q0-Q31, FPSR and FPCR stay in their registers: trap saves them
+	// (saveFP) unless the call is one of the few that never touch them.
+	// Under QEMU's TCG each access to FPSR or FPCR is a helper call that
+	// walks every softfloat status, so the four of them were a tenth of
+	// an unlocked getpid.
 	MRS	TPIDR_EL1, g		// this core's sched.CPU = fake g
 	MOVD	ZR, R29			// end of the kernel frame-pointer chain
 	MOVD	RSP, R0
@@ -149,9 +150,13 @@ TEXT ·el0Entry(SB),NOSPLIT|NOFRAME,$0
 regsOnly:
 	B	·userReturnRegs(SB)
 
-// saveFP stores the app's Q0-Q31 into f (trap_arm64.go).
+// saveFP stores the app's FP state, FPSR, FPCR and Q0-Q31, into f
+// (trap_arm64.go).
 TEXT ·saveFP(SB),NOSPLIT|NOFRAME,$0-8
 	MOVD	f+0(FP), R0
+	MRS	FPSR, R1
+	MRS	FPCR, R2
+	STP	(R1, R2), OFF_FPSR(R0)
 	ADD	$OFF_V, R0
 	VST1.P	[V0.D2, V1.D2, V2.D2, V3.D2], 64(R0)
 	VST1.P	[V4.D2, V5.D2, V6.D2, V7.D2], 64(R0)
@@ -163,9 +168,12 @@ TEXT ·saveFP(SB),NOSPLIT|NOFRAME,$0-8
 	VST1.P	[V28.D2, V29.D2, V30.D2, V31.D2], 64(R0)
 	RET
 
-// userReturn restores the frame at RSP, vector registers included, and
-// returns to EL0.
+// userReturn restores the frame at RSP, FP state included, and returns
+// to EL0.
 TEXT ·userReturn(SB),NOSPLIT|NOFRAME,$0
+	LDP	OFF_FPSR(RSP), (R0, R1)
+	MSR	R0, FPSR
+	MSR	R1, FPCR
 	ADD	$OFF_V, RSP, R0
 	VLD1.P	64(R0), [V0.D2, V1.D2, V2.D2, V3.D2]
 	VLD1.P	64(R0), [V4.D2, V5.D2, V6.D2, V7.D2]
@@ -177,12 +185,9 @@ TEXT ·userReturn(SB),NOSPLIT|NOFRAME,$0
 	VLD1.P	64(R0), [V28.D2, V29.D2, V30.D2, V31.D2]
 	B	·userReturnRegs(SB)
 
-// userReturnRegs restores the frame at RSP but for the vector registers,
-// which still hold the app's values, and returns to EL0.
+// userReturnRegs restores the frame at RSP but for the FP state, which
+// the registers still hold, and returns to EL0.
 TEXT ·userReturnRegs(SB),NOSPLIT|NOFRAME,$0
-	LDP	OFF_FPSR(RSP), (R0, R1)
-	MSR	R0, FPSR
-	MSR	R1, FPCR
 	LDP	OFF_PSTATE(RSP), (R0, R1)
 	MSR	R0, SPSR_EL1
 	MSR	R1, TPIDR_EL0

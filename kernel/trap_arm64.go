@@ -10,14 +10,15 @@ import (
 
 // trap is called by the entry assembly for every exception from EL0 with
 // the interrupted context in f (on this core's kernel stack), all of it
-// but the vector registers, which are still the app's. A system call
+// but the FP state (the vector registers, FPSR and FPCR), which is still
+// the app's. A system call
 // that needs neither the lock nor those registers is answered at once
 // (unlocked_arm64.go); anything else first saves them into f (saveFP),
 // since the kernel's own Go code uses them as scratch. Then a call that
 // needs only the scheduler's lock is answered (lockFreeSyscall), an
 // interrupt takes the kernel lock only if it needs it (interrupt), and
 // everything else takes the kernel lock. The result tells the way out
-// whether to load the vector registers back from f.
+// whether to load the FP state back from f.
 func trap(f *sched.Frame) (fpSaved bool) {
 	c := ThisCPU()
 	var esr uint64 // the syndrome of a synchronous exception, read once
@@ -40,7 +41,7 @@ func trap(f *sched.Frame) (fpSaved bool) {
 	return true
 }
 
-// saveFP stores the app's vector registers (Q0-Q31) into f
+// saveFP stores the app's FP state (FPSR, FPCR, Q0-Q31) into f
 // (entry_arm64.s).
 func saveFP(f *sched.Frame)
 

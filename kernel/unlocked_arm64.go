@@ -13,8 +13,8 @@ import (
 // other thread waits for this core; the personality's Unlocked picks
 // them). trap answers them here, before sched.KernelLock, so a core
 // making them never waits for, nor holds up, the other cores, and before
-// the app's vector registers are saved (saveFP), so they cost the
-// general registers' save and restore only.
+// the app's FP state is saved (saveFP), so they cost the general
+// registers' save and restore only.
 //
 // What the locked way out does besides (finishTrap) has nothing to do
 // for such a call:
@@ -35,7 +35,7 @@ import (
 // unlockedSyscall answers f's system call (esr: the exception's
 // syndrome) without the lock if the personality says it may. handled
 // reports whether it did; fpSaved,
-// whether the app's vector registers are now in f (the profiler's
+// whether the app's FP state is now in f (the profiler's
 // bookkeeping needs them as scratch), so the way out restores them.
 func unlockedSyscall(c *sched.CPU, f *sched.Frame, esr uint64) (handled, fpSaved bool) {
 	t, entered, ok := svcEntry(c, esr)

@@ -1,7 +1,9 @@
 package sched
 
 // Frame is a thread's complete EL0 context: what the exception entry code
-// saves and the exit code restores (kernel/entry_arm64.s). Field offsets
+// saves and the exit code restores (kernel/entry_arm64.s). The FP state
+// (FPSR, FPCR, V) is saved only on the ways that may touch it; a system
+// call answered before any lock leaves it in the registers. Field offsets
 // are used by that assembly; frame_test.go pins them.
 type Frame struct {
 	X      [31]uint64 // X0..X30

@@ -341,6 +341,15 @@ func TestAuxv(t *testing.T) {
 	gometal(t, "run", "./tests/progs/auxv").expect(t, 0, "pagesz=4096", "auxv ok")
 }
 
+// Each thread keeps its own FPCR and FPSR across system calls answered
+// before any lock (which leave the FP state in the registers), blocking
+// calls that switch threads, and sched_yield, with more threads than
+// cores.
+func TestFPStatePerThread(t *testing.T) {
+	t.Parallel()
+	gometal(t, "run", "./tests/progs/fpstate").expect(t, 0, "fpstate ok: 8 threads x 300 rounds kept their FPCR and FPSR")
+}
+
 // A fault with no handler ends the app with the kernel's own report.
 func TestUnhandledFaultReport(t *testing.T) {
 	t.Parallel()
