@@ -1,25 +1,17 @@
 #include "textflag.h"
 
-// func getFPCR() uint64
-TEXT ·getFPCR(SB),NOSPLIT,$0-8
+// func fpRegs() (fpcr, fpsr uint64)
+TEXT ·fpRegs(SB),NOSPLIT,$0-16
 	MRS	FPCR, R0
-	MOVD	R0, ret+0(FP)
+	MRS	FPSR, R1
+	MOVD	R0, fpcr+0(FP)
+	MOVD	R1, fpsr+8(FP)
 	RET
 
-// func setFPCR(v uint64)
-TEXT ·setFPCR(SB),NOSPLIT,$0-8
-	MOVD	v+0(FP), R0
+// func setFPRegs(fpcr, fpsr uint64)
+TEXT ·setFPRegs(SB),NOSPLIT,$0-16
+	MOVD	fpcr+0(FP), R0
+	MOVD	fpsr+8(FP), R1
 	MSR	R0, FPCR
-	RET
-
-// func getFPSR() uint64
-TEXT ·getFPSR(SB),NOSPLIT,$0-8
-	MRS	FPSR, R0
-	MOVD	R0, ret+0(FP)
-	RET
-
-// func setFPSR(v uint64)
-TEXT ·setFPSR(SB),NOSPLIT,$0-8
-	MOVD	v+0(FP), R0
-	MSR	R0, FPSR
+	MSR	R1, FPSR
 	RET

@@ -34,10 +34,9 @@ const (
 	fpsrIXC        = 1 << 4 // inexact
 )
 
-func getFPCR() uint64
-func setFPCR(v uint64)
-func getFPSR() uint64
-func setFPSR(v uint64)
+// fpRegs reads FPCR and FPSR; setFPRegs writes them (fpstate_arm64.s).
+func fpRegs() (fpcr, fpsr uint64)
+func setFPRegs(fpcr, fpsr uint64)
 
 // rounds are each thread's trips through the kernel.
 const (
@@ -66,8 +65,8 @@ func main() {
 			runtime.LockOSThread() // the registers are the thread's
 			mode := uint64(i%4) << fpcrRModeShift
 			flags := uint64(1 << (i % 4)) // IOC, DZC, OFC or UFC
-			setFPCR(getFPCR()&^fpcrRModeMask | mode)
-			setFPSR(getFPSR() | flags)
+			c, s := fpRegs()
+			setFPRegs(c&^fpcrRModeMask|mode, s|flags)
 			if i%4 == 1 && divide(1, 3) != 0x1.5555555555556p-02 {
 				errs <- fmt.Sprintf("thread %d: 1/3 under RP = %x, not rounded up", i, divide(1, 3))
 				return
@@ -92,7 +91,7 @@ func main() {
 				}
 				// Runtime code may add flags of its own (they are sticky);
 				// ours must stay, and the mode must be ours.
-				if c, s := getFPCR(), getFPSR(); c&fpcrRModeMask != mode || s&flags != flags {
+				if c, s := fpRegs(); c&fpcrRModeMask != mode || s&flags != flags {
 					errs <- fmt.Sprintf("thread %d round %d after %s: FPCR=%#x FPSR=%#x, want mode %#x flags %#x", i, r, how, c, s, mode, flags)
 					return
 				}
