@@ -64,7 +64,7 @@ type CPU struct {
 
 	// ProfNext is the counter value of this core's next sampling point
 	// while the profiler is on (ProfPeriod != 0; kernel/prof_arm64.go),
-	// and IdleSince when the core last went to WFI.
+	// and IdleSince when the core last went to WFI (kept only then).
 	ProfNext, IdleSince uint64
 
 	armed uint64 // deadline the timer is to be programmed for (0: stopped)

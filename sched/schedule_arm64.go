@@ -268,8 +268,11 @@ func idle(c *CPU) {
 	StateLock.Unlock()
 	// The timer and the counter are this core's own, and each access
 	// takes QEMU's global lock under TCG: made holding StateLock, a wait
-	// for it would be a wait for every core spinning on StateLock.
-	c.IdleSince = timer.Now()
+	// for it would be a wait for every core spinning on StateLock. Only
+	// the profiler reads IdleSince, so only it pays for the read.
+	if ProfPeriod != 0 {
+		c.IdleSince = timer.Now()
+	}
 	if d != 0 {
 		setTimer(c, d)
 	} else {
