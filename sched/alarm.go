@@ -2,7 +2,7 @@ package sched
 
 // Alarms are kernel timers that belong to no thread, such as a timerfd's
 // next expiration. Like a thread's deadline, an alarm belongs to the core
-// that set it: that core's timer is programmed for it (nextDeadline, ArmTimer), so
+// that set it: that core's timer is programmed for it (ScheduleLocked, ArmTimer), so
 // a core sleeping in WFI wakes for it and no core polls.
 
 // MaxAlarms bounds the alarms: one per timerfd and the network stack's.

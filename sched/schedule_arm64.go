@@ -122,15 +122,12 @@ func ExpireThreads(now uint64) {
 // Timeouts counts the waits that ended by their deadline, per kind.
 var Timeouts [waitKinds]uint64
 
-// nextDeadline returns the earliest deadline of the threads blocked on c
-// (a deadline belongs to the core the thread blocked on; deadline.go
-// keeps it) and of c's alarms, or 0 for none. StateLock is held.
-func nextDeadline(c *CPU) uint64 {
-	d := nextAlarm(c.ID)
-	if t := threadDeadline(c.ID, c.Heartbeat); t != 0 && (d == 0 || t < d) {
-		d = t
+// earliest returns the earlier of two counter values, 0 meaning none.
+func earliest(a, b uint64) uint64 {
+	if a == 0 || b != 0 && b < a {
+		return b
 	}
-	return d
+	return a
 }
 
 // Schedule decides who runs next on c after a kernel entry. f holds the
@@ -148,17 +145,22 @@ func Schedule(c *CPU, f *Frame) {
 // (a wait without the kernel lock blocks the thread and schedules in one
 // section); it lets go of it.
 //
-// It also finds c's next deadline for ArmTimer while it holds the lock.
-// Only c adds to it (a thread blocks on the core it runs on, and a core
-// sets its own alarms), and what other cores do meanwhile (wake one of
-// c's blocked threads) can only make it early, which costs at most a
-// spare tick; so the way out need not take StateLock again. Each
-// acquisition saved is one less turn on the lock every core's wake-ups
-// and waits queue for.
+// It also finds c's next deadline for ArmTimer: the earliest of the
+// threads blocked on c (a deadline belongs to the core the thread
+// blocked on; deadline.go keeps it) while it holds the lock, so the way
+// out need not take StateLock again (each acquisition saved is one less
+// turn on the lock every core's wake-ups and waits queue for), and of
+// c's alarms after it let go (they are not StateLock's: set under
+// KernelLock, and read without it as AlarmDue does). Only c adds to
+// either (a thread blocks on the core it runs on, and a core sets its
+// own alarms), and what other cores do meanwhile (wake one of c's
+// blocked threads) can only make it early, which costs at most a spare
+// tick.
 func ScheduleLocked(c *CPU, f *Frame) {
 	schedule(c, f)
-	c.deadline = nextDeadline(c)
+	d := threadDeadline(c.ID, c.Heartbeat)
 	StateLock.Unlock()
+	c.deadline = earliest(d, nextAlarm(c.ID))
 }
 
 // schedule is Schedule with StateLock held (idle lets go of it while the
@@ -253,14 +255,12 @@ func schedule(c *CPU, f *Frame) {
 // (kernel.OS.Pending), and a signal posted meanwhile sees the thread
 // Running here under StateLock and sends the SGI (linux.signalWake).
 func idle(c *CPU) {
-	d := nextDeadline(c)
+	d := threadDeadline(c.ID, c.Heartbeat)
 	if c.ID == 0 {
 		// The boot core keeps a watchdog tick while idle: if every core
 		// sleeps while a thread sits on a queue (a lost wake-up), no busy
 		// core's tick would notice.
-		if w := c.Heartbeat + timer.NanosToTicks(WatchdogNanos); d == 0 || w < d {
-			d = w
-		}
+		d = earliest(d, c.Heartbeat+timer.NanosToTicks(WatchdogNanos))
 	}
 	c.Idle = true
 	c.Stats.Idles++
@@ -269,11 +269,12 @@ func idle(c *CPU) {
 	// The timer and the counter are this core's own, and each access
 	// takes QEMU's global lock under TCG: made holding StateLock, a wait
 	// for it would be a wait for every core spinning on StateLock. Only
-	// the profiler reads IdleSince, so only it pays for the read.
+	// the profiler reads IdleSince, so only it pays for the read. The
+	// alarms are not StateLock's either (ScheduleLocked).
 	if ProfPeriod != 0 {
 		c.IdleSince = timer.Now()
 	}
-	if d != 0 {
+	if d = earliest(d, nextAlarm(c.ID)); d != 0 {
 		setTimer(c, d)
 	} else {
 		StopTimer(c)
