@@ -53,6 +53,7 @@ func writeTrace() {
 		return
 	}
 	trace.Disable()
+	trace.StampAll()
 	f, ok := CreateHostFile(&traceName[0], traceNameLen)
 	if !ok {
 		Puts("gometal: cannot create the trace file on the host\n")

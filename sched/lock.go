@@ -1,6 +1,9 @@
 package sched
 
-import "github.com/gometal/gometal/drivers/cpu"
+import (
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/sched/trace"
+)
 
 // The kernel's locks and their order. A core may take a lock only while
 // every lock it holds has a lower rank; the lock-order checker
@@ -103,7 +106,12 @@ var SignalLock = cpu.Spinlock{Name: "signals", Rank: RankSignal}
 func LockState() { StateLock.Lock(self().ID) }
 
 // UnlockState releases StateLock.
-func UnlockState() { StateLock.Unlock() }
+// The events the trace recorded in the section get their time after
+// it (trace.RecordLater).
+func UnlockState() {
+	StateLock.Unlock()
+	trace.Stamp(self().ID)
+}
 
 // LockObject takes l, a lock of the split ranks (RankFDs, RankObject,
 // RankWatch, RankSignal), for the calling core.

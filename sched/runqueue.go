@@ -91,7 +91,7 @@ func enqueue(t *Thread, core int) {
 	q.push(Index(t), me.Heartbeat)
 	if o := &CPUs[core]; core != me.ID && (o.Idle || q.n == 1 && o.Current >= 0) {
 		me.Stats.SGIsOut++
-		trace.Record(me.ID, trace.KindSGI, trace.SGIWakeup, 0, uint32(core))
+		trace.RecordLater(me.ID, trace.KindSGI, trace.SGIWakeup, 0, uint32(core))
 		kick(core)
 	}
 }

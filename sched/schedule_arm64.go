@@ -160,6 +160,7 @@ func ScheduleLocked(c *CPU, f *Frame) {
 	schedule(c, f)
 	d := threadDeadline(c.ID, c.Heartbeat)
 	StateLock.Unlock()
+	trace.Stamp(c.ID)
 	c.deadline = earliest(d, nextAlarm(c.ID))
 }
 
@@ -189,7 +190,7 @@ func schedule(c *CPU, f *Frame) {
 				}
 			}
 			if mustMove(cur, c) {
-				trace.Record(c.ID, trace.KindStop, trace.StopMigrate, 0, tid)
+				trace.RecordLater(c.ID, trace.KindStop, trace.StopMigrate, 0, tid)
 				cur.Ctx = *f
 				c.Current = -1
 				c.Stats.Migrations++
@@ -199,18 +200,18 @@ func schedule(c *CPU, f *Frame) {
 			if !HasRunnable(c) || now < c.SliceEnd {
 				return
 			}
-			trace.Record(c.ID, trace.KindStop, trace.StopSlice, 0, tid)
+			trace.RecordLater(c.ID, trace.KindStop, trace.StopSlice, 0, tid)
 			cur.Ctx = *f
 			cur.State = Runnable
 			runQueues[c.ID].push(c.Current, now)
 		case Blocked:
-			trace.Record(c.ID, trace.KindStop, trace.StopBlocked, uint16(cur.Wait), tid)
+			trace.RecordLater(c.ID, trace.KindStop, trace.StopBlocked, uint16(cur.Wait), tid)
 			cur.Ctx = *f
 		case Runnable:
-			trace.Record(c.ID, trace.KindStop, trace.StopYield, 0, tid)
+			trace.RecordLater(c.ID, trace.KindStop, trace.StopYield, 0, tid)
 			cur.Ctx = *f
 		case Dead:
-			trace.Record(c.ID, trace.KindStop, trace.StopExit, 0, tid)
+			trace.RecordLater(c.ID, trace.KindStop, trace.StopExit, 0, tid)
 			cur.State = Free
 		}
 		c.Current = -1
@@ -222,7 +223,7 @@ func schedule(c *CPU, f *Frame) {
 			i, how = steal(c), trace.RunStolen
 		}
 		if i >= 0 {
-			trace.Record(c.ID, trace.KindRun, how, 0, uint32(Threads[i].TID))
+			trace.RecordLater(c.ID, trace.KindRun, how, 0, uint32(Threads[i].TID))
 			t := &Threads[i]
 			t.State = Running
 			t.CPU = int32(c.ID)
@@ -264,8 +265,9 @@ func idle(c *CPU) {
 	}
 	c.Idle = true
 	c.Stats.Idles++
-	trace.Record(c.ID, trace.KindIdle, 0, 0, 0)
+	trace.RecordLater(c.ID, trace.KindIdle, 0, 0, 0)
 	StateLock.Unlock()
+	trace.Stamp(c.ID)
 	// The timer and the counter are this core's own, and each access
 	// takes QEMU's global lock under TCG: made holding StateLock, a wait
 	// for it would be a wait for every core spinning on StateLock. Only

@@ -44,3 +44,37 @@ func TestRingKeepsNewest(t *testing.T) {
 		t.Error("another core's ring changed")
 	}
 }
+
+// An event recorded for later gets its time at the core's next Stamp,
+// Record or StampAll: never 0, never before the event recorded ahead of
+// it, the same for every event of one locked section; other cores'
+// pending events are left alone by a core's Stamp.
+func TestRecordLaterIsStampedInOrder(t *testing.T) {
+	Reset()
+	Enable()
+	defer Reset()
+	Record(0, KindSyscall, 0, 0, 1)
+	RecordLater(0, KindStop, 0, 0, 2)
+	RecordLater(0, KindRun, 0, 0, 3)
+	RecordLater(1, KindIdle, 0, 0, 4)
+	Stamp(0)
+	Record(0, KindSysret, 0, 0, 5)
+	RecordLater(0, KindIdle, 0, 0, 6)
+	Record(0, KindWake, 0, 0, 7)
+	RecordLater(0, KindRun, 0, 0, 8)
+	ev, _, _ := Ring(0)
+	if ev[1].TS == 0 || ev[1].TS != ev[2].TS || ev[1].TS < ev[0].TS || ev[3].TS <= ev[2].TS {
+		t.Fatalf("one section's events stamped %d, %d after %d, before %d", ev[1].TS, ev[2].TS, ev[0].TS, ev[3].TS)
+	}
+	if ev[4].TS != ev[5].TS {
+		t.Fatalf("a Record did not stamp the pending event with its own time: %d, %d", ev[4].TS, ev[5].TS)
+	}
+	if other, _, _ := Ring(1); other[0].TS != 0 {
+		t.Fatalf("core 0's Stamp stamped core 1's event (%d)", other[0].TS)
+	}
+	StampAll()
+	other, _, _ := Ring(1)
+	if ev, _, _ := Ring(0); ev[6].TS == 0 || other[0].TS == 0 {
+		t.Fatalf("StampAll left events unstamped: %d, %d", ev[6].TS, other[0].TS)
+	}
+}
