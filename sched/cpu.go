@@ -69,7 +69,7 @@ type CPU struct {
 
 	armed uint64 // deadline the timer is to be programmed for (0: stopped)
 	// deadline is c's earliest thread deadline or alarm (0: none) as
-	// Schedule found it under StateLock, for ArmTimer on the way out.
+	// Schedule found it (ScheduleLocked), for ArmTimer on the way out.
 	deadline uint64
 	// The register writes left for Release, after the kernel lock: the
 	// cores to send the wake-up SGI (a bit each) and whether the timer

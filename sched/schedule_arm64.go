@@ -159,8 +159,7 @@ func Schedule(c *CPU, f *Frame) {
 func ScheduleLocked(c *CPU, f *Frame) {
 	schedule(c, f)
 	d := threadDeadline(c.ID, c.Heartbeat)
-	StateLock.Unlock()
-	trace.Stamp(c.ID)
+	UnlockState()
 	c.deadline = earliest(d, nextAlarm(c.ID))
 }
 
@@ -266,8 +265,7 @@ func idle(c *CPU) {
 	c.Idle = true
 	c.Stats.Idles++
 	trace.RecordLater(c.ID, trace.KindIdle, 0, 0, 0)
-	StateLock.Unlock()
-	trace.Stamp(c.ID)
+	UnlockState()
 	// The timer and the counter are this core's own, and each access
 	// takes QEMU's global lock under TCG: made holding StateLock, a wait
 	// for it would be a wait for every core spinning on StateLock. Only
@@ -299,10 +297,7 @@ func ArmTimer(c *CPU) {
 	if c.SliceEnd <= now {
 		c.SliceEnd = now + timer.NanosToTicks(SliceNanos)
 	}
-	d := c.deadline
-	if d == 0 || c.SliceEnd < d {
-		d = c.SliceEnd
-	}
+	d := earliest(c.deadline, c.SliceEnd)
 	if ProfPeriod != 0 && c.ProfNext != 0 && c.ProfNext < d {
 		d = c.ProfNext // the profiler's next sample of this thread
 	}
