@@ -584,9 +584,7 @@ func TestTCPSynReopensTimeWait(t *testing.T) {
 	from := tcpip.FullAddress{NIC: 1, Addr: tcpip.AddrFrom4(testGW), Port: 41000}
 	to := tcpip.FullAddress{NIC: 1, Addr: tcpip.AddrFrom4(testIP), Port: 8082}
 	for round := 0; round < 2; round++ {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		c, err := gonet.DialTCPWithBind(ctx, p.s, from, to, ipv4.ProtocolNumber)
-		cancel()
+		c, err := dialFromPort(p, from, to, 10*time.Second)
 		if err != nil {
 			t.Fatalf("round %d: dial: %v", round, err)
 		}
@@ -605,6 +603,25 @@ func TestTCPSynReopensTimeWait(t *testing.T) {
 	// out of the window nor cleared away by gVisor's reset.
 	if Stats.TCPOutOfWindow != 0 || Stats.TCPResetsIn != 0 {
 		t.Errorf("stats %+v: the SYN in TIME-WAIT went out of the window or met a reset", Stats)
+	}
+}
+
+// dialFromPort dials to from the fixed local address from. gVisor closes
+// second here (it got this stack's FIN first), so after Close its
+// endpoint sits in LAST-ACK, holding the port, until its own goroutine
+// has taken this stack's last ACK (RFC 9293 §3.6): that can be after this
+// stack is already in TIME-WAIT. So a bind that finds the port in use is
+// tried again until the deadline, not taken as the stack's fault.
+func dialFromPort(p *tcpPeer, from, to tcpip.FullAddress, d time.Duration) (*gonet.TCPConn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	inUse := (&tcpip.ErrPortInUse{}).String()
+	for {
+		c, err := gonet.DialTCPWithBind(ctx, p.s, from, to, ipv4.ProtocolNumber)
+		if err == nil || !strings.Contains(err.Error(), inUse) || ctx.Err() != nil {
+			return c, err
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
