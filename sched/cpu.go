@@ -76,7 +76,17 @@ type CPU struct {
 	// must be set to armed.
 	pendingKicks uint32
 	timerDirty   bool
+	// timerLate is how late, on average, c's timer has woken it from
+	// WFI, in counter ticks (idlepoll_arm64.go).
+	timerLate uint64
+	// earlyFor is the deadline c armed its timer early for (0: none),
+	// the one it may poll for once woken.
+	earlyFor uint64
 }
+
+// TimerLate is how late, on average, c's timer wakes it from WFI, in
+// counter ticks (for the stats).
+func (c *CPU) TimerLate() uint64 { return c.timerLate }
 
 // CPUStats are per-core counters printed with gometal.stats=1.
 type CPUStats struct {
@@ -91,6 +101,7 @@ type CPUStats struct {
 	Unlocked   uint64 // system calls answered without the kernel lock
 	LockFree   uint64 // futex calls answered under StateLock alone
 	EarlyWakes uint64 // waiters this core woke without the kernel lock (futex, deadline) before their core switched away
+	Polls      uint64 // idle waits that polled the counter through their last stretch (idlepoll_arm64.go)
 }
 
 // Offsets into CPU for assembly.

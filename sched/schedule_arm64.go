@@ -274,14 +274,29 @@ func idle(c *CPU) {
 	if ProfPeriod != 0 {
 		c.IdleSince = timer.Now()
 	}
-	if d = earliest(d, nextAlarm(c.ID)); d != 0 {
-		setTimer(c, d)
-	} else {
+	// The timer is armed a window early, for the time it takes to wake
+	// a halted core, and a core that is already in that window polls
+	// (idlepoll_arm64.go).
+	d = earliest(d, nextAlarm(c.ID))
+	at, poll := idleTimer(c, d)
+	switch {
+	case d == 0:
 		StopTimer(c)
+	case poll:
+		setTimer(c, d)
+	default:
+		setTimer(c, at)
 	}
 	Release(c)
-	cpu.WFI()
+	if poll {
+		pollUntil(c, d)
+	} else {
+		cpu.WFI()
+	}
 	c.Heartbeat = timer.Now()
+	if !poll {
+		learnLate(c, at)
+	}
 	trace.Record(c.ID, trace.KindWake, 0, 0, 0)
 	IdleIRQ(c) // takes StateLock where it changes threads
 	StateLock.Lock(c.ID)

@@ -1,10 +1,6 @@
 package tests
 
-import (
-	"regexp"
-	"strconv"
-	"testing"
-)
+import "testing"
 
 // Pipes read and written without the kernel lock (kernel/vfs/unlockedio.go),
 // from every core at once, beside what that must meet safely: buffers
@@ -25,17 +21,9 @@ func TestPipesWithoutTheKernelLock(t *testing.T) {
 	logLine(t, r.out, `stats: lock kernel: .*`)
 	logLine(t, r.out, `stats: lock objects: .*`)
 	logLine(t, r.out, `stats: unlocked-io: .*`)
-	counter := func(re string) int {
-		m := regexp.MustCompile(re).FindStringSubmatch(r.out)
-		if m == nil {
-			t.Fatalf("no %q in the stats:\n%s", re, r.out)
-		}
-		n, _ := strconv.Atoi(m[1])
-		return n
-	}
 	// 4 streams of 8 MiB in writes of up to 192 KiB and reads of up to
 	// 100 KB: thousands of calls, most of which find data or room.
-	if n := counter(`stats: unlocked-io: unlocked=(\d+)`); n < 1000 {
+	if n := r.counter(t, `stats: unlocked-io: unlocked=(\d+)`); n < 1000 {
 		t.Errorf("%d pipe calls answered without the kernel lock, want >= 1000", n)
 	}
 }

@@ -105,6 +105,18 @@ func gometalInput(t testing.TB, input string, args ...string) result {
 	return result{out.String(), status}
 }
 
+// counter returns the number re's first group matches in the output
+// (a stats counter, say), failing the test if the output has none.
+func (r result) counter(t *testing.T, re string) int {
+	t.Helper()
+	m := regexp.MustCompile(re).FindStringSubmatch(r.out)
+	if m == nil {
+		t.Fatalf("no %q in the output:\n%s", re, r.out)
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
 // logLine logs the first line of out matching re, if any.
 func logLine(t *testing.T, out, re string) {
 	t.Helper()

@@ -45,6 +45,12 @@ func TLBIPage(va uintptr)
 func ICacheInvalidate()
 
 func ReadESR() uint64
+
+// ReadISR returns ISR_EL1: nonzero while an interrupt is pending at this
+// core, whether or not PSTATE masks it (what ends a WFI). Unlike the
+// counter and the timer registers, QEMU's TCG reads it without its
+// global lock, so a core may poll it.
+func ReadISR() uint64
 func ReadFAR() uint64
 func ReadELR() uint64
 func ReadSPSR() uint64

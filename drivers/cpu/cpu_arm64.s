@@ -51,6 +51,13 @@ TEXT ·ICacheInvalidate(SB),NOSPLIT|NOFRAME,$0
 	ISB	$0xf
 	RET
 
+// ReadISR reads ISR_EL1 (ARM ARM D19.2.77): bit 7 (I) is set while an
+// IRQ is pending at this core, masked or not, as WFI would see it.
+TEXT ·ReadISR(SB),NOSPLIT|NOFRAME,$0-8
+	MRS	ISR_EL1, R0
+	MOVD	R0, ret+0(FP)
+	RET
+
 TEXT ·ReadESR(SB),NOSPLIT|NOFRAME,$0-8
 	MRS	ESR_EL1, R0
 	MOVD	R0, ret+0(FP)

@@ -138,6 +138,20 @@ func printStats() {
 	kernel.Puts("\n")
 	kernel.Puts("gometal: stats: wake-ups:")
 	putCounter("woke-on-core", early)
+	// The idle waits that polled their last stretch, and how late the
+	// timer woke a halted core, on average over the cores
+	// (sched/idlepoll_arm64.go).
+	var polls, late uint64
+	n := uint64(0)
+	for i := range sched.CPUs {
+		if sched.CPUs[i].Online {
+			polls += sched.CPUs[i].Stats.Polls
+			late += sched.CPUs[i].TimerLate()
+			n++
+		}
+	}
+	putCounter("idle-polls", polls)
+	putCounter("timer-late-us", uint64(timer.TicksToNanos(late/max(n, 1))/1000))
 	if cpu.OrderCheck {
 		putCounter("lock-order-checks", cpu.Checks())
 	}
