@@ -47,9 +47,14 @@ func self() *CPU { return (*CPU)(cpu.Ptr(uintptr(cpu.ReadTPIDREL1()))) }
 // core that waits for that while it holds StateLock makes every core
 // spinning on StateLock wait as well (Release says the same of the
 // kernel lock).
-func LockStateToBlock() {
+func LockStateToBlock() { LockStateToBlockAt(timer.Now()) }
+
+// LockStateToBlockAt is LockStateToBlock for a wait that read the
+// counter already (now), before any lock: a timed futex wait reckons its
+// deadline from the same read.
+func LockStateToBlockAt(now uint64) {
 	c := self()
-	c.Heartbeat = timer.Now()
+	c.Heartbeat = now
 	StateLock.Lock(c.ID)
 }
 

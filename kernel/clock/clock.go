@@ -19,13 +19,18 @@ func Realtime() int64 { return WallAtBoot + Monotonic() }
 // Now reads clock id (clock_gettime(2)'s clockid), or reports false for
 // a clock gometal does not have. The CPU-time clocks read the monotonic
 // clock: a thread's own CPU time is not accounted.
-func Now(id uint64) (int64, bool) {
+func Now(id uint64) (int64, bool) { return At(id, Monotonic()) }
+
+// At is what Now(id) returned when the monotonic clock read mono: a
+// system call reckons a deadline from the time it was entered, read
+// before it took a lock, not from a read made holding one.
+func At(id uint64, mono int64) (int64, bool) {
 	switch id {
 	case unix.CLOCK_MONOTONIC, unix.CLOCK_MONOTONIC_RAW, unix.CLOCK_MONOTONIC_COARSE,
 		unix.CLOCK_BOOTTIME, unix.CLOCK_PROCESS_CPUTIME_ID, unix.CLOCK_THREAD_CPUTIME_ID:
-		return Monotonic(), true
+		return mono, true
 	case unix.CLOCK_REALTIME, unix.CLOCK_REALTIME_COARSE, unix.CLOCK_TAI:
-		return Realtime(), true
+		return WallAtBoot + mono, true
 	}
 	return 0, false
 }

@@ -3,7 +3,6 @@ package linux
 import (
 	"unsafe"
 
-	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/kernel/vfs"
 	"github.com/gometal/gometal/sched"
@@ -108,20 +107,22 @@ func epollWait(t *sched.Thread, f *sched.Frame, timeout int64) uint64 {
 	if max <= 0 || max > vfs.MaxEvents {
 		return errno(unix.EINVAL)
 	}
-	deadline, poll := epollDeadline(t, timeout)
+	deadline, poll := epollDeadline(t, timeout, entryCounter())
 	return ep.Wait(t, uintptr(f.X[1]), int(max), poll, deadline)
 }
 
 // epollDeadline is the deadline of an epoll wait with timeout (in
 // nanoseconds; 0: do not wait, negative: none), and whether the call
-// is only a poll. A run after a wake-up keeps the first run's deadline.
-func epollDeadline(t *sched.Thread, timeout int64) (deadline uint64, poll bool) {
+// is only a poll. now is the counter the call reckons from (its entry
+// under the kernel lock). A run after a wake-up keeps the first run's
+// deadline.
+func epollDeadline(t *sched.Thread, timeout int64, now uint64) (deadline uint64, poll bool) {
 	if timeout > 0 {
-		deadline = deadlineAfter(timeout)
+		deadline = deadlineFrom(now, timeout)
 	}
 	if t.Retried {
 		deadline = t.RetryDeadline
-		if deadline != 0 && deadline <= timer.Now() {
+		if deadline != 0 && deadline <= now {
 			timeout = 0 // it passed while the wake-up was on its way
 		}
 	}

@@ -61,6 +61,9 @@ func futexWaitOn(t *sched.Thread, f *sched.Frame, locked bool) (r uint64, blocke
 	addr := uintptr(f.X[0])
 	op := f.X[1] & futexCmdMask
 	val := uint32(f.X[2])
+	// The counter the deadline is reckoned from, and without the kernel
+	// lock Schedule's clock too (sched.LockStateToBlockAt).
+	now := callCounter(locked)
 	// The timeout first: a bad timespec is EFAULT or EINVAL whatever
 	// the word holds, as Linux copies it in before it looks.
 	var ns int64
@@ -78,16 +81,14 @@ func futexWaitOn(t *sched.Thread, f *sched.Frame, locked bool) (r uint64, blocke
 			if f.X[1]&futexClockRealtime != 0 {
 				clock = unix.CLOCK_REALTIME
 			}
-			now, _ := nowNanos(clock)
-			ns -= now
+			ns, _ = leftUntil(clock, ns, now)
 		}
 	}
 	// The deadline before the compare, as Linux arms its timer before it
-	// queues: the counter is not read with StateLock held
-	// (sched.LockStateToBlock says why).
+	// queues.
 	var deadline uint64
 	if f.X[3] != 0 && ns > 0 {
-		deadline = deadlineAfter(ns)
+		deadline = deadlineFrom(now, ns)
 	}
 	var cur uint32
 	var mapped bool
@@ -95,7 +96,7 @@ func futexWaitOn(t *sched.Thread, f *sched.Frame, locked bool) (r uint64, blocke
 		sched.LockState()
 		cur, mapped = usermem.ReadU32(addr)
 	} else {
-		sched.LockStateToBlock()
+		sched.LockStateToBlockAt(now)
 		if cur, mapped = usermem.PeekU32(addr); !mapped || signalsPending(t) {
 			sched.UnlockState()
 			return 0, false, false

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/gometal/gometal/drivers/timer"
+	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/clock"
 	"github.com/gometal/gometal/sched"
 
@@ -90,13 +91,46 @@ func sysGettimeofday(t *sched.Thread, f *sched.Frame) uint64 {
 	return 0
 }
 
-// deadlineAfter converts a relative duration to a counter deadline.
-func deadlineAfter(ns int64) uint64 {
-	d := timer.Now() + timer.NanosToTicks(ns)
-	if d == 0 {
-		d = 1
+// entryCounter is the counter at this system call's entry, read before
+// the kernel lock was taken (kernel.trapLocked). A call under the kernel
+// lock reckons its deadline, and an absolute time's distance, from it
+// rather than reading the counter holding the lock: under QEMU's TCG the
+// read takes QEMU's global lock, which every core waiting for the
+// kernel lock would then wait for too (docs/ARCHITECTURE.md). A call
+// made without the kernel lock reads the counter itself, before its
+// locks.
+func entryCounter() uint64 { return kernel.ThisCPU().Heartbeat }
+
+// callCounter is the counter a call reckons its deadline from: its
+// entry under the kernel lock (locked), else a read made now, which the
+// caller makes before it takes any lock.
+func callCounter(locked bool) uint64 {
+	if locked {
+		return entryCounter()
 	}
-	return d
+	return timer.Now()
+}
+
+// deadlineAfter is the counter deadline ns after this call's entry (a
+// call under the kernel lock).
+func deadlineAfter(ns int64) uint64 { return deadlineFrom(entryCounter(), ns) }
+
+// deadlineFrom is the counter deadline ns after the counter read now,
+// rounded up to a whole tick, so that a wait never ends before its time
+// (never 0, which means no deadline).
+func deadlineFrom(now uint64, ns int64) uint64 {
+	ticks := timer.NanosToTicks(ns)
+	if timer.TicksToNanos(ticks) < ns {
+		ticks++
+	}
+	return max(now+ticks, 1)
+}
+
+// leftUntil is how many nanoseconds an absolute time abs on clock id
+// lies after the counter read now (false: no such clock).
+func leftUntil(id uint64, abs int64, now uint64) (int64, bool) {
+	at, ok := clock.At(id, timer.TicksToNanos(now))
+	return abs - at, ok
 }
 
 func sysNanosleep(t *sched.Thread, f *sched.Frame) uint64 {
@@ -116,8 +150,7 @@ func sleepFor(t *sched.Thread, ns int64) {
 }
 
 func sysClockNanosleep(t *sched.Thread, f *sched.Frame) uint64 {
-	now, ok := nowNanos(f.X[0])
-	if !ok {
+	if _, ok := nowNanos(f.X[0]); !ok {
 		return errno(unix.EINVAL)
 	}
 	ns, e := readTimespec(uintptr(f.X[2]))
@@ -125,7 +158,7 @@ func sysClockNanosleep(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(e)
 	}
 	if f.X[1]&unix.TIMER_ABSTIME != 0 {
-		ns -= now
+		ns, _ = leftUntil(f.X[0], ns, entryCounter())
 	}
 	sleepFor(t, ns)
 	return 0

@@ -128,10 +128,9 @@ func sysTimerfdSettime(t *sched.Thread, f *sched.Frame) uint64 {
 		if tf.Realtime {
 			clock = unix.CLOCK_REALTIME
 		}
-		now, _ := nowNanos(clock)
-		value -= now
+		value, _ = leftUntil(clock, value, entryCounter())
 	}
-	when := timer.Now() + 1
+	when := entryCounter() + 1 // due at once
 	if value > 0 {
 		when = deadlineAfter(value)
 	}

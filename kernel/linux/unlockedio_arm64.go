@@ -95,7 +95,7 @@ func unlockedEpollWait(c *sched.CPU, t *sched.Thread, f *sched.Frame) (answered,
 	if !ok {
 		return false, false
 	}
-	deadline, poll := epollDeadline(t, epollTimeout(f.X[3]))
+	deadline, poll := epollDeadline(t, epollTimeout(f.X[3]), callCounter(false)) // no lock held
 	switch {
 	case n == 0 && !poll:
 		if !unlockedWait(t, f, &ep.W.Q, sched.WaitEpoll, unix.EPOLLIN, deadline, gen) {
