@@ -53,6 +53,18 @@ func TestRPi4SleepAndTimers(t *testing.T) {
 	rpi4(t, "run", "./tests/progs/sleep", "--", "no-rtc").expect(t, 0, "order: 100 200 300", "sleep ok")
 }
 
+// Timed waits never end early on the Pi's 54 MHz counter either, with
+// the idle cores' early timer and poll (tests/progs/timeouts).
+func TestRPi4TimedWaitsNeverEarly(t *testing.T) {
+	t.Parallel()
+	r := rpi4(t, "run", "-env", "GOMETAL_STATS=1", "./tests/progs/timeouts")
+	r.expectClean(t, 0, "near the deadline: 200 timed waits", "PASS")
+	logLine(t, r.out, `stats: wake-ups: .*`)
+	if r.counter(t, `idle-polls=(\d+)`) == 0 {
+		t.Errorf("no idle wait polled its last stretch (stats: idle-polls=0)")
+	}
+}
+
 // All four cores come from the spin table: spinners run on distinct cores
 // (getcpu), and threads pinned to a core run there.
 func TestRPi4AllCoresFromSpinTable(t *testing.T) {
