@@ -284,12 +284,9 @@ func idle(c *CPU) {
 	// (idlepoll_arm64.go).
 	d = earliest(d, nextAlarm(c.ID))
 	at, poll := idleTimer(c, d)
-	switch {
-	case d == 0:
+	if d == 0 {
 		StopTimer(c)
-	case poll:
-		setTimer(c, d)
-	default:
+	} else {
 		setTimer(c, at)
 	}
 	Release(c)

@@ -141,8 +141,7 @@ func printStats() {
 	// The idle waits that polled their last stretch, and how late the
 	// timer woke a halted core, on average over the cores
 	// (sched/idlepoll_arm64.go).
-	var polls, late uint64
-	n := uint64(0)
+	var polls, late, n uint64
 	for i := range sched.CPUs {
 		if sched.CPUs[i].Online {
 			polls += sched.CPUs[i].Stats.Polls

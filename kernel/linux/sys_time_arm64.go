@@ -150,7 +150,8 @@ func sleepFor(t *sched.Thread, ns int64) {
 }
 
 func sysClockNanosleep(t *sched.Thread, f *sched.Frame) uint64 {
-	if _, ok := nowNanos(f.X[0]); !ok {
+	now, ok := clock.At(f.X[0], timer.TicksToNanos(entryCounter()))
+	if !ok {
 		return errno(unix.EINVAL)
 	}
 	ns, e := readTimespec(uintptr(f.X[2]))
@@ -158,7 +159,7 @@ func sysClockNanosleep(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(e)
 	}
 	if f.X[1]&unix.TIMER_ABSTIME != 0 {
-		ns, _ = leftUntil(f.X[0], ns, entryCounter())
+		ns -= now
 	}
 	sleepFor(t, ns)
 	return 0
