@@ -17,12 +17,12 @@ type Personality struct {
 	// reports whether it did (unlocked_arm64.go says when that is safe).
 	Unlocked func(c *sched.CPU, t *sched.Thread, f *sched.Frame) bool
 	// LockFree answers the system call in f without the kernel lock if it
-	// is one that needs only the scheduler's StateLock (FUTEX_WAKE,
+	// is one that needs only the scheduler's state locks (FUTEX_WAKE,
 	// FUTEX_WAIT) or locks of its own kind (a pipe's, the signals'), and
 	// reports whether it did and whether t blocked in it; the core then
 	// schedules, without the kernel lock, as it does when Pending says
-	// t has a signal to take. A call that blocked returns with
-	// sched.StateLock still held from the block (sched.ScheduleLocked
+	// t has a signal to take. A call that blocked returns with the
+	// state locks it blocked under still held (sched.ScheduleLocked
 	// goes on in the same section). Unlike Unlocked it runs after the
 	// app's vector registers are saved.
 	LockFree func(c *sched.CPU, t *sched.Thread, f *sched.Frame) (answered, blocked bool)
@@ -36,8 +36,8 @@ type Personality struct {
 	// without the kernel lock asks it, and takes the lock only if so;
 	// it reads what kernel-lock holders write, so a signal posted to t
 	// must then reach it another way: the personality decides whether
-	// to send t's core an SGI under sched.StateLock, which orders it
-	// with the core's picking t.
+	// to send t's core an SGI under every core's state lock
+	// (sched.LockState), which orders it with the core's picking t.
 	Pending func(t *sched.Thread) bool
 	// Init makes the app's first thread, ready to enter.
 	Init func() *sched.Thread

@@ -142,6 +142,7 @@ func Start(b *BootInfo) {
 	for i := 0; sched.Lock(i) != nil; i++ {
 		sched.Lock(i).ResetCounts()
 	}
+	sched.ResetStateLockCounts()
 	appStarted.Store(true)
 	sched.Release(c)
 	enterUser(uintptr(unsafe.Pointer(f)))

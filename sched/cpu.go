@@ -82,6 +82,10 @@ type CPU struct {
 	// earlyFor is the deadline c armed its timer early for (0: none),
 	// the one it may poll for once woken.
 	earlyFor uint64
+	// The state locks c holds (statelock.go): held says which core
+	// locks, addrLock the futex queue's lock a section took with them.
+	held     uint8
+	addrLock *cpu.Spinlock
 }
 
 // TimerLate is how late, on average, c's timer wakes it from WFI, in
@@ -99,7 +103,7 @@ type CPUStats struct {
 	Idles      uint64 // times the core went to WFI
 	Migrations uint64 // threads moved off this core by their affinity
 	Unlocked   uint64 // system calls answered without the kernel lock
-	LockFree   uint64 // futex calls answered under StateLock alone
+	LockFree   uint64 // calls answered without the kernel lock under the split locks (futex, pipe, signal)
 	EarlyWakes uint64 // waiters this core woke without the kernel lock (futex, deadline) before their core switched away
 	Polls      uint64 // idle waits that polled the counter through their last stretch (idlepoll_arm64.go)
 }
@@ -123,6 +127,12 @@ var faultStacks [cpu.MaxCPUs][FaultStackSize]byte
 // to load into TPIDR_EL1 and R28.
 func InitCPU(id int) *CPU {
 	c := &CPUs[id]
+	if id == 0 {
+		initLocks()
+	}
+	if id >= stateCores {
+		stateCores = id + 1
+	}
 	c.ID = id
 	c.Current = -1
 	lo := uintptrOf(&kstacks[id][0])

@@ -18,7 +18,8 @@ import "github.com/gometal/gometal/drivers/cpu"
 // on every exit. A thread that dies blocked leaves its deadline in the
 // cache until it passes, which costs at most one timer interrupt.
 //
-// Like every thread's state, the cache is guarded by StateLock.
+// Like the state of the threads that live on it, a core's cache is
+// guarded by that core's state lock (statelock.go).
 
 // coreDeadline is one core's cached earliest deadline (0: none).
 type coreDeadline struct {

@@ -14,6 +14,8 @@ func Reset(n int) {
 	coreDeadlines = [len(coreDeadlines)]coreDeadline{}
 	addrQueues = [len(addrQueues)]Queue{}
 	kicked = nil
+	initLocks()
+	stateCores = len(coreLocks)
 	testSelf = 0
 	Retries = 0
 	for i := 0; i < n; i++ {

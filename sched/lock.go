@@ -1,22 +1,20 @@
 package sched
 
-import (
-	"github.com/gometal/gometal/drivers/cpu"
-	"github.com/gometal/gometal/sched/trace"
-)
+import "github.com/gometal/gometal/drivers/cpu"
 
 // The kernel's locks and their order. A core may take a lock only while
 // every lock it holds has a lower rank; the lock-order checker
 // (drivers/cpu/lockorder.go, boot argument gometal.lockcheck=1, on in make
 // test) reports any acquisition that breaks this with both stacks.
 //
-//	rank 1  KernelLock  everything not listed below
-//	rank 2  the descriptor table's (kernel/linux: which description
-//	        each descriptor names, for lookups without KernelLock)
-//	rank 3  an object's (a pipe's ring and ends, an eventfd's count)
-//	rank 4  the epoll registrations (WatchLock)
-//	rank 5  SignalLock  the app's signal state (kernel/linux)
-//	rank 6  StateLock   the scheduler's state
+//	rank 1    KernelLock  everything not listed below
+//	rank 2    the descriptor table's (kernel/linux: which description
+//	          each descriptor names, for lookups without KernelLock)
+//	rank 3    an object's (a pipe's ring and ends, an eventfd's count)
+//	rank 4    the epoll registrations (WatchLock)
+//	rank 5    SignalLock  the app's signal state (kernel/linux)
+//	rank 6    a futex queue's (one per hash bucket, waitaddr.go)
+//	rank 7+i  core i's state lock (the scheduler's state, below)
 //
 // Ranks 2 to 4 are the start of splitting KernelLock by object: a read
 // or write of an anonymous pipe or an eventfd, and an epoll_pwait on
@@ -25,6 +23,13 @@ import (
 // so both meet on the same locks. SignalLock does the same for the
 // signals a tgkill sends and an rt_sigreturn unmasks (the Go runtime's
 // preemption, kernel/linux/unlockedsignal_arm64.go).
+//
+// The scheduler's state is split by core (statelock.go): a futex wait
+// or wake whose threads all live on the calling core, and a core that
+// switches between threads of its own queue, take that core's lock
+// alone (and a futex queue's), so cores that schedule their own
+// threads do not queue for each other; whatever reaches across cores
+// takes every core's lock (LockState), in rank order.
 //
 // IRQs are masked whenever the kernel runs, so no lock is ever taken by
 // an interrupt handler on a core that already holds it. The panic path
@@ -37,7 +42,8 @@ const (
 	RankObject = 3
 	RankWatch  = 4
 	RankSignal = 5
-	RankState  = 6
+	RankFutex  = 6
+	RankCore   = 7 // core i's is RankCore + i
 )
 
 // KernelLock serializes the kernel: a core takes it on every system call
@@ -49,7 +55,8 @@ const (
 // and correct on every core, at the price of serializing system calls.
 // Four kinds of call need no kernel lock: those that touch only the
 // calling thread (kernel/unlocked_arm64.go), FUTEX_WAKE and FUTEX_WAIT,
-// which need only StateLock (kernel/linux/lockfree_arm64.go), read
+// which need only the scheduler's state locks
+// (kernel/linux/lockfree_arm64.go), read
 // and write of an anonymous pipe or an eventfd and epoll_pwait on such
 // objects, under the ranks between (kernel/linux/unlockedio_arm64.go),
 // and the preemption signal's tgkill and rt_sigreturn, under SignalLock
@@ -59,26 +66,6 @@ const (
 // core's thread switched out at a slice's end, a thread picked by a core
 // leaving WFI; HoldsKernel tells).
 var KernelLock = cpu.Spinlock{Name: "kernel", Rank: RankKernel}
-
-// StateLock guards the scheduler's state: every thread's State, Wait,
-// Deadline and wait-queue links, the run queues, each core's Current and
-// Idle, the futex queues (waitaddr.go) and the deadline cache. It is
-// held for a few hundred instructions at a time and never across a copy
-// of app memory other than the futex word's. A holder of KernelLock
-// takes it inside (every exported function of this package that changes
-// that state does, so callers need not); FUTEX_WAKE takes it alone, so
-// a cross-core wake-up costs this lock and one SGI, not the kernel lock.
-//
-// What that allows, and what it does not: with KernelLock held, the
-// scheduler state that can change under a core's feet is a futex waiter
-// (Blocked, WaitFutex) that another core's FUTEX_WAKE makes Runnable, a
-// thread that another core's Schedule picks (Runnable to Running) or
-// switches out (Running to Runnable), and the run queues, Current and
-// Idle those touch. A thread blocked in any other wait changes only
-// under KernelLock. Code that decides on such a thread's state and then
-// acts (a signal ending a futex wait, or kicking the core a thread runs
-// on) holds StateLock across both (LockState).
-var StateLock = cpu.Spinlock{Name: "sched", Rank: RankState}
 
 // FDLock guards which description each descriptor names, for the
 // lookups made without the kernel lock (kernel/linux's unlockedIO): a
@@ -102,17 +89,6 @@ var WatchLock = cpu.Spinlock{Name: "watch", Rank: RankWatch}
 // which way each access goes.
 var SignalLock = cpu.Spinlock{Name: "signals", Rank: RankSignal}
 
-// LockState takes StateLock for the calling core.
-func LockState() { StateLock.Lock(self().ID) }
-
-// UnlockState releases StateLock.
-// The events the trace recorded in the section get their time after
-// it (trace.RecordLater).
-func UnlockState() {
-	StateLock.Unlock()
-	trace.Stamp(self().ID)
-}
-
 // LockObject takes l, a lock of the split ranks (RankFDs, RankObject,
 // RankWatch, RankSignal), for the calling core.
 func LockObject(l *cpu.Spinlock) { l.Lock(self().ID) }
@@ -129,8 +105,6 @@ func Lock(i int) *cpu.Spinlock {
 		return &WatchLock
 	case 3:
 		return &SignalLock
-	case 4:
-		return &StateLock
 	}
 	return nil
 }

@@ -67,27 +67,37 @@ func Ready(t *Thread) {
 	UnlockState()
 }
 
-// ready is Ready with StateLock held.
-func ready(t *Thread) {
+// ready is Ready with every core's state lock held (LockState).
+func ready(t *Thread) { readyOn(t, pickCore(t, self().ID)) }
+
+// readyOn makes t runnable on core: with every core's state lock held,
+// or with core's own when t lives there (statelock.go).
+func readyOn(t *Thread, core int) {
 	unqueue(t)
 	dropDeadline(t)
 	t.State = Runnable
 	t.Wait = WaitNone
 	t.Deadline = 0
-	enqueue(t, pickCore(t, self().ID))
+	enqueue(t, core)
 }
 
 // enqueue puts t on core's queue. An idle core gets an SGI so it leaves
 // WFI; a busy core whose queue was empty gets one too, so that it arms
 // its timer for the end of the running thread's slice. A core between
 // the two (in Schedule, its thread switched out, not yet idle) gets
-// none: it looks at its queue under StateLock before it sets Idle, so it
+// none: it looks at its queue under its lock before it sets Idle, so it
 // finds t, and an SGI would only bring it back into the kernel once it
 // runs t. (Only a FUTEX_WAKE, which holds no kernel lock, meets a core
 // there.)
+//
+// t then lives on core (its CPU; statelock.go), which is the core whose
+// lock guards it from here on: the caller holds that lock, and that of
+// the core t lived on (both are the caller's own, or it holds every
+// core's).
 func enqueue(t *Thread, core int) {
 	q := &runQueues[core]
 	me := self()
+	t.CPU = int32(core)
 	q.push(Index(t), me.Heartbeat)
 	if o := &CPUs[core]; core != me.ID && (o.Idle || q.n == 1 && o.Current >= 0) {
 		me.Stats.SGIsOut++
@@ -159,7 +169,8 @@ func CancelBlock(t *Thread) {
 	UnlockState()
 }
 
-// CancelBlockLocked is CancelBlock for a caller that holds StateLock.
+// CancelBlockLocked is CancelBlock for a caller that holds StateLock
+// (LockState), or t's core's state lock (a wake-up on t's own core).
 func CancelBlockLocked(t *Thread) {
 	unqueue(t)
 	dropDeadline(t)
@@ -169,6 +180,6 @@ func CancelBlockLocked(t *Thread) {
 }
 
 // HasRunnable reports whether a core has a thread waiting for it. Read
-// without StateLock (the unlocked sched_yield asks) it may be a moment
+// without c's state lock (the unlocked sched_yield asks) it may be a moment
 // out of date; a thread placed there meanwhile comes with an SGI.
 func HasRunnable(c *CPU) bool { return runQueues[c.ID].n > 0 }

@@ -39,14 +39,15 @@ func Fence() { cpu.BarrierISH() }
 // self is the calling core (TPIDR_EL1 holds its CPU struct).
 func self() *CPU { return (*CPU)(cpu.Ptr(uintptr(cpu.ReadTPIDREL1()))) }
 
-// LockStateToBlock takes StateLock for a wait without the kernel lock
-// that may block the calling thread and, if it does, schedule in the
-// same section (ScheduleLocked). It reads the counter first, as
+// LockStateToBlock takes every core's state lock (LockState) for a wait
+// without the kernel lock that may block the calling thread and, if it
+// does, schedule in the same section (ScheduleLocked). It reads the
+// counter first, as
 // Schedule's clock (Heartbeat): under QEMU's TCG a counter read takes
 // QEMU's global lock (CNTVCT_EL0 is a register marked for I/O), and a
-// core that waits for that while it holds StateLock makes every core
-// spinning on StateLock wait as well (Release says the same of the
-// kernel lock).
+// core that waits for that while it holds a state lock makes every core
+// spinning on it wait as well (Release says the same of the kernel
+// lock).
 func LockStateToBlock() { LockStateToBlockAt(timer.Now()) }
 
 // LockStateToBlockAt is LockStateToBlock for a wait that read the
@@ -55,7 +56,22 @@ func LockStateToBlock() { LockStateToBlockAt(timer.Now()) }
 func LockStateToBlockAt(now uint64) {
 	c := self()
 	c.Heartbeat = now
-	StateLock.Lock(c.ID)
+	lockAll(c)
+}
+
+// LockAddrToBlockAt is LockStateToBlockAt for a futex wait on addr: it
+// takes addr's futex queue lock and the calling core's own state lock
+// only (statelock.go), which is all a wait needs: the thread lives on
+// this core, and so does Schedule's next pick unless the core's queue is
+// empty (Schedule then upgrades). Compare the futex word, check for
+// signals, and WaitOnLocked in the section, or UnlockState.
+func LockAddrToBlockAt(now uint64, addr uintptr) {
+	c := self()
+	c.Heartbeat = now
+	l := &addrLocks[addrHash(addr)]
+	l.Lock(c.ID)
+	lockCore(c)
+	c.addrLock = l
 }
 
 // kick asks for core's wake-up SGI, sent by Release once the kernel lock
@@ -90,7 +106,7 @@ func Release(c *CPU) {
 
 // SendKicks sends the wake-up SGIs c's kernel entry asked for (kick),
 // with no lock held: Release does, and so does the lock-free FUTEX_WAKE,
-// which readies threads under StateLock alone.
+// which readies threads under the state locks alone.
 func SendKicks(c *CPU) {
 	kicks := c.pendingKicks
 	c.pendingKicks = 0
@@ -110,8 +126,9 @@ func Current(c *CPU) *Thread {
 }
 
 // ExpireThreads wakes every blocked thread whose deadline has passed.
-// It needs StateLock alone (it takes it), so a timer interrupt that
-// finds no alarm due (AlarmDue) is handled without the kernel lock.
+// It needs the state locks alone (it takes every core's), so a timer
+// interrupt that finds no alarm due (AlarmDue) is handled without the
+// kernel lock.
 func ExpireThreads(now uint64) {
 	LockState()
 	for i := range Active() {
@@ -138,24 +155,26 @@ func earliest(a, b uint64) uint64 {
 // Schedule decides who runs next on c after a kernel entry. f holds the
 // current thread's live context; on return it holds the context of the
 // thread to run (possibly another one). If nothing is runnable the core
-// idles here until something is. The caller holds KernelLock; Schedule
-// takes StateLock. A core that idled returns without the kernel lock if
-// only a wake-up SGI woke it (idle): the caller asks HoldsKernel.
+// idles here until something is. The caller holds KernelLock, or, for an
+// interrupt, may not; Schedule takes c's own state lock and, for what
+// reaches beyond c (a steal, going idle, a migration), every core's
+// (schedule upgrades). A core that idled returns without the kernel lock
+// if only a wake-up SGI woke it (idle): the caller asks HoldsKernel.
 func Schedule(c *CPU, f *Frame) {
-	StateLock.Lock(c.ID)
+	lockCore(c)
 	ScheduleLocked(c, f)
 }
 
-// ScheduleLocked is Schedule for a caller that already holds StateLock
-// (a wait without the kernel lock blocks the thread and schedules in one
-// section); it lets go of it.
+// ScheduleLocked is Schedule for a caller that already holds c's state
+// lock or every core's (a wait without the kernel lock blocks the thread
+// and schedules in one section); it lets go of them.
 //
 // It also finds c's next deadline for ArmTimer: the earliest of the
 // threads blocked on c (a deadline belongs to the core the thread
 // blocked on; deadline.go keeps it) while it holds the lock, so the way
-// out need not take StateLock again (each acquisition saved is one less
-// turn on the lock every core's wake-ups and waits queue for), and of
-// c's alarms after it let go (they are not StateLock's: set under
+// out need not take a state lock again (each acquisition saved is one
+// less turn on a lock other cores' wake-ups and waits queue for), and of
+// c's alarms after it let go (they are not the state locks': set under
 // KernelLock, and read without it as AlarmDue does). Only c adds to
 // either (a thread blocks on the core it runs on, and a core sets its
 // own alarms), and what other cores do meanwhile (wake one of c's
@@ -164,12 +183,19 @@ func Schedule(c *CPU, f *Frame) {
 func ScheduleLocked(c *CPU, f *Frame) {
 	schedule(c, f)
 	d := threadDeadline(c.ID, c.Heartbeat)
-	UnlockState()
+	unlockState(c)
 	c.deadline = earliest(d, nextAlarm(c.ID))
 }
 
-// schedule is Schedule with StateLock held (idle lets go of it while the
-// core waits).
+// schedule is Schedule with c's state lock or every core's held (idle
+// lets go of them while the core waits). Under c's lock alone it does
+// what stays on c: the current thread switched out, blocked or onto c's
+// queue, and the next one taken from c's queue, all of them c's threads
+// (statelock.go). What reaches beyond c upgrades first, where nothing is
+// half done: a migration (before anything changed), a yield (the thread
+// is on some queue already, maybe another core's), a steal and going
+// idle (after the current thread was switched out, so a waker meanwhile
+// finds it saved, and its queue is looked at again).
 func schedule(c *CPU, f *Frame) {
 	cur := Current(c)
 	// The counter as read at kernel entry (or after WFI): a read is not
@@ -194,6 +220,9 @@ func schedule(c *CPU, f *Frame) {
 				}
 			}
 			if mustMove(cur, c) {
+				if c.held != heldAll {
+					upgrade(c) // cur is still c's Running thread: no one else touches it
+				}
 				trace.RecordLater(c.ID, trace.KindStop, trace.StopMigrate, 0, tid)
 				cur.Ctx = *f
 				c.Current = -1
@@ -212,6 +241,9 @@ func schedule(c *CPU, f *Frame) {
 			trace.RecordLater(c.ID, trace.KindStop, trace.StopBlocked, uint16(cur.Wait), tid)
 			cur.Ctx = *f
 		case Runnable:
+			if c.held != heldAll {
+				upgrade(c)
+			}
 			trace.RecordLater(c.ID, trace.KindStop, trace.StopYield, 0, tid)
 			cur.Ctx = *f
 		case Dead:
@@ -223,6 +255,10 @@ func schedule(c *CPU, f *Frame) {
 	for {
 		how := trace.RunLocal
 		i := runQueues[c.ID].pop()
+		if i < 0 && c.held != heldAll {
+			upgrade(c)
+			continue // look at c's queue again: a waker may have put a thread there
+		}
 		if i < 0 {
 			i, how = steal(c), trace.RunStolen
 		}
@@ -242,23 +278,27 @@ func schedule(c *CPU, f *Frame) {
 }
 
 // idle waits for an interrupt with the timer set to c's next deadline and
-// both locks released, so other cores run the kernel meanwhile. It is
-// called with StateLock held, right after c's queue and every other was
-// found empty, and sets Idle before letting go of it: a thread placed
-// here afterwards comes with an SGI (enqueue), which is pending by the
-// time WFI executes if not before, so no wake-up is lost.
+// all locks released, so other cores run the kernel meanwhile. It is
+// called with every core's state lock held, right after c's queue and
+// every other was found empty, and sets Idle before letting go: a thread
+// placed here afterwards comes with an SGI (enqueue, under c's lock),
+// which is pending by the time WFI executes if not before, so no wake-up
+// is lost.
 //
-// It returns with StateLock held, and with KernelLock only if an
+// It returns with c's own state lock held (schedule looks at c's queue,
+// and upgrades to steal), and with KernelLock only if an
 // interrupt other than the wake-up SGI needed it (IdleIRQ). A core woken
 // to run a thread another core readied does not queue for the kernel
 // lock behind every system call in flight: under QEMU's TCG that wait
 // was most of a cross-core wake-up's cost (the futex and epoll wake
 // figures), and a spinning vCPU takes host time from the lock's holder.
 // What the locked way out does besides is safe without it: the thread's
-// context is read under StateLock, which every waker holds to ready it;
+// context is read under c's state lock, which every waker that readies
+// a thread onto c holds;
 // signal delivery takes the kernel lock if the personality has any to do
 // (kernel.OS.Pending), and a signal posted meanwhile sees the thread
-// Running here under StateLock and sends the SGI (linux.signalWake).
+// Running here under every core's state lock and sends the SGI
+// (linux.signalWake).
 func idle(c *CPU) {
 	d := threadDeadline(c.ID, c.Heartbeat)
 	if c.ID == 0 {
@@ -270,12 +310,12 @@ func idle(c *CPU) {
 	c.Idle = true
 	c.Stats.Idles++
 	trace.RecordLater(c.ID, trace.KindIdle, 0, 0, 0)
-	UnlockState()
+	unlockState(c)
 	// The timer and the counter are this core's own, and each access
-	// takes QEMU's global lock under TCG: made holding StateLock, a wait
-	// for it would be a wait for every core spinning on StateLock. Only
+	// takes QEMU's global lock under TCG: made holding a state lock, a
+	// wait for it would be a wait for every core spinning on it. Only
 	// the profiler reads IdleSince, so only it pays for the read. The
-	// alarms are not StateLock's either (ScheduleLocked).
+	// alarms are not the state locks' either (ScheduleLocked).
 	if ProfPeriod != 0 {
 		c.IdleSince = timer.Now()
 	}
@@ -300,8 +340,8 @@ func idle(c *CPU) {
 		learnLate(c, at)
 	}
 	trace.Record(c.ID, trace.KindWake, 0, 0, 0)
-	IdleIRQ(c) // takes StateLock where it changes threads
-	StateLock.Lock(c.ID)
+	IdleIRQ(c) // takes the state locks where it changes threads
+	lockCore(c)
 	c.Idle = false
 }
 

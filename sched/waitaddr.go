@@ -10,15 +10,19 @@ package sched
 // threads that hashed alike instead of the whole thread table.
 //
 // No wake-up is lost because the waiter compares the futex word with the
-// value it expects while it holds StateLock, and blocks before letting
-// go (LockState, the read, WaitOnLocked, UnlockState), and the waker
-// takes StateLock after it changed the word. The waker therefore either
-// runs before the compare, and the waiter sees the new value and does
-// not sleep, or after the waiter is queued, and finds it.
+// value it expects while it holds its queue's lock (and its core's state
+// lock, or every core's), and blocks before letting go
+// (LockAddrToBlockAt or LockState, the read, WaitOnLocked, UnlockState),
+// and the waker takes the queue's lock (or every core's) after it
+// changed the word; a queue's links are only ever changed under its lock
+// and a core's, or under every core's (statelock.go), so the two meet.
+// The waker therefore either runs before the compare, and the waiter
+// sees the new value and does not sleep, or after the waiter is queued,
+// and finds it.
 // waitaddr_test.go checks this with the Go runtime's own futex mutex
 // protocol on real host threads, wakers holding no other lock.
 //
-// A waker needs no kernel lock (FUTEX_WAKE takes only StateLock), so it
+// A waker needs no kernel lock (FUTEX_WAKE takes only the state locks), so it
 // may find a waiter whose core has not yet left the system call that
 // blocked it: its registers are still live in that core's trap frame,
 // not yet saved in the thread, and no other core may run it. Such a
@@ -32,11 +36,14 @@ const addrQueueBits = 6
 
 var addrQueues [1 << addrQueueBits]Queue
 
-// addrQueue is the queue of addr's waiters: a multiplicative (Fibonacci)
+// addrHash is the number of addr's queue: a multiplicative (Fibonacci)
 // hash, since futex words are aligned and often a page apart.
-func addrQueue(addr uintptr) *Queue {
-	return &addrQueues[(uint64(addr)*0x9E3779B97F4A7C15)>>(64-addrQueueBits)]
+func addrHash(addr uintptr) uint64 {
+	return (uint64(addr) * 0x9E3779B97F4A7C15) >> (64 - addrQueueBits)
 }
+
+// addrQueue is the queue of addr's waiters.
+func addrQueue(addr uintptr) *Queue { return &addrQueues[addrHash(addr)] }
 
 // WaitOn blocks t on addr until WakeAddr or the deadline (a counter value,
 // 0 for none; on timeout X0 becomes timeoutResult).
@@ -46,11 +53,15 @@ func WaitOn(t *Thread, w WaitKind, addr uintptr, deadline, timeoutResult uint64)
 	UnlockState()
 }
 
-// WaitOnLocked is WaitOn for a caller that holds StateLock, as futex
-// wait must across its compare and its block.
+// WaitOnLocked is WaitOn for a caller that holds the state locks, as
+// futex wait must across its compare and its block: every core's
+// (LockState), or addr's queue's and its own core's (LockAddrToBlockAt);
+// the queue's lock is let go once t is on it, the core's is kept for
+// Schedule (ScheduleLocked).
 func WaitOnLocked(t *Thread, w WaitKind, addr uintptr, deadline, timeoutResult uint64) {
 	blockOn(t, addrQueue(addr), w, 0, deadline, timeoutResult)
 	t.WaitAddr = addr
+	dropAddrLock(self())
 }
 
 // WakeAddr wakes up to n threads blocked with kind w on addr, oldest
@@ -58,28 +69,66 @@ func WaitOnLocked(t *Thread, w WaitKind, addr uintptr, deadline, timeoutResult u
 // lock (FUTEX_WAKE's lock-free path) or KernelLock; a waiter still on its
 // core is woken where it is (it can only be met without KernelLock: its
 // core holds KernelLock until Schedule has saved it).
+//
+// It first takes addr's queue's lock and the calling core's state lock
+// alone (statelock.go) and wakes waiters that live on this core and are
+// to run here (wakeAddr): a Go program's threads that hand work to
+// each other on one core, and futex ping-pong pairs, wake this way
+// without touching another core's lock. At the first waiter that lives
+// elsewhere, or that the placement policy sends elsewhere, it lets go
+// and wakes the rest under every core's lock, in the same order.
 func WakeAddr(w WaitKind, addr uintptr, n int) int {
-	LockState()
-	woke := wakeAddr(w, addr, n)
-	UnlockState()
+	c := self()
+	l := &addrLocks[addrHash(addr)]
+	l.Lock(c.ID)
+	lockCore(c)
+	c.addrLock = l
+	woke, done := wakeAddr(c, w, addr, n, true)
+	unlockState(c)
+	if !done {
+		lockAll(c)
+		more, _ := wakeAddr(c, w, addr, n-woke, false)
+		woke += more
+		unlockState(c)
+	}
 	return woke
 }
 
-// wakeAddr wakes up to n of addr's waiters, oldest first. StateLock is
-// held.
-func wakeAddr(w WaitKind, addr uintptr, n int) int {
-	woke := 0
+// wakeAddr wakes up to n of addr's waiters, oldest first, and returns
+// how many woke. Under every core's state lock (here false) it wakes any
+// of them (WakeLocked). Under addr's queue's lock and c's state lock
+// alone (here true) it wakes them while they live on c and the placement
+// policy keeps them there, and stops, done false, at the first it may
+// not wake so (the caller wakes it and the rest under every core's).
+//
+// What it reads of a waiter on another core before it stops is stable
+// under the queue's lock: a thread on the queue leaves it, and its wait,
+// only under that lock or every core's, and a blocked thread's CPU does
+// not change while it waits.
+func wakeAddr(c *CPU, w WaitKind, addr uintptr, n int, here bool) (woke int, done bool) {
 	q := addrQueue(addr)
 	for i := q.head; i != 0 && woke < n; {
 		t := &Threads[i-1]
-		i = t.qnext
+		i = t.qnext // t leaves the queue below; i already points past it
 		if t.Wait != w || t.WaitAddr != addr || t.State != Blocked {
 			continue
 		}
-		WakeLocked(t, 0) // unqueues t; i already points past it
+		switch {
+		case !here:
+			WakeLocked(t, 0)
+		case int(t.CPU) != c.ID:
+			return woke, false
+		case onCore(t):
+			wakeOnCore(t, 0)
+		case pickCore(t, c.ID) != c.ID:
+			return woke, false
+		default:
+			t.Ctx.X[0] = 0
+			readyOn(t, c.ID)
+		}
 		woke++
 	}
-	return woke
+	return woke, true
 }
 
 // onCore reports whether t is still its core's current thread: its
@@ -92,8 +141,8 @@ func onCore(t *Thread) bool {
 // from yet: t goes on running there, and Schedule gives it X0 = result
 // (wokeOnCore), or for a Retry rewinds it to the SVC (wokeRetry).
 // Nothing else can have saved or queued it meanwhile: only its own
-// core's Schedule switches away from it, under StateLock, which the
-// caller holds.
+// core's Schedule switches away from it, under that core's state lock,
+// which the caller holds.
 func wakeOnCore(t *Thread, result uint64) {
 	CancelBlockLocked(t) // as if it had never blocked, but the system
 	t.wokeOnCore = true  // call path may have seen it blocked and left X0

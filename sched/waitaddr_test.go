@@ -3,6 +3,7 @@
 package sched
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,10 @@ import (
 type futexModel struct {
 	kernel sync.Mutex // KernelLock
 	mem    [64]atomic.Uint32
+	// pinned: every thread lives on core 0, the waker's, and may run
+	// only there, so FUTEX_WAKE takes the futex queue's lock and core
+	// 0's alone (WakeAddr's first pass) while waits take every core's.
+	pinned bool
 }
 
 // wait is FUTEX_WAIT(addr, val): compare and block under the locks, then
@@ -64,6 +69,9 @@ func (m *futexModel) newThread(t *testing.T) *Thread {
 		t.Fatal("thread table full")
 	}
 	th.State = Running
+	if m.pinned {
+		th.CPU, th.Affinity = 0, 1
+	}
 	return th
 }
 
@@ -81,8 +89,14 @@ func within(t *testing.T, d time.Duration, what string, f func()) {
 // The three-state futex mutex (0 unlocked, 1 locked, 2 locked with
 // sleepers), the shape of the Go runtime's lock_futex.go and of glibc's.
 func TestFutexModelMutex(t *testing.T) {
+	for _, pinned := range []bool{false, true} {
+		t.Run(fmt.Sprint("pinned=", pinned), func(t *testing.T) { testFutexModelMutex(t, pinned) })
+	}
+}
+
+func testFutexModelMutex(t *testing.T, pinned bool) {
 	resetCores(t, 4)
-	m := &futexModel{}
+	m := &futexModel{pinned: pinned}
 	const key = 0
 	lock := func(th *Thread) {
 		if m.mem[key].CompareAndSwap(0, 1) {
@@ -203,5 +217,76 @@ func TestWakeAddrWakesWaiterOnCore(t *testing.T) {
 	}
 	if addrQueue(0x40).head != 0 || CPUs[0].Stats.EarlyWakes != 1 {
 		t.Fatalf("waiter still queued, or not counted (%d)", CPUs[0].Stats.EarlyWakes)
+	}
+}
+
+// A wake-up of a waiter that lives on the waker's core and stays there
+// takes that core's state lock and the futex queue's, and no other
+// core's: the waiter goes on the core's own queue, with no SGI.
+func TestWakeAddrOnOwnCoreTakesOneCoreLock(t *testing.T) {
+	resetCores(t, 4)
+	w := New()
+	w.CPU, w.Affinity = 0, 1 // lives on core 0, the waker's, and may run only there
+	WaitOn(w, WaitFutex, 0x40, 0, 0)
+	ResetStateLockCounts()
+	if n := WakeAddr(WaitFutex, 0x40, 1); n != 1 || w.State != Runnable {
+		t.Fatalf("woke %d, waiter %v: want 1, Runnable", n, w.State)
+	}
+	if runQueues[0].n != 1 || len(kicked) != 0 {
+		t.Fatalf("core 0's queue holds %d, kicked %v: want the waiter there, no SGI", runQueues[0].n, kicked)
+	}
+	for i := 1; i < len(coreLocks); i++ {
+		if coreLocks[i].Taken != 0 {
+			t.Fatalf("core %d's state lock taken %d times by a wake-up on core 0", i, coreLocks[i].Taken)
+		}
+	}
+	if coreLocks[0].Taken != 1 || addrLocks[addrHash(0x40)].Taken != 1 {
+		t.Fatalf("core 0's lock taken %d, the futex queue's %d: want 1 each", coreLocks[0].Taken, addrLocks[addrHash(0x40)].Taken)
+	}
+	expectNoStateLocks(t)
+}
+
+// A waiter on another core, or one the policy sends to another core,
+// is woken under every core's lock, and the order still holds: the
+// oldest first, then the rest, whichever way each goes.
+func TestWakeAddrFallsBackInOrder(t *testing.T) {
+	resetCores(t, 4, 2, 3)
+	local, remote, idleBound := New(), New(), New()
+	local.CPU, local.Affinity = 0, 1 // core 0's, and stays there
+	remote.CPU = 1                   // lives on core 1
+	idleBound.CPU = 0                // core 0's, but cores 2 and 3 are idle
+	for _, w := range []*Thread{local, remote, idleBound} {
+		WaitOn(w, WaitFutex, 0x40, 0, 0)
+	}
+	if n := WakeAddr(WaitFutex, 0x40, 2); n != 2 || local.State != Runnable || remote.State != Runnable || idleBound.State != Blocked {
+		t.Fatalf("woke %d (local %v, remote %v, third %v): want the two oldest", n, local.State, remote.State, idleBound.State)
+	}
+	if runQueues[0].n != 1 || local.CPU != 0 || remote.CPU != 2 {
+		t.Fatalf("core 0's queue holds %d; local on %d, remote on %d: want 0 and idle core 2", runQueues[0].n, local.CPU, remote.CPU)
+	}
+	if n := WakeAddr(WaitFutex, 0x40, 1); n != 1 || idleBound.CPU != 3 {
+		t.Fatalf("woke %d; third on core %d: want it on idle core 3", n, idleBound.CPU)
+	}
+	if len(kicked) != 2 {
+		t.Fatalf("kicked %v: want idle cores 2 and 3", kicked)
+	}
+	expectNoStateLocks(t)
+}
+
+// expectNoStateLocks fails if a state lock is still held.
+func expectNoStateLocks(t *testing.T) {
+	t.Helper()
+	for i := range coreLocks {
+		if coreLocks[i].Held() {
+			t.Fatalf("core %d's state lock still held", i)
+		}
+	}
+	for i := range addrLocks {
+		if addrLocks[i].Held() {
+			t.Fatalf("futex queue %d's lock still held", i)
+		}
+	}
+	if c := self(); c.held != heldNone || c.addrLock != nil {
+		t.Fatalf("core %d still records held=%d addrLock=%v", c.ID, c.held, c.addrLock)
 	}
 }

@@ -72,7 +72,8 @@ func BlockOnGenLocked(t *Thread, q *Queue, kind WaitKind, events uint32, deadlin
 	return true
 }
 
-// blockOn is BlockOn with StateLock held.
+// blockOn is BlockOn with the state locks held: every core's, or for a
+// futex queue its lock and t's core's (statelock.go).
 func blockOn(t *Thread, q *Queue, kind WaitKind, events uint32, deadline, timeoutResult uint64) {
 	block(t, kind, deadline, timeoutResult)
 	t.WaitEvents = events

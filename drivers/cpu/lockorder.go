@@ -17,8 +17,9 @@ package cpu
 const LockStackDepth = 8
 
 // maxHeld bounds the locks one core holds at once; more is reported as
-// a violation (the order has a handful of ranks).
-const maxHeld = 8
+// a violation. The most a core holds: the kernel lock, one of each
+// split rank, and every core's state lock (sched/lock.go).
+const maxHeld = 8 + MaxCPUs
 
 // HeldLock is a lock a core holds, or is about to take, and the return
 // addresses of the calls that took it, innermost first (0: no more).

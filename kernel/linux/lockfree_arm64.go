@@ -11,12 +11,14 @@ import (
 // eventfd, under the object's own lock, and epoll_pwait on such objects
 // (unlockedio_arm64.go); the preemption signal's tgkill and
 // rt_sigreturn, under SignalLock (unlockedsignal_arm64.go); and, with the scheduler's
-// StateLock alone, FUTEX_WAKE and
+// state locks alone, FUTEX_WAKE and
 // FUTEX_WAIT, the calls behind every park and wake-up of an M in the Go
 // runtime (notesleep, notewakeup, semasleep, semawakeup). FUTEX_WAKE
 // reads no app memory and touches only the futex queues and the run
-// queues, which are StateLock's (sched/waitaddr.go says why no wake-up is
-// lost). FUTEX_WAIT reads the word, and its timeout, only where the app
+// queues, which are the state locks' (sched/statelock.go; waitaddr.go
+// says why no wake-up is lost): a waiter that lives on the waker's core
+// and stays there is woken under its futex queue's lock and that core's
+// alone. FUTEX_WAIT reads the word, and its timeout, only where the app
 // has them mapped already, and leaves the rest to the kernel lock
 // (futexWaitOn says what). blocked reports a wait: the core then schedules
 // without the kernel lock, as an interrupt does.

@@ -10,8 +10,9 @@ import (
 // futex: FUTEX_WAIT and FUTEX_WAKE (and their bitset forms), all the Go
 // runtime uses. Waiters are the threads blocked with sched.WaitFutex on
 // the address (sched/waitaddr.go: FIFO, and why no wake-up is lost: the
-// compare and the block are one step under sched.StateLock, which every
-// waker takes). FUTEX_WAKE normally never gets here: it is answered
+// compare and the block are one step under the address's futex queue
+// lock, or every core's state lock, which every waker meets).
+// FUTEX_WAKE normally never gets here: it is answered
 // without the kernel lock (lockfree_arm64.go); this one serves the lab's
 // tree. There is one address space, so private and shared futexes are
 // the same.
@@ -53,16 +54,18 @@ func sysFutex(t *sched.Thread, f *sched.Frame) uint64 {
 // already mapped (usermem.PeekIn) and gives up, ok false, before it
 // changes anything, where the locked way must decide: a page to fault in,
 // or a signal pending for t, which that way delivers or lets end the
-// wait (syscall's pending check). The pending check runs under
-// sched.StateLock, as signalWake's does, so a signal posted by another
-// core is either seen here or finds t blocked and ends the wait. A wait
-// without the kernel lock that blocked returns with StateLock held.
+// wait (syscall's pending check). The pending check runs under this
+// core's state lock (sched.LockAddrToBlockAt), and signalWake decides
+// under every core's, so a signal posted by another core is either seen
+// here or finds t blocked and ends the wait. A wait without the kernel
+// lock that blocked returns with this core's state lock held, for
+// Schedule.
 func futexWaitOn(t *sched.Thread, f *sched.Frame, locked bool) (r uint64, blocked, ok bool) {
 	addr := uintptr(f.X[0])
 	op := f.X[1] & futexCmdMask
 	val := uint32(f.X[2])
 	// The counter the deadline is reckoned from, and without the kernel
-	// lock Schedule's clock too (sched.LockStateToBlockAt).
+	// lock Schedule's clock too (sched.LockAddrToBlockAt).
 	now := callCounter(locked)
 	// The timeout first: a bad timespec is EFAULT or EINVAL whatever
 	// the word holds, as Linux copies it in before it looks.
@@ -96,7 +99,7 @@ func futexWaitOn(t *sched.Thread, f *sched.Frame, locked bool) (r uint64, blocke
 		sched.LockState()
 		cur, mapped = usermem.ReadU32(addr)
 	} else {
-		sched.LockStateToBlockAt(now)
+		sched.LockAddrToBlockAt(now, addr)
 		if cur, mapped = usermem.PeekU32(addr); !mapped || signalsPending(t) {
 			sched.UnlockState()
 			return 0, false, false

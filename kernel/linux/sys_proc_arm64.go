@@ -126,6 +126,11 @@ func printStats() {
 		l := sched.Lock(i)
 		putLockCounts(l.Name, l.LockCounts)
 	}
+	// The scheduler's state locks, each kind summed: the futex queues'
+	// and the cores' (sched/statelock.go).
+	cores, futex := sched.StateLockCounts()
+	putLockCounts("futex", futex)
+	putLockCounts("cores", cores)
 	// The objects' own locks (one per pipe and per eventfd), summed.
 	putLockCounts("objects", vfs.ObjectLockCounts())
 	// Pipe reads and writes answered under the pipe's lock alone, those

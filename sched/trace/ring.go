@@ -39,11 +39,11 @@ func Record(core int, k Kind, code uint8, num uint16, arg uint32) {
 }
 
 // RecordLater is Record for a caller that holds a lock other cores spin
-// on (the scheduler's StateLock): the event is appended now and gets
+// on (the scheduler's state locks): the event is appended now and gets
 // its time at the core's next Stamp (when the lock is let go) or
 // Record. Under QEMU's TCG reading the counter takes QEMU's global lock,
-// and a core waiting for that while holding StateLock holds up every
-// core waiting for StateLock: with the time read in place, tracing made
+// and a core waiting for that while holding a state lock holds up every
+// core waiting for it: with the time read in place, tracing made
 // the cross-core futex and epoll wake-ups it was meant to show twice as
 // slow. The time is then the end of the locked section the event
 // happened in, a few microseconds late at most, and a core's events

@@ -1,0 +1,166 @@
+package sched
+
+import (
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/sched/trace"
+)
+
+// The scheduler's state locks: one per core, as Linux has a lock per
+// run queue (rq->lock), where there was one lock for every core's
+// state. A Go program on four cores parks and wakes its Ms by futex
+// thousands of times a second, mostly between threads that live on the
+// same core; under one lock each such switch queued behind every other
+// core's.
+//
+// What core i's lock guards: its run queue, CPUs[i].Current and Idle, its
+// deadline cache (deadline.go), and the scheduler's fields (State, Wait,
+// Ctx while not running, the woke* fields, Deadline) of the threads that
+// live on core i. A thread lives on the core its CPU field names: the
+// core whose queue holds it (enqueue sets CPU), that runs it, or that it
+// blocked on. CPU changes only under the locks of both the core a
+// thread leaves and the one it goes to (a wake-up placing it on another
+// core, a steal), so holding core i's lock and reading CPU == i, the
+// thread is i's until the lock is let go (Linux's task_rq_lock rule).
+//
+// A futex queue's links (Thread.queue and qnext, the Queue's ends) are
+// guarded by that queue's lock together with any core's lock, or by
+// every core's; an object's wait queue (a pipe's, an epoll instance's)
+// by every core's.
+//
+// Two ways to hold them:
+//
+//   - LockState takes every core's lock in rank order (core 0 first):
+//     whatever reaches across cores (a wake-up placing a thread on
+//     another core, a steal, a signal, an object's Notify, a timeout)
+//     holds that, and may touch all of the above, as under the one lock
+//     there was. What comments here and elsewhere call StateLock.
+//   - A core's own lock alone: Schedule switching between threads of its
+//     own queue, and, with a futex queue's lock taken first, a futex wait
+//     (LockAddrToBlockAt) or a wake-up of waiters that live on the waker's
+//     core and stay there (WakeAddr). What such a section finds it needs
+//     beyond its core (an empty queue to steal for, a waiter on another
+//     core) it leaves to LockState: Schedule upgrades in place (upgrade,
+//     where nothing is half done), WakeAddr lets go and starts over.
+//
+// A section under LockState excludes every section under a core's lock,
+// so every rule written for the one lock (the signal Dekker pairs: a
+// sender posts under SignalLock and then decides under StateLock, a
+// waiter checks for signals in the section it blocks in) holds as it
+// did: the waiter's section holds its core's lock, and the sender's
+// holds every core's.
+
+// coreLocks[i] is core i's state lock (rank RankCore + i).
+var coreLocks [cpu.MaxCPUs]cpu.Spinlock
+
+// addrLocks[i] is futex queue i's lock (rank RankFutex).
+var addrLocks [len(addrQueues)]cpu.Spinlock
+
+// stateCores is how many core locks LockState takes: one past the
+// highest core InitCPU set up. Every core is set up before any but the
+// boot core takes a state lock (they wait for the app's start), so it
+// never changes while one is held.
+var stateCores = 1
+
+// The locks a core holds of these (CPU.held).
+const (
+	heldNone = iota
+	heldCore // its own core's lock
+	heldAll  // every core's (LockState)
+)
+
+// initLocks names and ranks the state locks. The boot core's InitCPU
+// calls it before any other core runs (a kernel package has no init
+// functions, and sixty-four literal entries would say less).
+func initLocks() {
+	for i := range coreLocks {
+		coreLocks[i].Name = "cores"
+		coreLocks[i].Rank = uint8(RankCore + i)
+	}
+	for i := range addrLocks {
+		addrLocks[i].Name = "futex"
+		addrLocks[i].Rank = RankFutex
+	}
+}
+
+// LockState takes every core's state lock for the calling core, in
+// rank order.
+func LockState() { lockAll(self()) }
+
+// UnlockState lets go of the state locks the calling core holds, as
+// LockState, LockStateToBlock or LockAddrToBlockAt took them (and the
+// futex queue's lock, if the section still holds it). The events the
+// trace recorded in the section get their time after it
+// (trace.RecordLater).
+func UnlockState() { unlockState(self()) }
+
+func lockAll(c *CPU) {
+	for i := range coreLocks[:stateCores] {
+		coreLocks[i].Lock(c.ID)
+	}
+	c.held = heldAll
+}
+
+// lockCore takes c's own state lock.
+func lockCore(c *CPU) {
+	coreLocks[c.ID].Lock(c.ID)
+	c.held = heldCore
+}
+
+// upgrade turns c's own lock into every core's. It lets go first (the
+// rank order has core 0 first), so what other cores did meanwhile must
+// be looked at again: the callers upgrade only where they have nothing
+// half done, and look again.
+func upgrade(c *CPU) {
+	c.held = heldNone
+	coreLocks[c.ID].Unlock()
+	lockAll(c)
+}
+
+func unlockState(c *CPU) {
+	held, addr := c.held, c.addrLock
+	c.held, c.addrLock = heldNone, nil
+	switch held {
+	case heldAll:
+		for i := range coreLocks[:stateCores] {
+			coreLocks[i].Unlock()
+		}
+	case heldCore:
+		coreLocks[c.ID].Unlock()
+	}
+	if addr != nil {
+		addr.Unlock()
+	}
+	trace.Stamp(c.ID)
+}
+
+// dropAddrLock lets go of the futex queue's lock a section took with its
+// core's (the queue is linked; the core's lock covers the rest).
+func dropAddrLock(c *CPU) {
+	if l := c.addrLock; l != nil {
+		c.addrLock = nil
+		l.Unlock()
+	}
+}
+
+// StateLockCounts returns the contention of the core locks and of the
+// futex queues' locks, each kind summed (for the stats).
+func StateLockCounts() (cores, futex cpu.LockCounts) {
+	for i := range coreLocks {
+		cores = cores.Plus(coreLocks[i].LockCounts)
+	}
+	for i := range addrLocks {
+		futex = futex.Plus(addrLocks[i].LockCounts)
+	}
+	return cores, futex
+}
+
+// ResetStateLockCounts zeroes those counts (the kernel does when the app
+// starts, as for its other locks).
+func ResetStateLockCounts() {
+	for i := range coreLocks {
+		coreLocks[i].ResetCounts()
+	}
+	for i := range addrLocks {
+		addrLocks[i].ResetCounts()
+	}
+}
