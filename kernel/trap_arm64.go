@@ -51,7 +51,7 @@ func saveFP(f *sched.Frame)
 //go:noinline
 func trapLocked(c *sched.CPU, f *sched.Frame, esr uint64) {
 	// The counter before the lock: under QEMU's TCG reading it takes
-	// QEMU's global lock (sched.LockStateToBlock), which every other
+	// QEMU's global lock (sched.LockAddrToBlockAt), which every other
 	// core spinning for the kernel lock would wait for too. The profiler
 	// reads it again once the lock is held: the wait is charged apart.
 	entered := timer.Now()

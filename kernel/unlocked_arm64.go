@@ -133,7 +133,7 @@ func lockFreeSyscall(c *sched.CPU, f *sched.Frame, esr uint64) bool {
 	if blocked || OS.Pending(t) {
 		if !prof.On() && !blocked {
 			// Schedule's clock (a wait read it before it took the state
-			// locks: sched.LockStateToBlock)
+			// locks: sched.LockQueueToBlock)
 			c.Heartbeat = timer.Now()
 		}
 		finishTrap(c, f, blocked) // and profExit, and Release's kicks

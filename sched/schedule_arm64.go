@@ -39,39 +39,36 @@ func Fence() { cpu.BarrierISH() }
 // self is the calling core (TPIDR_EL1 holds its CPU struct).
 func self() *CPU { return (*CPU)(cpu.Ptr(uintptr(cpu.ReadTPIDREL1()))) }
 
-// LockStateToBlock takes every core's state lock (LockState) for a wait
-// without the kernel lock that may block the calling thread and, if it
-// does, schedule in the same section (ScheduleLocked). It reads the
-// counter first, as
-// Schedule's clock (Heartbeat): under QEMU's TCG a counter read takes
-// QEMU's global lock (CNTVCT_EL0 is a register marked for I/O), and a
-// core that waits for that while it holds a state lock makes every core
-// spinning on it wait as well (Release says the same of the kernel
-// lock).
-func LockStateToBlock() { LockStateToBlockAt(timer.Now()) }
-
-// LockStateToBlockAt is LockStateToBlock for a wait that read the
-// counter already (now), before any lock: a timed futex wait reckons its
-// deadline from the same read.
-func LockStateToBlockAt(now uint64) {
-	c := self()
-	c.Heartbeat = now
-	lockAll(c)
-}
-
-// LockAddrToBlockAt is LockStateToBlockAt for a futex wait on addr: it
-// takes addr's futex queue lock and the calling core's own state lock
-// only (statelock.go), which is all a wait needs: the thread lives on
-// this core, and so does Schedule's next pick unless the core's queue is
+// LockAddrToBlockAt takes the state locks for a futex wait on addr
+// without the kernel lock, which may block the calling thread and, if
+// it does, schedule in the same section (ScheduleLocked): addr's futex
+// queue lock and the calling core's own state lock only
+// (statelock.go), which is all a wait needs: the thread lives on this
+// core, and so does Schedule's next pick unless the core's queue is
 // empty (Schedule then upgrades). Compare the futex word, check for
 // signals, and WaitOnLocked in the section, or UnlockState.
+//
+// now is the counter, read before any lock, as Schedule's clock
+// (Heartbeat); a timed wait reckons its deadline from the same read.
+// Under QEMU's TCG a counter read takes QEMU's global lock (CNTVCT_EL0
+// is a register marked for I/O), and a core that waits for that while
+// it holds a state lock makes every core spinning on it wait as well
+// (Release says the same of the kernel lock).
 func LockAddrToBlockAt(now uint64, addr uintptr) {
 	c := self()
 	c.Heartbeat = now
-	l := &addrLocks[addrHash(addr)]
-	l.Lock(c.ID)
-	lockCore(c)
-	c.addrLock = l
+	lockWith(c, &addrLocks[addrHash(addr)])
+}
+
+// LockQueueToBlock is LockAddrToBlockAt for a wait on an object's queue
+// q (a pipe's, an eventfd's, an epoll instance's) without the kernel
+// lock: q's lock and the calling core's state lock, the counter read
+// first. Check for signals and BlockOnGenLocked in the section, or
+// UnlockState.
+func LockQueueToBlock(q *Queue) {
+	c := self()
+	c.Heartbeat = timer.Now()
+	lockWith(c, queueLock(q))
 }
 
 // kick asks for core's wake-up SGI, sent by Release once the kernel lock

@@ -22,10 +22,11 @@ import (
 // core, a steal), so holding core i's lock and reading CPU == i, the
 // thread is i's until the lock is let go (Linux's task_rq_lock rule).
 //
-// A futex queue's links (Thread.queue and qnext, the Queue's ends) are
-// guarded by that queue's lock together with any core's lock, or by
-// every core's; an object's wait queue (a pipe's, an epoll instance's)
-// by every core's.
+// A wait queue's links (Thread.queue and qnext, the Queue's ends, its
+// Gen) are guarded by that queue's lock together with any core's lock,
+// or by every core's. A futex queue's lock is addrLocks[i]; an object's
+// queue (a pipe's, an epoll instance's) uses the one its address hashes
+// to (queueLock).
 //
 // Two ways to hold them:
 //
@@ -35,12 +36,12 @@ import (
 //     holds that, and may touch all of the above, as under the one lock
 //     there was. What comments here and elsewhere call StateLock.
 //   - A core's own lock alone: Schedule switching between threads of its
-//     own queue, and, with a futex queue's lock taken first, a futex wait
-//     (LockAddrToBlockAt) or a wake-up of waiters that live on the waker's
-//     core and stay there (WakeAddr). What such a section finds it needs
+//     own queue, and, with a wait queue's lock taken first, a wait
+//     (LockAddrToBlockAt, LockQueueToBlock) or a wake-up of waiters that
+//     live on the waker's core and stay there (WakeAddr, Queue.Notify). What such a section finds it needs
 //     beyond its core (an empty queue to steal for, a waiter on another
 //     core) it leaves to LockState: Schedule upgrades in place (upgrade,
-//     where nothing is half done), WakeAddr lets go and starts over.
+//     where nothing is half done), a wake-up lets go and wakes the rest.
 //
 // A section under LockState excludes every section under a core's lock,
 // so every rule written for the one lock (the signal Dekker pairs: a
@@ -87,7 +88,7 @@ func initLocks() {
 func LockState() { lockAll(self()) }
 
 // UnlockState lets go of the state locks the calling core holds, as
-// LockState, LockStateToBlock or LockAddrToBlockAt took them (and the
+// LockState, LockAddrToBlockAt or LockQueueToBlock took them (and the
 // futex queue's lock, if the section still holds it). The events the
 // trace recorded in the section get their time after it
 // (trace.RecordLater).
@@ -104,6 +105,15 @@ func lockAll(c *CPU) {
 func lockCore(c *CPU) {
 	coreLocks[c.ID].Lock(c.ID)
 	c.held = heldCore
+}
+
+// lockWith takes l, a wait queue's lock (a futex queue's, queueLock),
+// and then c's own state lock: what a wait or wake-up that stays on c
+// holds (WakeAddr, Notify, LockQueueToBlock).
+func lockWith(c *CPU, l *cpu.Spinlock) {
+	l.Lock(c.ID)
+	lockCore(c)
+	c.addrLock = l
 }
 
 // upgrade turns c's own lock into every core's. It lets go first (the

@@ -79,10 +79,7 @@ func WaitOnLocked(t *Thread, w WaitKind, addr uintptr, deadline, timeoutResult u
 // and wakes the rest under every core's lock, in the same order.
 func WakeAddr(w WaitKind, addr uintptr, n int) int {
 	c := self()
-	l := &addrLocks[addrHash(addr)]
-	l.Lock(c.ID)
-	lockCore(c)
-	c.addrLock = l
+	lockWith(c, &addrLocks[addrHash(addr)])
 	woke, done := wakeAddr(c, w, addr, n, true)
 	unlockState(c)
 	if !done {
@@ -116,12 +113,10 @@ func wakeAddr(c *CPU, w WaitKind, addr uintptr, n int, here bool) (woke int, don
 		switch {
 		case !here:
 			WakeLocked(t, 0)
-		case int(t.CPU) != c.ID:
+		case !stays(t, c):
 			return woke, false
 		case onCore(t):
 			wakeOnCore(t, 0)
-		case pickCore(t, c.ID) != c.ID:
-			return woke, false
 		default:
 			t.Ctx.X[0] = 0
 			readyOn(t, c.ID)

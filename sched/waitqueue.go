@@ -1,6 +1,11 @@
 package sched
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gometal/gometal/drivers/cpu"
+)
 
 // Wait queues: the threads blocked on one object (a pipe, an eventfd, an
 // epoll instance, the console), each with the events it waits for. This
@@ -17,12 +22,14 @@ import "sync/atomic"
 // most one queue (Thread.queue), and leaves it when it wakes for any
 // reason: a notify, its deadline, or a signal (Ready unlinks it).
 //
-// Locking: a queue's links are the scheduler's state, under StateLock
-// (every function here takes it). What a waiter waits for is its
-// object's, and the waiter does not hold the object's lock when it
-// blocks: a pipe written without KernelLock may notify between the
-// waiter's "would block" and its BlockOn. So a queue counts its
-// notifications (Gen, bumped under StateLock), the waiter reads the count
+// Locking: a queue's links are the scheduler's state, under the queue's
+// own lock (queueLock) with a core's state lock, or under every core's
+// (statelock.go; every function here takes what it needs). What a
+// waiter waits for is its object's, and the waiter does not hold the
+// object's lock when it blocks: a pipe written without KernelLock may
+// notify between the waiter's "would block" and its BlockOn. So a queue
+// counts its notifications (Gen, bumped under those locks, and a waiter
+// compares it under them too), the waiter reads the count
 // before it tries the object, and BlockOnGen blocks only if no Notify
 // came since; otherwise the caller tries again. This is the futex
 // protocol (compare under the lock that wakers take) with the count as
@@ -62,14 +69,26 @@ func BlockOnGen(t *Thread, q *Queue, kind WaitKind, events uint32, deadline, tim
 	return ok
 }
 
-// BlockOnGenLocked is BlockOnGen for a caller that holds StateLock (a
-// wait without the kernel lock checks for signals in the same section).
+// BlockOnGenLocked is BlockOnGen for a caller that holds the state
+// locks: every core's, or q's and its own core's (LockQueueToBlock); a
+// wait without the kernel lock checks for signals in the same section.
+// Once t is on q, q's lock is let go; the core's is kept for Schedule.
 func BlockOnGenLocked(t *Thread, q *Queue, kind WaitKind, events uint32, deadline, timeoutResult uint64, gen uint32) bool {
 	if q.gen != gen {
 		return false
 	}
 	blockOn(t, q, kind, events, deadline, timeoutResult)
+	dropAddrLock(self())
 	return true
+}
+
+// queueLock is q's own lock: the futex queues' lock (rank RankFutex)
+// that q's address hashes to. A wait queue lives in an object made at
+// run time, which could not give a lock of its own its rank without
+// code to run; a few queues share each lock, and a core never holds two
+// of them.
+func queueLock(q *Queue) *cpu.Spinlock {
+	return &addrLocks[addrHash(uintptr(unsafe.Pointer(q)))]
 }
 
 // blockOn is BlockOn with the state locks held: every core's, or for a
@@ -117,20 +136,55 @@ func unqueue(t *Thread) {
 
 // Notify makes every thread on q that waits for one of events run its
 // system call again, oldest first, and returns how many it woke.
+//
+// As FUTEX_WAKE does (WakeAddr), it first takes q's lock and the calling
+// core's state lock alone, and wakes the waiters that live on this core
+// and are to run here: a pipe's reader and writer on one core hand the
+// pipe back and forth without touching another core's lock. At the
+// first waiter that lives elsewhere, or that the placement policy sends
+// elsewhere, it lets go and wakes the rest under every core's lock.
 func (q *Queue) Notify(events uint32) int {
-	LockState()
+	c := self()
+	lockWith(c, queueLock(q))
 	atomic.StoreUint32(&q.gen, q.gen+1)
-	woke := 0
+	woke, done := q.notify(c, events, true)
+	unlockState(c)
+	if !done {
+		lockAll(c)
+		more, _ := q.notify(c, events, false)
+		woke += more
+		unlockState(c)
+	}
+	return woke
+}
+
+// notify makes q's waiters for events run their call again, oldest
+// first, and returns how many. Under every core's state lock (here
+// false) it takes any of them; under q's lock and c's state lock alone
+// (here true) only while they live on c and the placement policy keeps
+// them there, and stops, done false, at the first it may not (waitaddr.go's
+// wakeAddr says why what it reads of the others is stable).
+func (q *Queue) notify(c *CPU, events uint32, here bool) (woke int, done bool) {
 	for i := q.head; i != 0; {
 		t := &Threads[i-1]
-		i = t.qnext
-		if t.WaitEvents&events != 0 {
-			retry(t)
-			woke++
+		i = t.qnext // t leaves q below; i already points past it
+		if t.WaitEvents&events == 0 {
+			continue
 		}
+		if here && t.State == Blocked && !stays(t, c) {
+			return woke, false
+		}
+		retryTo(t, c.ID, here)
+		woke++
 	}
-	UnlockState()
-	return woke
+	return woke, true
+}
+
+// stays reports whether blocked thread t, found under a wait queue's
+// lock and c's state lock, may be woken under those alone: it lives on
+// c, and is either still c's current thread or to be placed on c.
+func stays(t *Thread, c *CPU) bool {
+	return int(t.CPU) == c.ID && (onCore(t) || pickCore(t, c.ID) == c.ID)
 }
 
 // Retry ends t's wait by making it run its system call again: the PC
@@ -140,32 +194,37 @@ func (q *Queue) Notify(events uint32) int {
 // starting a new one, and Progress, the bytes it had already moved.
 func Retry(t *Thread) {
 	LockState()
-	retry(t)
+	retryTo(t, 0, false)
 	UnlockState()
 }
 
-// retry is Retry with StateLock held. A thread that blocked without the
+// retryTo is Retry with the state locks held: every core's (here false:
+// t goes where the placement policy puts it), or t's wait queue's and
+// c's, where t lives and is to stay (here true: it goes on core's
+// queue; stays). A thread that blocked without the
 // kernel lock, or whose core has not yet switched away from it while a
 // waker without the kernel lock (a pipe written under its own lock)
 // notifies, still has its context live in its core's trap frame: it is
 // woken where it is, and Schedule rewinds that frame (wokeRetry).
-func retry(t *Thread) {
+func retryTo(t *Thread, core int, here bool) {
 	if t.State != Blocked {
 		return
 	}
+	atomic.AddUint64(&Retries, 1) // counted under different cores' locks
+	t.RetryDeadline = t.Deadline
 	if onCore(t) {
-		t.RetryDeadline = t.Deadline
 		wakeOnCore(t, 0)
 		t.wokeRetry = true
-		Retries++
 		return
 	}
 	t.Ctx.X[0] = t.OrigX0
 	t.Ctx.PC -= SVCSize
 	t.Retried = true
-	t.RetryDeadline = t.Deadline
-	Retries++
-	ready(t)
+	if here {
+		readyOn(t, core)
+	} else {
+		ready(t)
+	}
 }
 
 // SVCSize is the size of the SVC instruction that entered the kernel

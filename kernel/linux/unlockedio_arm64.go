@@ -49,22 +49,24 @@ func unlockedIO(c *sched.CPU, t *sched.Thread, f *sched.Frame, write bool) (answ
 
 // unlockedWait blocks t on an object's queue q without the kernel
 // lock, as a lock-free futex wait blocks (lockFreeWait): unless a
-// signal is pending for it, checked under StateLock as a signal's
-// sender decides (signalWake), or the object was notified since its
+// signal is pending for it, checked under q's lock and this core's
+// state lock (sched.LockQueueToBlock; a signal's sender decides under
+// every core's, signalWake), or the object was notified since its
 // count was gen. It sets up what syscall sets for every call, for the
 // signal code: a signal that ends the wait restarts the call from
 // these, or ends it with the bytes a write had moved (t.Progress). If
-// it blocked, it returns with StateLock held (kernel.Personality.LockFree).
+// it blocked, it returns with this core's state lock held
+// (kernel.Personality.LockFree).
 func unlockedWait(t *sched.Thread, f *sched.Frame, q *sched.Queue, kind sched.WaitKind, events uint32, deadline uint64, gen uint32) bool {
 	t.SysNr, t.OrigX0 = f.X[8], f.X[0]
 	lx(t).Interrupted = false
-	sched.LockStateToBlock()
+	sched.LockQueueToBlock(q)
 	if signalsPending(t) || !sched.BlockOnGenLocked(t, q, kind, events, deadline, 0, gen) {
 		sched.UnlockState()
 		return false
 	}
 	t.Retried = false // this run is over; a Retry sets it again
-	return true       // StateLock held: the core schedules in this section
+	return true       // the core's state lock held: it schedules in this section
 }
 
 // unlockedEpollWait answers epoll_pwait without the kernel lock when
