@@ -24,6 +24,16 @@ const silentSeconds = 10
 // thread table on four cores.
 const starvedSeconds = 10
 
+// starvedCheckNanos spaces a core's looks for a starved thread: one
+// takes every core's state lock to read the run queues (sched.Starved),
+// which on every tick of every core (a busy core ticks each slice)
+// would queue with the cores' own switches for nothing; a lost thread
+// is one that waited seconds.
+const starvedCheckNanos = 100_000_000
+
+// nextStarvedCheck is each core's counter value for its next look.
+var nextStarvedCheck [cpu.MaxCPUs]uint64
+
 func watchdog(c *sched.CPU, now uint64) {
 	if o := sched.Silent(now, timer.NanosToTicks(silentSeconds*1e9), c.ID); o >= 0 {
 		claimPanic()
@@ -35,6 +45,10 @@ func watchdog(c *sched.CPU, now uint64) {
 		putCoreState(o)
 		Panic("a core stopped answering")
 	}
+	if now < nextStarvedCheck[c.ID] {
+		return
+	}
+	nextStarvedCheck[c.ID] = now + timer.NanosToTicks(starvedCheckNanos)
 	if i := sched.Starved(now, timer.NanosToTicks(starvedSeconds*1e9)); i >= 0 {
 		claimPanic()
 		t := &sched.Threads[i]

@@ -106,6 +106,9 @@ type CPUStats struct {
 	LockFree   uint64 // calls answered without the kernel lock under the split locks (futex, pipe, signal)
 	EarlyWakes uint64 // waiters this core woke without the kernel lock (futex, deadline) before their core switched away
 	Polls      uint64 // idle waits that polled the counter through their last stretch (idlepoll_arm64.go)
+	// The scheduler-state sections this core ran (statelock.go): under
+	// its own state lock alone, and under every core's (LockState).
+	StateOwn, StateAll uint64
 }
 
 // Offsets into CPU for assembly.

@@ -122,11 +122,23 @@ func Current(c *CPU) *Thread {
 	return &Threads[c.Current]
 }
 
-// ExpireThreads wakes every blocked thread whose deadline has passed.
-// It needs the state locks alone (it takes every core's), so a timer
-// interrupt that finds no alarm due (AlarmDue) is handled without the
-// kernel lock.
+// ExpireThreads wakes every blocked thread whose deadline has passed,
+// on a tick of a core one of whose threads has one due. It needs the
+// state locks alone, so a timer interrupt that finds no alarm due
+// (AlarmDue) is handled without the kernel lock: c's own to look at its
+// deadline cache (a deadline belongs to the core its thread blocked on,
+// whose timer is armed for it), and every core's only if one is due
+// (it wakes threads onto other cores). Most ticks are a slice's end with
+// nothing due; each taking every core's lock queued with every core's
+// own switches.
 func ExpireThreads(now uint64) {
+	c := self()
+	lockCore(c)
+	due := threadDeadline(c.ID, now)
+	unlockState(c)
+	if due == 0 || due > now {
+		return
+	}
 	LockState()
 	for i := range Active() {
 		t := &Threads[i]

@@ -99,12 +99,14 @@ func lockAll(c *CPU) {
 		coreLocks[i].Lock(c.ID)
 	}
 	c.held = heldAll
+	c.Stats.StateAll++
 }
 
 // lockCore takes c's own state lock.
 func lockCore(c *CPU) {
 	coreLocks[c.ID].Lock(c.ID)
 	c.held = heldCore
+	c.Stats.StateOwn++
 }
 
 // lockWith takes l, a wait queue's lock (a futex queue's, queueLock),

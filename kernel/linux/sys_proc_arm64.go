@@ -133,6 +133,17 @@ func printStats() {
 	putLockCounts("cores", cores)
 	// The objects' own locks (one per pipe and per eventfd), summed.
 	putLockCounts("objects", vfs.ObjectLockCounts())
+	// How many scheduler-state sections needed one core's lock, and how
+	// many every core's (sched/statelock.go).
+	var own, all uint64
+	for i := range sched.CPUs {
+		own += sched.CPUs[i].Stats.StateOwn
+		all += sched.CPUs[i].Stats.StateAll
+	}
+	kernel.Puts("gometal: stats: state-locks:")
+	putCounter("one-core", own)
+	putCounter("every-core", all)
+	kernel.Puts("\n")
 	// Pipe reads and writes answered under the pipe's lock alone, those
 	// that waited without the kernel lock, and those left to it (to
 	// fault, allocate, signal).
