@@ -127,9 +127,9 @@ func lockFreeSyscall(c *sched.CPU, f *sched.Frame, esr uint64) bool {
 		profUnlocked(c, t, f, entered, nr)
 	}
 	// A call that blocked schedules, in the state-lock section it
-	// blocked in; so does one after which the thread has a signal to take (an
-	// rt_sigreturn that put back a mask letting one through): finishTrap
-	// takes the kernel lock for it.
+	// blocked in; so does one after which the thread has a signal to
+	// take (an rt_sigreturn that put back a mask letting one through):
+	// finishTrap takes the kernel lock for it.
 	if blocked || OS.Pending(t) {
 		if !prof.On() && !blocked {
 			// Schedule's clock (a wait read it before it took the state

@@ -83,9 +83,9 @@ type CPU struct {
 	// the one it may poll for once woken.
 	earlyFor uint64
 	// The state locks c holds (statelock.go): held says which core
-	// locks, addrLock the futex queue's lock a section took with them.
+	// locks, waitLock the wait queue's lock a section took with them.
 	held     uint8
-	addrLock *cpu.Spinlock
+	waitLock *cpu.Spinlock
 }
 
 // TimerLate is how late, on average, c's timer wakes it from WFI, in

@@ -67,9 +67,8 @@ func pollWindow(c *CPU) uint64 {
 
 // idleTimer decides how c waits for its next deadline d (0: none): it
 // returns when to arm the timer (d, or d less the window; 0 for no
-// deadline) and whether
-// to poll instead of halting, which it does only for the deadline it
-// armed the timer early for, once in its window.
+// deadline) and whether to poll instead of halting, which it does only
+// for the deadline it armed the timer early for, once in its window.
 func idleTimer(c *CPU, d uint64) (at uint64, poll bool) {
 	w := pollWindow(c)
 	early := c.earlyFor

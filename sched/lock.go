@@ -13,7 +13,8 @@ import "github.com/gometal/gometal/drivers/cpu"
 //	rank 3    an object's (a pipe's ring and ends, an eventfd's count)
 //	rank 4    the epoll registrations (WatchLock)
 //	rank 5    SignalLock  the app's signal state (kernel/linux)
-//	rank 6    a futex queue's (one per hash bucket, waitaddr.go)
+//	rank 6    a wait queue's (64 by hash: a futex queue's by its
+//	          address, waitaddr.go; an object queue's by the queue's)
 //	rank 7+i  core i's state lock (the scheduler's state, below)
 //
 // Ranks 2 to 4 are the start of splitting KernelLock by object: a read
@@ -27,7 +28,7 @@ import "github.com/gometal/gometal/drivers/cpu"
 // The scheduler's state is split by core (statelock.go): a futex wait
 // or wake whose threads all live on the calling core, and a core that
 // switches between threads of its own queue, take that core's lock
-// alone (and a futex queue's), so cores that schedule their own
+// alone (and a wait queue's), so cores that schedule their own
 // threads do not queue for each other; whatever reaches across cores
 // takes every core's lock (LockState), in rank order.
 //
@@ -37,13 +38,13 @@ import "github.com/gometal/gometal/drivers/cpu"
 // one); it claims panicking (kernel/panic_arm64.go) with a single atomic
 // swap instead.
 const (
-	RankKernel = 1
-	RankFDs    = 2
-	RankObject = 3
-	RankWatch  = 4
-	RankSignal = 5
-	RankFutex  = 6
-	RankCore   = 7 // core i's is RankCore + i
+	RankKernel    = 1
+	RankFDs       = 2
+	RankObject    = 3
+	RankWatch     = 4
+	RankSignal    = 5
+	RankWaitQueue = 6
+	RankCore      = 7 // core i's is RankCore + i
 )
 
 // KernelLock serializes the kernel: a core takes it on every system call

@@ -68,16 +68,24 @@ func Ready(t *Thread) {
 }
 
 // ready is Ready with every core's state lock held (LockState).
-func ready(t *Thread) { readyOn(t, pickCore(t, self().ID)) }
+func ready(t *Thread) { readyOn(t, anyCore) }
 
-// readyOn makes t runnable on core: with every core's state lock held,
-// or with core's own when t lives there (statelock.go).
+// anyCore, as a core to place a thread on, leaves the choice to the
+// placement policy (pickCore).
+const anyCore = -1
+
+// readyOn makes t runnable on core (anyCore: where the policy puts it):
+// with every core's state lock held, or with core's own when t lives
+// there (statelock.go).
 func readyOn(t *Thread, core int) {
 	unqueue(t)
 	dropDeadline(t)
 	t.State = Runnable
 	t.Wait = WaitNone
 	t.Deadline = 0
+	if core == anyCore {
+		core = pickCore(t, self().ID)
+	}
 	enqueue(t, core)
 }
 
@@ -131,7 +139,12 @@ func Wake(t *Thread, result uint64) {
 // stale. Then t is woken where it is (wakeOnCore, as Linux's
 // try_to_wake_up does for a task still on its CPU), never queued where
 // another core could run the stale context.
-func WakeLocked(t *Thread, result uint64) {
+func WakeLocked(t *Thread, result uint64) { wakeTo(t, result, anyCore) }
+
+// wakeTo is WakeLocked placing t on core (anyCore: where the policy puts
+// it), which a caller holding only t's core's state lock passes as that
+// core (WakeAddr).
+func wakeTo(t *Thread, result uint64, core int) {
 	if t.State != Blocked {
 		return
 	}
@@ -140,7 +153,7 @@ func WakeLocked(t *Thread, result uint64) {
 		return
 	}
 	t.Ctx.X[0] = result
-	ready(t)
+	readyOn(t, core)
 }
 
 // Block marks the current thread as waiting; Schedule will switch away.

@@ -38,9 +38,9 @@ import (
 //   - A core's own lock alone: Schedule switching between threads of its
 //     own queue, and, with a wait queue's lock taken first, a wait
 //     (LockAddrToBlockAt, LockQueueToBlock) or a wake-up of waiters that
-//     live on the waker's core and stay there (WakeAddr, Queue.Notify). What such a section finds it needs
-//     beyond its core (an empty queue to steal for, a waiter on another
-//     core) it leaves to LockState: Schedule upgrades in place (upgrade,
+//     live on the waker's core and stay there (WakeAddr, Queue.Notify).
+//     What such a section finds it needs beyond its core (an empty queue
+//     to steal for, a waiter on another core) it leaves to LockState: Schedule upgrades in place (upgrade,
 //     where nothing is half done), a wake-up lets go and wakes the rest.
 //
 // A section under LockState excludes every section under a core's lock,
@@ -53,7 +53,9 @@ import (
 // coreLocks[i] is core i's state lock (rank RankCore + i).
 var coreLocks [cpu.MaxCPUs]cpu.Spinlock
 
-// addrLocks[i] is futex queue i's lock (rank RankFutex).
+// addrLocks[i] is futex queue i's lock (rank RankWaitQueue), and the
+// lock of each object's wait queue whose address hashes to i
+// (queueLock).
 var addrLocks [len(addrQueues)]cpu.Spinlock
 
 // stateCores is how many core locks LockState takes: one past the
@@ -78,8 +80,8 @@ func initLocks() {
 		coreLocks[i].Rank = uint8(RankCore + i)
 	}
 	for i := range addrLocks {
-		addrLocks[i].Name = "futex"
-		addrLocks[i].Rank = RankFutex
+		addrLocks[i].Name = "waitq"
+		addrLocks[i].Rank = RankWaitQueue
 	}
 }
 
@@ -89,7 +91,7 @@ func LockState() { lockAll(self()) }
 
 // UnlockState lets go of the state locks the calling core holds, as
 // LockState, LockAddrToBlockAt or LockQueueToBlock took them (and the
-// futex queue's lock, if the section still holds it). The events the
+// wait queue's lock, if the section still holds it). The events the
 // trace recorded in the section get their time after it
 // (trace.RecordLater).
 func UnlockState() { unlockState(self()) }
@@ -109,13 +111,14 @@ func lockCore(c *CPU) {
 	c.Stats.StateOwn++
 }
 
-// lockWith takes l, a wait queue's lock (a futex queue's, queueLock),
+// lockWith takes l, a wait queue's lock (addrLocks: a futex queue's, or
+// an object queue's, queueLock),
 // and then c's own state lock: what a wait or wake-up that stays on c
 // holds (WakeAddr, Notify, LockQueueToBlock).
 func lockWith(c *CPU, l *cpu.Spinlock) {
 	l.Lock(c.ID)
 	lockCore(c)
-	c.addrLock = l
+	c.waitLock = l
 }
 
 // upgrade turns c's own lock into every core's. It lets go first (the
@@ -129,8 +132,8 @@ func upgrade(c *CPU) {
 }
 
 func unlockState(c *CPU) {
-	held, addr := c.held, c.addrLock
-	c.held, c.addrLock = heldNone, nil
+	held, wl := c.held, c.waitLock
+	c.held, c.waitLock = heldNone, nil
 	switch held {
 	case heldAll:
 		for i := range coreLocks[:stateCores] {
@@ -139,31 +142,31 @@ func unlockState(c *CPU) {
 	case heldCore:
 		coreLocks[c.ID].Unlock()
 	}
-	if addr != nil {
-		addr.Unlock()
+	if wl != nil {
+		wl.Unlock()
 	}
 	trace.Stamp(c.ID)
 }
 
-// dropAddrLock lets go of the futex queue's lock a section took with its
-// core's (the queue is linked; the core's lock covers the rest).
-func dropAddrLock(c *CPU) {
-	if l := c.addrLock; l != nil {
-		c.addrLock = nil
+// dropWaitLock lets go of the wait queue's lock a section took with its
+// core's (the thread is on the queue; the core's lock covers the rest).
+func dropWaitLock(c *CPU) {
+	if l := c.waitLock; l != nil {
+		c.waitLock = nil
 		l.Unlock()
 	}
 }
 
 // StateLockCounts returns the contention of the core locks and of the
-// futex queues' locks, each kind summed (for the stats).
-func StateLockCounts() (cores, futex cpu.LockCounts) {
+// wait queues' locks, each kind summed (for the stats).
+func StateLockCounts() (cores, waitq cpu.LockCounts) {
 	for i := range coreLocks {
 		cores = cores.Plus(coreLocks[i].LockCounts)
 	}
 	for i := range addrLocks {
-		futex = futex.Plus(addrLocks[i].LockCounts)
+		waitq = waitq.Plus(addrLocks[i].LockCounts)
 	}
-	return cores, futex
+	return cores, waitq
 }
 
 // ResetStateLockCounts zeroes those counts (the kernel does when the app

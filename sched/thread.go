@@ -52,7 +52,8 @@ type Thread struct {
 	// Blocking. Deadline is a counter value (0 = none); when it passes,
 	// the thread wakes with X0 = TimeoutResult. A thread waits on a Queue
 	// (queue, qnext, WaitEvents): an object's, or for a futex the queue
-	// its address hashes to (WaitAddr). All of it is under the state locks (statelock.go).
+	// its address hashes to (WaitAddr). All of it is under the state
+	// locks (statelock.go).
 	Wait     WaitKind
 	WaitAddr uintptr
 	// wokeOnCore: a wake-up without the kernel lock (a FUTEX_WAKE, an

@@ -61,7 +61,7 @@ func WaitOn(t *Thread, w WaitKind, addr uintptr, deadline, timeoutResult uint64)
 func WaitOnLocked(t *Thread, w WaitKind, addr uintptr, deadline, timeoutResult uint64) {
 	blockOn(t, addrQueue(addr), w, 0, deadline, timeoutResult)
 	t.WaitAddr = addr
-	dropAddrLock(self())
+	dropWaitLock(self())
 }
 
 // WakeAddr wakes up to n threads blocked with kind w on addr, oldest
@@ -104,23 +104,17 @@ func WakeAddr(w WaitKind, addr uintptr, n int) int {
 // not change while it waits.
 func wakeAddr(c *CPU, w WaitKind, addr uintptr, n int, here bool) (woke int, done bool) {
 	q := addrQueue(addr)
+	core := placeFor(c, here)
 	for i := q.head; i != 0 && woke < n; {
 		t := &Threads[i-1]
 		i = t.qnext // t leaves the queue below; i already points past it
 		if t.Wait != w || t.WaitAddr != addr || t.State != Blocked {
 			continue
 		}
-		switch {
-		case !here:
-			WakeLocked(t, 0)
-		case !stays(t, c):
+		if here && !stays(t, c) {
 			return woke, false
-		case onCore(t):
-			wakeOnCore(t, 0)
-		default:
-			t.Ctx.X[0] = 0
-			readyOn(t, c.ID)
 		}
+		wakeTo(t, 0, core)
 		woke++
 	}
 	return woke, true

@@ -283,10 +283,10 @@ func expectNoStateLocks(t *testing.T) {
 	}
 	for i := range addrLocks {
 		if addrLocks[i].Held() {
-			t.Fatalf("futex queue %d's lock still held", i)
+			t.Fatalf("wait queue lock %d still held", i)
 		}
 	}
-	if c := self(); c.held != heldNone || c.addrLock != nil {
-		t.Fatalf("core %d still records held=%d addrLock=%v", c.ID, c.held, c.addrLock)
+	if c := self(); c.held != heldNone || c.waitLock != nil {
+		t.Fatalf("core %d still records held=%d waitLock=%v", c.ID, c.held, c.waitLock)
 	}
 }

@@ -78,12 +78,12 @@ func BlockOnGenLocked(t *Thread, q *Queue, kind WaitKind, events uint32, deadlin
 		return false
 	}
 	blockOn(t, q, kind, events, deadline, timeoutResult)
-	dropAddrLock(self())
+	dropWaitLock(self())
 	return true
 }
 
-// queueLock is q's own lock: the futex queues' lock (rank RankFutex)
-// that q's address hashes to. A wait queue lives in an object made at
+// queueLock is q's own lock: the wait-queue lock (rank RankWaitQueue)
+// that q's address hashes to, of those the futex queues use. A wait queue lives in an object made at
 // run time, which could not give a lock of its own its rank without
 // code to run; a few queues share each lock, and a core never holds two
 // of them.
@@ -162,9 +162,11 @@ func (q *Queue) Notify(events uint32) int {
 // first, and returns how many. Under every core's state lock (here
 // false) it takes any of them; under q's lock and c's state lock alone
 // (here true) only while they live on c and the placement policy keeps
-// them there, and stops, done false, at the first it may not (waitaddr.go's
-// wakeAddr says why what it reads of the others is stable).
+// them there, and stops, done false, at the first it may not
+// (waitaddr.go's wakeAddr says why what it reads of the others is
+// stable).
 func (q *Queue) notify(c *CPU, events uint32, here bool) (woke int, done bool) {
+	core := placeFor(c, here)
 	for i := q.head; i != 0; {
 		t := &Threads[i-1]
 		i = t.qnext // t leaves q below; i already points past it
@@ -174,7 +176,7 @@ func (q *Queue) notify(c *CPU, events uint32, here bool) (woke int, done bool) {
 		if here && t.State == Blocked && !stays(t, c) {
 			return woke, false
 		}
-		retryTo(t, c.ID, here)
+		retryTo(t, core)
 		woke++
 	}
 	return woke, true
@@ -187,6 +189,16 @@ func stays(t *Thread, c *CPU) bool {
 	return int(t.CPU) == c.ID && (onCore(t) || pickCore(t, c.ID) == c.ID)
 }
 
+// placeFor is where a wake-up pass puts the waiters it wakes: on c, in
+// the pass under c's state lock alone (here; stays said they may), or
+// where the placement policy puts each (anyCore) under every core's.
+func placeFor(c *CPU, here bool) int {
+	if here {
+		return c.ID
+	}
+	return anyCore
+}
+
 // Retry ends t's wait by making it run its system call again: the PC
 // goes back to the SVC and X0 back to the call's first argument (the
 // Linux ABI's syscall restart, as after a signal with SA_RESTART). The
@@ -194,19 +206,19 @@ func stays(t *Thread, c *CPU) bool {
 // starting a new one, and Progress, the bytes it had already moved.
 func Retry(t *Thread) {
 	LockState()
-	retryTo(t, 0, false)
+	retryTo(t, anyCore)
 	UnlockState()
 }
 
-// retryTo is Retry with the state locks held: every core's (here false:
-// t goes where the placement policy puts it), or t's wait queue's and
-// c's, where t lives and is to stay (here true: it goes on core's
-// queue; stays). A thread that blocked without the
+// retryTo is Retry with the state locks held, placing t on core: every
+// core's, with core anyCore (t goes where the placement policy puts
+// it), or t's wait queue's and the state lock of core, where t lives and
+// is to stay (stays). A thread that blocked without the
 // kernel lock, or whose core has not yet switched away from it while a
 // waker without the kernel lock (a pipe written under its own lock)
 // notifies, still has its context live in its core's trap frame: it is
 // woken where it is, and Schedule rewinds that frame (wokeRetry).
-func retryTo(t *Thread, core int, here bool) {
+func retryTo(t *Thread, core int) {
 	if t.State != Blocked {
 		return
 	}
@@ -220,11 +232,7 @@ func retryTo(t *Thread, core int, here bool) {
 	t.Ctx.X[0] = t.OrigX0
 	t.Ctx.PC -= SVCSize
 	t.Retried = true
-	if here {
-		readyOn(t, core)
-	} else {
-		ready(t)
-	}
+	readyOn(t, core)
 }
 
 // SVCSize is the size of the SVC instruction that entered the kernel

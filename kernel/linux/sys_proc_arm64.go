@@ -126,10 +126,11 @@ func printStats() {
 		l := sched.Lock(i)
 		putLockCounts(l.Name, l.LockCounts)
 	}
-	// The scheduler's state locks, each kind summed: the futex queues'
-	// and the cores' (sched/statelock.go).
-	cores, futex := sched.StateLockCounts()
-	putLockCounts("futex", futex)
+	// The scheduler's state locks, each kind summed: the wait queues'
+	// (futex queues, and the objects' queues that hash to them) and the
+	// cores' (sched/statelock.go).
+	cores, waitq := sched.StateLockCounts()
+	putLockCounts("waitq", waitq)
 	putLockCounts("cores", cores)
 	// The objects' own locks (one per pipe and per eventfd), summed.
 	putLockCounts("objects", vfs.ObjectLockCounts())
