@@ -164,7 +164,14 @@ func Block(t *Thread, w WaitKind, deadline uint64, timeoutResult uint64) {
 	UnlockState()
 }
 
-// block is Block with StateLock held.
+// SleepLocked blocks t until deadline alone (WaitSleep, X0 = 0 then) for
+// a caller that holds t's core's state lock (LockToSleepAt) or every
+// core's: a thread on no wait queue touches nothing but its core's
+// state (its deadline cache).
+func SleepLocked(t *Thread, deadline uint64) { block(t, WaitSleep, deadline, 0) }
+
+// block is Block with StateLock held: every core's, or t's core's where
+// it touches nothing else (a futex or queue wait adds the queue's lock).
 func block(t *Thread, w WaitKind, deadline uint64, timeoutResult uint64) {
 	t.BlockedCall = true
 	t.State = Blocked

@@ -71,6 +71,17 @@ func LockQueueToBlock(q *Queue) {
 	lockWith(c, queueLock(q))
 }
 
+// LockToSleepAt is LockAddrToBlockAt for a sleep without the kernel
+// lock (nanosleep): the calling core's state lock alone, for a wait on
+// no queue, with now, read before it, as Schedule's clock and the
+// deadline's start. Check for signals and SleepLocked in the section,
+// or UnlockState.
+func LockToSleepAt(now uint64) {
+	c := self()
+	c.Heartbeat = now
+	lockCore(c)
+}
+
 // kick asks for core's wake-up SGI, sent by Release once the kernel lock
 // is down (see there).
 func kick(core int) { self().pendingKicks |= 1 << uint(core) }

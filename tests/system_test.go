@@ -571,6 +571,16 @@ func TestRecvFlagsLikeLinux(t *testing.T) {
 	expectLikeLinux(t, "recvflags")
 }
 
+// tests/progs/sleeps makes nanosleep and clock_nanosleep calls with good
+// and bad arguments, which the kernel answers without its big lock
+// where it can (kernel/linux's lockFreeSleep) and under it where it
+// cannot (a timespec on a page not yet mapped); no sleep ends early,
+// and the lines are Debian's Linux 6.1's.
+func TestSleepsLikeLinux(t *testing.T) {
+	t.Parallel()
+	expectLikeLinux(t, "sleeps")
+}
+
 // expectLikeLinux runs tests/progs/PROG and compares the lines it
 // prints that start "PROG: " with tests/testdata/PROG-linux.txt, the
 // same program's lines as it printed them on Debian's Linux 6.1 (the

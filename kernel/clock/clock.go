@@ -34,3 +34,16 @@ func At(id uint64, mono int64) (int64, bool) {
 	}
 	return 0, false
 }
+
+// Sleepable reports whether clock_nanosleep(2) may sleep on clock id,
+// one At knows. Linux's clocks that have no nsleep (the raw and coarse
+// clocks, a thread's CPU time) answer EOPNOTSUPP (kernel/time/
+// posix-timers.c, after the check for an unknown clock).
+func Sleepable(id uint64) bool {
+	switch id {
+	case unix.CLOCK_MONOTONIC_RAW, unix.CLOCK_MONOTONIC_COARSE, unix.CLOCK_REALTIME_COARSE,
+		unix.CLOCK_THREAD_CPUTIME_ID:
+		return false
+	}
+	return true
+}

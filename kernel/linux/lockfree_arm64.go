@@ -11,7 +11,7 @@ import (
 // eventfd, under the object's own lock, and epoll_pwait on such objects
 // (unlockedio_arm64.go); the preemption signal's tgkill and
 // rt_sigreturn, under SignalLock (unlockedsignal_arm64.go); and, with the scheduler's
-// state locks alone, FUTEX_WAKE and
+// state locks alone, nanosleep and clock_nanosleep (lockFreeSleep), FUTEX_WAKE and
 // FUTEX_WAIT, the calls behind every park and wake-up of an M in the Go
 // runtime (notesleep, notewakeup, semasleep, semawakeup). FUTEX_WAKE
 // reads no app memory and touches only the futex queues and the run
@@ -32,6 +32,8 @@ func lockFree(c *sched.CPU, t *sched.Thread, f *sched.Frame) (answered, blocked 
 		return unlockedTgkill(c, t, f), false
 	case unix.SYS_RT_SIGRETURN:
 		return unlockedSigreturn(c, t, f), false
+	case unix.SYS_NANOSLEEP, unix.SYS_CLOCK_NANOSLEEP:
+		return lockFreeSleep(t, f)
 	case unix.SYS_FUTEX:
 	default:
 		return false, false

@@ -133,34 +133,78 @@ func leftUntil(id uint64, abs int64, now uint64) (int64, bool) {
 	return abs - at, ok
 }
 
-func sysNanosleep(t *sched.Thread, f *sched.Frame) uint64 {
-	ns, e := readTimespec(uintptr(f.X[0]))
+// sysSleep is nanosleep and clock_nanosleep under the kernel lock: for
+// a request lockFreeSleep leaves to it (its timespec not mapped yet, a
+// signal to take first).
+func sysSleep(t *sched.Thread, f *sched.Frame) uint64 {
+	ns, e := sleepRequest(f, entryCounter(), true)
 	if e != 0 {
 		return errno(e)
 	}
-	sleepFor(t, ns)
+	if ns > 0 {
+		sched.Block(t, sched.WaitSleep, deadlineAfter(ns), 0)
+	}
 	return 0
 }
 
-func sleepFor(t *sched.Thread, ns int64) {
-	if ns <= 0 {
-		return
+// lockFreeSleep is nanosleep and clock_nanosleep without the kernel
+// lock: a sleep touches only the calling thread and its core's state
+// (a deadline, no queue), so it blocks under that core's state lock
+// alone (sched.LockToSleepAt), as a futex wait does under its queue's
+// and its core's. The Go runtime sleeps this way in every spinning M
+// that finds a P about to run its next goroutine (runqgrab's
+// usleep(3)), and sysmon between its looks; under the kernel lock those
+// sleeps queued behind, and held up, every locked call. A request it
+// cannot answer so (the timespec's page not mapped now, a signal
+// pending) goes the locked way (answered false).
+func lockFreeSleep(t *sched.Thread, f *sched.Frame) (answered, blocked bool) {
+	// What syscall sets for every call, for the signal code: a signal
+	// that ends this sleep restarts it, or writes the time it had left
+	// (settleInterrupted).
+	t.SysNr, t.OrigX0 = f.X[8], f.X[0]
+	lx(t).Interrupted = false
+	now := timer.Now() // before the lock (LockToSleepAt)
+	ns, e := sleepRequest(f, now, false)
+	switch {
+	case e == unix.EFAULT:
+		return false, false
+	case e != 0:
+		f.X[0] = errno(e)
+		return true, false
+	case ns <= 0:
+		f.X[0] = 0
+		return true, false
 	}
-	sched.Block(t, sched.WaitSleep, deadlineAfter(ns), 0)
+	sched.LockToSleepAt(now)
+	if signalsPending(t) {
+		sched.UnlockState()
+		return false, false
+	}
+	sched.SleepLocked(t, deadlineFrom(now, ns))
+	return true, true // the lock-free way schedules in this section
 }
 
-func sysClockNanosleep(t *sched.Thread, f *sched.Frame) uint64 {
-	now, ok := clock.At(f.X[0], timer.TicksToNanos(entryCounter()))
+// sleepRequest is how long f's nanosleep or clock_nanosleep asks to
+// sleep, from the counter value now (its entry); 0 or less: not at all.
+// As Linux, clock_nanosleep checks the clock before it reads the
+// timespec (EINVAL for an unknown one, EOPNOTSUPP for one it cannot
+// sleep on), and a bad timespec is EFAULT or EINVAL. locked: under the
+// kernel lock (else EFAULT means only that the timespec's page is not
+// mapped now: copyTimespec).
+func sleepRequest(f *sched.Frame, now uint64, locked bool) (int64, unix.Errno) {
+	if f.X[8] == unix.SYS_NANOSLEEP {
+		return copyTimespec(uintptr(f.X[0]), locked)
+	}
+	at, ok := clock.At(f.X[0], timer.TicksToNanos(now))
 	if !ok {
-		return errno(unix.EINVAL)
+		return 0, unix.EINVAL
 	}
-	ns, e := readTimespec(uintptr(f.X[2]))
-	if e != 0 {
-		return errno(e)
+	if !clock.Sleepable(f.X[0]) {
+		return 0, unix.EOPNOTSUPP
 	}
-	if f.X[1]&unix.TIMER_ABSTIME != 0 {
-		ns -= now
+	ns, e := copyTimespec(uintptr(f.X[2]), locked)
+	if e == 0 && f.X[1]&unix.TIMER_ABSTIME != 0 {
+		ns -= at
 	}
-	sleepFor(t, ns)
-	return 0
+	return ns, e
 }
