@@ -107,8 +107,10 @@ type CPUStats struct {
 	EarlyWakes uint64 // waiters this core woke without the kernel lock (futex, deadline) before their core switched away
 	Polls      uint64 // idle waits that polled the counter through their last stretch (idlepoll_arm64.go)
 	// The scheduler-state sections this core ran (statelock.go): under
-	// its own state lock alone, and under every core's (LockState).
-	StateOwn, StateAll uint64
+	// its own state lock alone, under a wait queue's lock and another
+	// core's (a wake-up onto the waiter's idle core: lockHome), and under
+	// every core's (LockState).
+	StateOwn, StateHome, StateAll uint64
 }
 
 // Offsets into CPU for assembly.

@@ -1,6 +1,8 @@
 package sched
 
 import (
+	"sync/atomic"
+
 	"github.com/gometal/gometal/drivers/cpu"
 	"github.com/gometal/gometal/sched/trace"
 )
@@ -28,7 +30,7 @@ import (
 // queue (a pipe's, an epoll instance's) uses the one its address hashes
 // to (queueLock).
 //
-// Two ways to hold them:
+// Three ways to hold them:
 //
 //   - LockState takes every core's lock in rank order (core 0 first):
 //     whatever reaches across cores (a wake-up placing a thread on
@@ -39,9 +41,14 @@ import (
 //     own queue, and, with a wait queue's lock taken first, a wait
 //     (LockAddrToBlockAt, LockQueueToBlock) or a wake-up of waiters that
 //     live on the waker's core and stay there (WakeAddr, Queue.Notify).
-//     What such a section finds it needs beyond its core (an empty queue
-//     to steal for, a waiter on another core) it leaves to LockState: Schedule upgrades in place (upgrade,
-//     where nothing is half done), a wake-up lets go and wakes the rest.
+//     What such a section finds it needs beyond its core (an empty
+//     queue to steal for, a waiter on another core) it leaves to the
+//     others: Schedule upgrades in place to LockState (upgrade, where
+//     nothing is half done), a wake-up goes on to the next step.
+//   - A wait queue's lock and one other core's: a wake-up's next step,
+//     for waiters that live on that core and go back to it because it
+//     is idle, the Go runtime's usual cross-core wake-up of a parked M
+//     (lockHome); what it cannot wake so, it leaves to LockState.
 //
 // A section under LockState excludes every section under a core's lock,
 // so every rule written for the one lock (the signal Dekker pairs: a
@@ -119,6 +126,31 @@ func lockWith(c *CPU, l *cpu.Spinlock) {
 	l.Lock(c.ID)
 	lockCore(c)
 	c.waitLock = l
+}
+
+// keepWaitLock lets go of c's own state lock and keeps the wait queue's
+// lock the section took with it (lockWith), which it returns: a
+// wake-up that goes on to waiters living on other cores (lockHome).
+// What c holds is then only the caller's to know: c.held and
+// c.waitLock say none.
+func keepWaitLock(c *CPU) *cpu.Spinlock {
+	l := c.waitLock
+	c.held, c.waitLock = heldNone, nil
+	coreLocks[c.ID].Unlock()
+	return l
+}
+
+// lockHome takes core h's state lock for c, which holds a wait queue's
+// lock (keepWaitLock) and no core's: a wake-up of waiters that live on
+// h and go back to it, idle (WakeAddr, Notify). The pair guards all
+// such a wake-up touches: the queue's links (its lock with a core's),
+// the waiter (it lives on h), h's run queue and deadline cache, and
+// nothing of c's but c's own counters and pending kicks. Linux wakes a
+// task so under its run queue's lock alone (ttwu_queue). Counted
+// atomically: a host test plays every core from several threads.
+func lockHome(c *CPU, h int) {
+	coreLocks[h].Lock(c.ID)
+	atomic.AddUint64(&c.Stats.StateHome, 1)
 }
 
 // upgrade turns c's own lock into every core's. It lets go first (the

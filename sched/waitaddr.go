@@ -68,56 +68,40 @@ func WaitOnLocked(t *Thread, w WaitKind, addr uintptr, deadline, timeoutResult u
 // first, with X0 = 0, and returns how many woke. The caller holds no
 // lock (FUTEX_WAKE's lock-free path) or KernelLock; a waiter still on its
 // core is woken where it is (it can only be met without KernelLock: its
-// core holds KernelLock until Schedule has saved it).
-//
-// It first takes addr's queue's lock and the calling core's state lock
-// alone (statelock.go) and wakes waiters that live on this core and are
-// to run here (wakeAddr): a Go program's threads that hand work to
-// each other on one core, and futex ping-pong pairs, wake this way
-// without touching another core's lock. At the first waiter that lives
-// elsewhere, or that the placement policy sends elsewhere, it lets go
-// and wakes the rest under every core's lock, in the same order.
+// core holds KernelLock until Schedule has saved it). It takes addr's
+// queue's lock and the core locks its waiters need, in steps
+// (wakeup.go).
 func WakeAddr(w WaitKind, addr uintptr, n int) int {
-	c := self()
-	lockWith(c, &addrLocks[addrHash(addr)])
-	woke, done := wakeAddr(c, w, addr, n, true)
-	unlockState(c)
-	if !done {
-		lockAll(c)
-		more, _ := wakeAddr(c, w, addr, n-woke, false)
-		woke += more
-		unlockState(c)
-	}
-	return woke
+	u := wakeUp{w: w, addr: addr, n: n}
+	return u.run(self(), &addrLocks[addrHash(addr)])
 }
 
 // wakeAddr wakes up to n of addr's waiters, oldest first, and returns
-// how many woke. Under every core's state lock (here false) it wakes any
-// of them (WakeLocked). Under addr's queue's lock and c's state lock
-// alone (here true) it wakes them while they live on c and the placement
-// policy keeps them there, and stops, done false, at the first it may
-// not wake so (the caller wakes it and the rest under every core's).
+// how many woke. Under every core's state lock (core anyCore) it wakes
+// any of them (WakeLocked). Under addr's queue's lock and the state
+// lock of one core alone, it wakes them while they live on that core
+// and stay there (stays), and returns the first it may not wake so,
+// next (nil when it is done).
 //
 // What it reads of a waiter on another core before it stops is stable
 // under the queue's lock: a thread on the queue leaves it, and its wait,
 // only under that lock or every core's, and a blocked thread's CPU does
 // not change while it waits.
-func wakeAddr(c *CPU, w WaitKind, addr uintptr, n int, here bool) (woke int, done bool) {
+func wakeAddr(c *CPU, w WaitKind, addr uintptr, n int, core int) (woke int, next *Thread) {
 	q := addrQueue(addr)
-	core := placeFor(c, here)
 	for i := q.head; i != 0 && woke < n; {
 		t := &Threads[i-1]
 		i = t.qnext // t leaves the queue below; i already points past it
 		if t.Wait != w || t.WaitAddr != addr || t.State != Blocked {
 			continue
 		}
-		if here && !stays(t, c) {
-			return woke, false
+		if core != anyCore && !stays(t, c, core) {
+			return woke, t
 		}
 		wakeTo(t, 0, core)
 		woke++
 	}
-	return woke, true
+	return woke, nil
 }
 
 // onCore reports whether t is still its core's current thread: its

@@ -26,6 +26,30 @@ type futexModel struct {
 	// only there, so FUTEX_WAKE takes the futex queue's lock and core
 	// 0's alone (WakeAddr's first pass) while waits take every core's.
 	pinned bool
+	// idleHomes: cores 1 to 3 run nothing (Current -1), so a waiter that
+	// lives there is woken under the queue's lock and its core's alone
+	// (WakeAddr's second step), by several wakers at once.
+	idleHomes bool
+}
+
+// futexMode is a variant of the model, run as a subtest.
+type futexMode struct{ pinned, idleHomes bool }
+
+var futexModes = []futexMode{{}, {pinned: true}, {idleHomes: true}}
+
+func (m futexMode) String() string {
+	return fmt.Sprintf("pinned=%v,idleHomes=%v", m.pinned, m.idleHomes)
+}
+
+// newFutexModel resets the cores and sets them up for mode.
+func newFutexModel(t *testing.T, mode futexMode) *futexModel {
+	resetCores(t, 4)
+	if mode.idleHomes {
+		for i := 1; i < 4; i++ {
+			CPUs[i].Current = -1
+		}
+	}
+	return &futexModel{pinned: mode.pinned, idleHomes: mode.idleHomes}
 }
 
 // wait is FUTEX_WAIT(addr, val): compare and block under the locks, then
@@ -89,14 +113,13 @@ func within(t *testing.T, d time.Duration, what string, f func()) {
 // The three-state futex mutex (0 unlocked, 1 locked, 2 locked with
 // sleepers), the shape of the Go runtime's lock_futex.go and of glibc's.
 func TestFutexModelMutex(t *testing.T) {
-	for _, pinned := range []bool{false, true} {
-		t.Run(fmt.Sprint("pinned=", pinned), func(t *testing.T) { testFutexModelMutex(t, pinned) })
+	for _, mode := range futexModes {
+		t.Run(mode.String(), func(t *testing.T) { testFutexModelMutex(t, mode) })
 	}
 }
 
-func testFutexModelMutex(t *testing.T, pinned bool) {
-	resetCores(t, 4)
-	m := &futexModel{pinned: pinned}
+func testFutexModelMutex(t *testing.T, mode futexMode) {
+	m := newFutexModel(t, mode)
 	const key = 0
 	lock := func(th *Thread) {
 		if m.mem[key].CompareAndSwap(0, 1) {
@@ -115,8 +138,11 @@ func testFutexModelMutex(t *testing.T, pinned bool) {
 	counter := 0
 	within(t, 30*time.Second, "futex mutex", func() {
 		var wg sync.WaitGroup
-		for w := 0; w < workers; w++ {
-			th := m.newThread(t)
+		var ths [workers]*Thread // all made first, as in the ring below
+		for w := range ths {
+			ths[w] = m.newThread(t)
+		}
+		for _, th := range ths {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -137,8 +163,13 @@ func testFutexModelMutex(t *testing.T, pinned bool) {
 // The runtime's M semaphore (lock_futex.go semasleep/semawakeup): a ring
 // of Ms, each sleeping on its own word until the previous one wakes it.
 func TestFutexModelSemaphoreRing(t *testing.T) {
-	resetCores(t, 4)
-	m := &futexModel{}
+	for _, mode := range futexModes {
+		t.Run(mode.String(), func(t *testing.T) { testFutexModelSemaphoreRing(t, mode) })
+	}
+}
+
+func testFutexModelSemaphoreRing(t *testing.T, mode futexMode) {
+	m := newFutexModel(t, mode)
 	const ms, laps = 6, 500
 	sleep := func(th *Thread, addr int) {
 		for v := int32(m.mem[addr].Add(^uint32(0))); ; v = int32(m.mem[addr].Load()) {
@@ -156,8 +187,16 @@ func TestFutexModelSemaphoreRing(t *testing.T) {
 	var passes atomic.Int64
 	within(t, 30*time.Second, "semaphore ring", func() {
 		var wg sync.WaitGroup
+		// Every thread made before any runs: New reads the table's
+		// states, which a running thread's wake-ups write (the kernel's
+		// clone and a lock-free wake-up meet so only over threads that
+		// are not Free, which New does not take).
+		var ths [ms]*Thread
+		for i := range ths {
+			ths[i] = m.newThread(t)
+		}
 		for i := 0; i < ms; i++ {
-			th := m.newThread(t)
+			th := ths[i]
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -174,6 +213,9 @@ func TestFutexModelSemaphoreRing(t *testing.T) {
 	})
 	if passes.Load() != ms*laps {
 		t.Fatalf("%d passes, want %d", passes.Load(), ms*laps)
+	}
+	if mode.idleHomes && CPUs[0].Stats.StateHome == 0 {
+		t.Fatal("no wake-up took a waiter's idle core's lock alone: the mode tested nothing")
 	}
 }
 
@@ -269,6 +311,70 @@ func TestWakeAddrFallsBackInOrder(t *testing.T) {
 	}
 	if len(kicked) != 2 {
 		t.Fatalf("kicked %v: want idle cores 2 and 3", kicked)
+	}
+	expectNoStateLocks(t)
+}
+
+// A wake-up of a waiter that lives on another core, idle, takes the
+// futex queue's lock, the waker's core's (its first step finds the
+// waiter) and the idle core's, and no other: the waiter goes back on its
+// core's queue, which gets the one SGI.
+func TestWakeAddrOnIdleHomeTakesTwoCoreLocks(t *testing.T) {
+	resetCores(t, 4, 2)
+	w := New()
+	w.CPU = 2 // lives on core 2, idle; may run anywhere
+	WaitOn(w, WaitFutex, 0x40, 0, 0)
+	ResetStateLockCounts()
+	CPUs[0].Stats = CPUStats{}
+	if n := WakeAddr(WaitFutex, 0x40, 1); n != 1 || w.State != Runnable || w.CPU != 2 {
+		t.Fatalf("woke %d; waiter %v on core %d: want 1, Runnable on core 2", n, w.State, w.CPU)
+	}
+	if runQueues[2].n != 1 || len(kicked) != 1 || kicked[0] != 2 {
+		t.Fatalf("core 2's queue holds %d, kicked %v: want the waiter there and one SGI to core 2", runQueues[2].n, kicked)
+	}
+	for _, i := range []int{1, 3} {
+		if coreLocks[i].Taken != 0 {
+			t.Fatalf("core %d's state lock taken %d times by a wake-up onto idle core 2", i, coreLocks[i].Taken)
+		}
+	}
+	if coreLocks[0].Taken != 1 || coreLocks[2].Taken != 1 || CPUs[0].Stats.StateHome != 1 || CPUs[0].Stats.StateAll != 0 {
+		t.Fatalf("locks taken: core 0 %d, core 2 %d; sections home %d, every-core %d: want 1, 1, 1, 0",
+			coreLocks[0].Taken, coreLocks[2].Taken, CPUs[0].Stats.StateHome, CPUs[0].Stats.StateAll)
+	}
+	expectNoStateLocks(t)
+}
+
+// Waiters woken in the three steps keep their order: the waker's own
+// first, then one on an idle core under that core's lock, then, at one
+// on a busy core, the rest under every core's lock; a step that finds
+// the home core busy after all (another waiter went there first) hands
+// over to the next.
+func TestWakeAddrStepsKeepOrder(t *testing.T) {
+	resetCores(t, 4, 2, 3)
+	local, idleHome, busyHome, sameHome := New(), New(), New(), New()
+	local.CPU, local.Affinity = 0, 1
+	idleHome.CPU = 2
+	busyHome.CPU = 1
+	sameHome.CPU = 2
+	for _, w := range []*Thread{local, idleHome, sameHome, busyHome} {
+		WaitOn(w, WaitFutex, 0x40, 0, 0)
+	}
+	ResetStateLockCounts()
+	CPUs[0].Stats = CPUStats{}
+	if n := WakeAddr(WaitFutex, 0x40, 4); n != 4 {
+		t.Fatalf("woke %d, want 4", n)
+	}
+	// local on core 0; idleHome back on idle core 2; sameHome finds core 2
+	// busy now and goes, with busyHome, under every core's lock: to idle
+	// core 3 first, then the least loaded.
+	if local.CPU != 0 || idleHome.CPU != 2 || sameHome.CPU != 3 {
+		t.Fatalf("placed on %d, %d, %d: want 0, 2, 3", local.CPU, idleHome.CPU, sameHome.CPU)
+	}
+	if CPUs[0].Stats.StateHome != 1 || CPUs[0].Stats.StateAll != 1 {
+		t.Fatalf("sections: home %d, every-core %d: want 1 and 1", CPUs[0].Stats.StateHome, CPUs[0].Stats.StateAll)
+	}
+	if runQueues[2].head != Index(idleHome) {
+		t.Fatalf("core 2's queue starts with thread %d, want idleHome (%d)", runQueues[2].head, Index(idleHome))
 	}
 	expectNoStateLocks(t)
 }

@@ -135,68 +135,38 @@ func unqueue(t *Thread) {
 }
 
 // Notify makes every thread on q that waits for one of events run its
-// system call again, oldest first, and returns how many it woke.
-//
-// As FUTEX_WAKE does (WakeAddr), it first takes q's lock and the calling
-// core's state lock alone, and wakes the waiters that live on this core
-// and are to run here: a pipe's reader and writer on one core hand the
-// pipe back and forth without touching another core's lock. At the
-// first waiter that lives elsewhere, or that the placement policy sends
-// elsewhere, it lets go and wakes the rest under every core's lock.
+// system call again, oldest first, and returns how many it woke. It
+// takes q's lock and the core locks its waiters need, in steps, as
+// FUTEX_WAKE does (wakeup.go): a pipe's reader and writer on one core
+// hand the pipe back and forth without touching another core's lock.
 func (q *Queue) Notify(events uint32) int {
-	c := self()
-	lockWith(c, queueLock(q))
-	atomic.StoreUint32(&q.gen, q.gen+1)
-	woke, done := q.notify(c, events, true)
-	unlockState(c)
-	if !done {
-		lockAll(c)
-		more, _ := q.notify(c, events, false)
-		woke += more
-		unlockState(c)
-	}
-	return woke
+	u := wakeUp{q: q, events: events}
+	return u.run(self(), queueLock(q))
 }
 
 // notify makes q's waiters for events run their call again, oldest
-// first, and returns how many. Under every core's state lock (here
-// false) it takes any of them; under q's lock and c's state lock alone
-// (here true) only while they live on c and the placement policy keeps
-// them there, and stops, done false, at the first it may not
-// (waitaddr.go's wakeAddr says why what it reads of the others is
-// stable).
-func (q *Queue) notify(c *CPU, events uint32, here bool) (woke int, done bool) {
-	core := placeFor(c, here)
-	for i := q.head; i != 0; {
+// first, and returns how many. Under every core's state lock (core
+// anyCore) it takes any of them; under q's lock and one core's state
+// lock alone, only while they live on that core and stay there (stays),
+// and returns the first it may not take so, next (nil when it is done).
+// Each step starts from q's first waiter: those an earlier step took
+// have left q, and one that came since was notified after its Gen read
+// anyway, so at worst it tries its object once more.
+func (q *Queue) notify(c *CPU, events uint32, core int) (woke int, next *Thread) {
+	i := q.head
+	for i != 0 {
 		t := &Threads[i-1]
 		i = t.qnext // t leaves q below; i already points past it
 		if t.WaitEvents&events == 0 {
 			continue
 		}
-		if here && t.State == Blocked && !stays(t, c) {
-			return woke, false
+		if core != anyCore && t.State == Blocked && !stays(t, c, core) {
+			return woke, t
 		}
 		retryTo(t, core)
 		woke++
 	}
-	return woke, true
-}
-
-// stays reports whether blocked thread t, found under a wait queue's
-// lock and c's state lock, may be woken under those alone: it lives on
-// c, and is either still c's current thread or to be placed on c.
-func stays(t *Thread, c *CPU) bool {
-	return int(t.CPU) == c.ID && (onCore(t) || pickCore(t, c.ID) == c.ID)
-}
-
-// placeFor is where a wake-up pass puts the waiters it wakes: on c, in
-// the pass under c's state lock alone (here; stays said they may), or
-// where the placement policy puts each (anyCore) under every core's.
-func placeFor(c *CPU, here bool) int {
-	if here {
-		return c.ID
-	}
-	return anyCore
+	return woke, nil
 }
 
 // Retry ends t's wait by making it run its system call again: the PC

@@ -134,15 +134,18 @@ func printStats() {
 	putLockCounts("cores", cores)
 	// The objects' own locks (one per pipe and per eventfd), summed.
 	putLockCounts("objects", vfs.ObjectLockCounts())
-	// How many scheduler-state sections needed one core's lock, and how
-	// many every core's (sched/statelock.go).
-	var own, all uint64
+	// How many scheduler-state sections needed one core's lock, how many
+	// a wait queue's and a waiter's idle home core's, and how many every
+	// core's (sched/statelock.go).
+	var own, home, all uint64
 	for i := range sched.CPUs {
 		own += sched.CPUs[i].Stats.StateOwn
+		home += sched.CPUs[i].Stats.StateHome
 		all += sched.CPUs[i].Stats.StateAll
 	}
 	kernel.Puts("gometal: stats: state-locks:")
 	putCounter("one-core", own)
+	putCounter("home-core", home)
 	putCounter("every-core", all)
 	kernel.Puts("\n")
 	// Pipe reads and writes answered under the pipe's lock alone, those
