@@ -1,6 +1,8 @@
 package sched
 
 import (
+	"sync/atomic"
+
 	"github.com/gometal/gometal/drivers/cpu"
 	"github.com/gometal/gometal/drivers/gic"
 	"github.com/gometal/gometal/drivers/timer"
@@ -141,27 +143,55 @@ func Current(c *CPU) *Thread {
 // whose timer is armed for it), and every core's only if one is due
 // (it wakes threads onto other cores). Most ticks are a slice's end with
 // nothing due; each taking every core's lock queued with every core's
-// own switches.
+// own switches. A sleeper (nanosleep) that is due and stays on c is
+// woken under c's lock alone too (expireSleeps).
 func ExpireThreads(now uint64) {
 	c := self()
 	lockCore(c)
 	due := threadDeadline(c.ID, now)
+	rest := due != 0 && due <= now && expireSleeps(c, now)
 	unlockState(c)
-	if due == 0 || due > now {
+	if !rest {
 		return
 	}
 	LockState()
 	for i := range Active() {
 		t := &Threads[i]
 		if t.State == Blocked && t.Deadline != 0 && t.Deadline <= now {
-			Timeouts[t.Wait]++
+			atomic.AddUint64(&Timeouts[t.Wait], 1)
 			WakeLocked(t, t.TimeoutResult)
 		}
 	}
 	UnlockState()
 }
 
-// Timeouts counts the waits that ended by their deadline, per kind.
+// expireSleeps wakes, under c's state lock alone, the sleepers living on
+// c whose deadline has passed, when they stay on c (stays: c is idle,
+// or the policy keeps them here): a sleep waits on no queue, so it is
+// c's state alone. It reports whether other waits on c are due: a
+// waiter on a queue leaves it under the queue's lock, which ranks before
+// a core's, and one placed elsewhere needs that core's; those go under
+// every core's lock. The Go runtime's sleeps (runqgrab's usleep(3),
+// sysmon's) end here.
+func expireSleeps(c *CPU, now uint64) (rest bool) {
+	for i := range Active() {
+		t := &Threads[i]
+		// CPU first: only c's threads are stable under c's lock.
+		if int(t.CPU) != c.ID || t.State != Blocked || t.Deadline == 0 || t.Deadline > now {
+			continue
+		}
+		if t.Wait != WaitSleep || t.queue != nil || !stays(t, c, c.ID) {
+			rest = true
+			continue
+		}
+		atomic.AddUint64(&Timeouts[WaitSleep], 1)
+		wakeTo(t, t.TimeoutResult, c.ID)
+	}
+	return rest
+}
+
+// Timeouts counts the waits that ended by their deadline, per kind
+// (atomically: a core counts its sleepers' under its own lock).
 var Timeouts [waitKinds]uint64
 
 // earliest returns the earlier of two counter values, 0 meaning none.
