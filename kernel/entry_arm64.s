@@ -10,7 +10,7 @@
 // Every exception from EL0 pushes a sched.Frame at the top of the core's
 // kernel stack (SP_EL1), all but the FP state (the vector registers,
 // FPSR and FPCR), switches R28 (g) to the core's fake g (TPIDR_EL1), and
-// calls trap(frame), which saves the FP state too unless the call never
+// calls trap(frame, cpu, esr), which saves the FP state too unless the call never
 // touches it. trap may
 // replace the frame's contents with another thread's context; userReturn
 // then restores whatever the frame holds and ERETs (userReturnRegs when
@@ -140,11 +140,14 @@ TEXT ·el0Entry(SB),NOSPLIT|NOFRAME,$0
 	MRS	TPIDR_EL1, g		// this core's sched.CPU = fake g
 	MOVD	ZR, R29			// end of the kernel frame-pointer chain
 	MOVD	RSP, R0
-	WORD	$0xd10083ff	// SUB SP, SP, #32
-	MOVD	R0, 8(RSP)		// trap(f) (fpSaved bool at 16)
+	MRS	ESR_EL1, R1
+	WORD	$0xd100c3ff	// SUB SP, SP, #48
+	MOVD	R0, 8(RSP)		// trap(f, c, esr) (fpSaved bool at 32)
+	MOVD	g, 16(RSP)
+	MOVD	R1, 24(RSP)
 	BL	·trap(SB)
-	MOVBU	16(RSP), R0
-	WORD	$0x910083ff	// ADD SP, SP, #32
+	MOVBU	32(RSP), R0
+	WORD	$0x9100c3ff	// ADD SP, SP, #48
 	CBZ	R0, regsOnly
 	B	·userReturn(SB)
 regsOnly:

@@ -19,11 +19,15 @@ import (
 // interrupt takes the kernel lock only if it needs it (interrupt), and
 // everything else takes the kernel lock. The result tells the way out
 // whether to load the FP state back from f.
-func trap(f *sched.Frame) (fpSaved bool) {
-	c := ThisCPU()
-	var esr uint64 // the syndrome of a synchronous exception, read once
+//
+// The entry assembly passes this core's CPU (TPIDR_EL1, which it loads
+// as the kernel's g anyway) and ESR_EL1 (the syndrome of a synchronous
+// exception; stale for an interrupt, which does not look at it), so
+// that the Go side makes no call to read them: under QEMU's TCG each
+// call's return is an indirect jump looked up in a hash, and on the way
+// to an unlocked getpid those lookups were a fifth of the call.
+func trap(f *sched.Frame, c *sched.CPU, esr uint64) (fpSaved bool) {
 	if f.Kind != sched.KindIRQ {
-		esr = cpu.ReadESR()
 		if handled, saved := unlockedSyscall(c, f, esr); handled {
 			return saved
 		}

@@ -38,10 +38,11 @@ import (
 // whether the app's FP state is now in f (the profiler's
 // bookkeeping needs them as scratch), so the way out restores them.
 func unlockedSyscall(c *sched.CPU, f *sched.Frame, esr uint64) (handled, fpSaved bool) {
-	t, entered, ok := svcEntry(c, esr)
+	t, ok := svcEntry(c, esr)
 	if !ok {
 		return false, false
 	}
+	entered := profEntry()
 	nr := f.X[8]
 	if !OS.Unlocked(c, t, f) {
 		return false, false
@@ -59,18 +60,27 @@ func unlockedSyscall(c *sched.CPU, f *sched.Frame, esr uint64) (handled, fpSaved
 
 // svcEntry begins both ways of answering a system call without the
 // kernel lock: ok reports whether the exception is an SVC at all; t is
-// the calling thread, and entered the counter at entry when profiling
-// (0 otherwise: only the profiler's bookkeeping needs it, and a counter
-// read is not free under QEMU's TCG).
-func svcEntry(c *sched.CPU, esr uint64) (t *sched.Thread, entered uint64, ok bool) {
+// the calling thread. Small enough to inline (answered says why that
+// matters); the caller reads profEntry next.
+func svcEntry(c *sched.CPU, esr uint64) (t *sched.Thread, ok bool) {
 	if cpu.EC(esr) != cpu.ECSVC64 {
-		return nil, 0, false
+		return nil, false
 	}
-	if prof.On() {
-		entered = timer.Now()
-	}
-	return sched.Current(c), entered, true
+	return sched.Current(c), true
 }
+
+// profEntry is the counter at a call's entry when profiling, or 0: only
+// the profiler's bookkeeping needs it, and a counter read is not free
+// under QEMU's TCG.
+func profEntry() uint64 {
+	if !prof.On() {
+		return 0
+	}
+	return profNow()
+}
+
+//go:noinline
+func profNow() uint64 { return timer.Now() }
 
 // answered records a system call answered without the kernel lock: the
 // core's last call (for lock-stuck reports) and its entry and exit in
@@ -78,6 +88,16 @@ func svcEntry(c *sched.CPU, esr uint64) (t *sched.Thread, entered uint64, ok boo
 // it).
 func answered(c *sched.CPU, t *sched.Thread, nr uint64, blocked bool) {
 	c.LastSyscall = nr
+	if trace.On() {
+		traceAnswered(c, t, nr, blocked)
+	}
+}
+
+// traceAnswered records an answered call's entry and exit in the kernel
+// trace. Apart from answered, so that answered inlines into the paths
+// that call it: under QEMU's TCG each call's return is an indirect
+// jump, looked up in a hash, and the getpid path made nine of them.
+func traceAnswered(c *sched.CPU, t *sched.Thread, nr uint64, blocked bool) {
 	var b uint8
 	if blocked {
 		b = 1
@@ -112,10 +132,11 @@ func profUnlocked(c *sched.CPU, t *sched.Thread, f *sched.Frame, entered, nr uin
 //
 //go:noinline
 func lockFreeSyscall(c *sched.CPU, f *sched.Frame, esr uint64) bool {
-	t, entered, ok := svcEntry(c, esr)
+	t, ok := svcEntry(c, esr)
 	if !ok {
 		return false
 	}
+	entered := profEntry()
 	nr := f.X[8]
 	handled, blocked := OS.LockFree(c, t, f)
 	if !handled {
