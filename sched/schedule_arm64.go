@@ -157,7 +157,7 @@ func ExpireThreads(now uint64) {
 	LockState()
 	for i := range Active() {
 		t := &Threads[i]
-		if t.State == Blocked && t.Deadline != 0 && t.Deadline <= now {
+		if expired(t, now) {
 			atomic.AddUint64(&Timeouts[t.Wait], 1)
 			WakeLocked(t, t.TimeoutResult)
 		}
@@ -177,7 +177,7 @@ func expireSleeps(c *CPU, now uint64) (rest bool) {
 	for i := range Active() {
 		t := &Threads[i]
 		// CPU first: only c's threads are stable under c's lock.
-		if int(t.CPU) != c.ID || t.State != Blocked || t.Deadline == 0 || t.Deadline > now {
+		if int(t.CPU) != c.ID || !expired(t, now) {
 			continue
 		}
 		if t.Wait != WaitSleep || t.queue != nil || !stays(t, c, c.ID) {
@@ -188,6 +188,11 @@ func expireSleeps(c *CPU, now uint64) (rest bool) {
 		wakeTo(t, t.TimeoutResult, c.ID)
 	}
 	return rest
+}
+
+// expired reports whether t waits for a deadline that has passed at now.
+func expired(t *Thread, now uint64) bool {
+	return t.State == Blocked && t.Deadline != 0 && t.Deadline <= now
 }
 
 // Timeouts counts the waits that ended by their deadline, per kind

@@ -129,15 +129,13 @@ func lockWith(c *CPU, l *cpu.Spinlock) {
 }
 
 // keepWaitLock lets go of c's own state lock and keeps the wait queue's
-// lock the section took with it (lockWith), which it returns: a
-// wake-up that goes on to waiters living on other cores (lockHome).
-// What c holds is then only the caller's to know: c.held and
-// c.waitLock say none.
-func keepWaitLock(c *CPU) *cpu.Spinlock {
-	l := c.waitLock
+// lock the section took with it (lockWith): a wake-up that goes on to
+// waiters living on other cores (lockHome). What c holds is then only
+// the caller's to know (it took the queue's lock, and lets go of it):
+// c.held and c.waitLock say none.
+func keepWaitLock(c *CPU) {
 	c.held, c.waitLock = heldNone, nil
 	coreLocks[c.ID].Unlock()
-	return l
 }
 
 // lockHome takes core h's state lock for c, which holds a wait queue's

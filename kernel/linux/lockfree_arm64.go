@@ -57,15 +57,21 @@ func lockFree(c *sched.CPU, t *sched.Thread, f *sched.Frame) (answered, blocked 
 	return false, false
 }
 
+// beginCall sets up, for a call answered without the kernel lock, what
+// syscall sets for every call, for the signal code: the number and the
+// first argument a signal that ends the call's wait restarts it from,
+// and no interruption yet (settleInterrupted).
+func beginCall(t *sched.Thread, f *sched.Frame) {
+	t.SysNr, t.OrigX0 = f.X[8], f.X[0]
+	lx(t).Interrupted = false
+}
+
 // lab:futex begin
 
 // lockFreeWait is FUTEX_WAIT without the kernel lock, or nothing
 // (answered false) where futexWaitOn leaves it to the locked way.
 func lockFreeWait(t *sched.Thread, f *sched.Frame) (answered, blocked bool) {
-	// What syscall sets for every call, for the signal code: a signal
-	// that ends this wait restarts it from these (settleInterrupted).
-	t.SysNr, t.OrigX0 = f.X[8], f.X[0]
-	lx(t).Interrupted = false
+	beginCall(t, f)
 	r, blocked, ok := futexWaitOn(t, f, false)
 	if !ok {
 		return false, false

@@ -158,11 +158,7 @@ func sysSleep(t *sched.Thread, f *sched.Frame) uint64 {
 // cannot answer so (the timespec's page not mapped now, a signal
 // pending) goes the locked way (answered false).
 func lockFreeSleep(t *sched.Thread, f *sched.Frame) (answered, blocked bool) {
-	// What syscall sets for every call, for the signal code: a signal
-	// that ends this sleep restarts it, or writes the time it had left
-	// (settleInterrupted).
-	t.SysNr, t.OrigX0 = f.X[8], f.X[0]
-	lx(t).Interrupted = false
+	beginCall(t, f)    // a signal that ends the sleep restarts it, or writes the time it had left
 	now := timer.Now() // before the lock (LockToSleepAt)
 	ns, e := sleepRequest(f, now, false)
 	switch {

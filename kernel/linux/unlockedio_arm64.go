@@ -58,8 +58,7 @@ func unlockedIO(c *sched.CPU, t *sched.Thread, f *sched.Frame, write bool) (answ
 // it blocked, it returns with this core's state lock held
 // (kernel.Personality.LockFree).
 func unlockedWait(t *sched.Thread, f *sched.Frame, q *sched.Queue, kind sched.WaitKind, events uint32, deadline uint64, gen uint32) bool {
-	t.SysNr, t.OrigX0 = f.X[8], f.X[0]
-	lx(t).Interrupted = false
+	beginCall(t, f)
 	sched.LockQueueToBlock(q)
 	if signalsPending(t) || !sched.BlockOnGenLocked(t, q, kind, events, deadline, 0, gen) {
 		sched.UnlockState()

@@ -85,8 +85,7 @@ func unlockedSigreturn(c *sched.CPU, t *sched.Thread, f *sched.Frame) bool {
 	}
 	// What syscall sets around every call: none is in progress after
 	// this one, which does not block.
-	t.SysNr, t.OrigX0 = f.X[8], f.X[0]
-	lx(t).Interrupted = false
+	beginCall(t, f)
 	t.BlockedCall, t.Retried, t.Progress = false, false, 0
 	restoreSigframe(t, f, b)
 	atomic.AddUint64(&unlockedSignals.Returns, 1)
