@@ -2,8 +2,8 @@
 
 // Exception vectors and the EL0 entry/exit path.
 //
-// Stack-pointer adjustments here are spelled as WORD encodings: the Go
-// linker's nosplit analysis would otherwise count the 816-byte trap frame
+// Stack-pointer adjustments here are spelled as WORD encodings (SUB_SP,
+// ADD_SP): the Go linker's nosplit analysis would otherwise count the 816-byte trap frame
 // against the (irrelevant) goroutine stack limit. These paths run on the
 // core's kernel stack, not on a goroutine stack.
 //
@@ -14,26 +14,36 @@
 // touches it. trap may
 // replace the frame's contents with another thread's context; userReturn
 // then restores whatever the frame holds and ERETs (userReturnRegs when
-// the FP state was never saved). IRQs stay masked in the kernel,
-// so exceptions taken at EL1 are always faults: they switch to the core's
-// fault stack and never return.
+// the FP state was never saved), writing SP_EL0, ELR_EL1, SPSR_EL1 and
+// TPIDR_EL0 only if the frame's differ from what they hold. IRQs stay
+// masked in the kernel, so exceptions taken at EL1 are always faults:
+// they switch to the core's fault stack and never return.
 
-#define FRAME_SIZE	816
-#define OFF_SP		248
-#define OFF_PC		256
-#define OFF_PSTATE	264
-#define OFF_TPIDR	272
-#define OFF_FPSR	280
-#define OFF_KIND	296
-#define OFF_V		304
+#include "go_asm.h"
 
-#define CPU_FAULTG		32
-#define CPU_FAULTSTACKTOP	64
-#define CPU_FAULTDEPTH		80
-#define CPU_FAULT		128
+// Every number the layout needs comes from Go (entry_layout.go).
+#define FRAME_SIZE	const_frameSize
+#define OFF_SP		const_frameOffSP
+#define OFF_PC		const_frameOffPC
+#define OFF_PSTATE	const_frameOffPSTATE
+#define OFF_TPIDR	const_frameOffTPIDR
+#define OFF_FPSR	const_frameOffFPSR
+#define OFF_KIND	const_frameOffKind
+#define OFF_V		const_frameOffV
 
-#define KIND_SYNC	0
-#define KIND_IRQ	1
+#define CPU_FAULTG		const_cpuOffFaultG
+#define CPU_FAULTSTACKTOP	const_cpuOffFaultStackTop
+#define CPU_FAULTDEPTH		const_cpuOffFaultDepth
+#define CPU_EL0REGS		const_cpuOffEL0Regs
+#define CPU_FAULT		const_cpuOffFault
+
+#define KIND_SYNC	const_kindSync
+#define KIND_IRQ	const_kindIRQ
+
+// SUB/ADD SP, SP, #n as instruction words (ARM ARM C6.2.4, C6.2.331:
+// ADD/SUB (immediate), 64-bit, imm12 at bit 10, Rn = Rd = SP = 31).
+#define SUB_SP(n)	WORD	$(0xd10003ff | ((n) << 10))
+#define ADD_SP(n)	WORD	$(0x910003ff | ((n) << 10))
 
 // ARM ARM D1.10.2: the table is 2 KiB aligned, 16 slots of 128 bytes:
 // {current EL with SP0, current EL with SPx, lower EL AArch64, lower EL
@@ -74,12 +84,12 @@ TEXT ·vectors(SB),NOSPLIT|NOFRAME,$0
 	B	·el1Fault(SB)
 	PCALIGN	$128
 	// Lower EL, AArch64: the app.
-	WORD	$0xd10cc3ff	// SUB SP, SP, #FRAME_SIZE
+	SUB_SP(FRAME_SIZE)
 	STP	(R0, R1), 0(RSP)
 	MOVD	$KIND_SYNC, R0
 	B	·el0Entry(SB)
 	PCALIGN	$128
-	WORD	$0xd10cc3ff	// SUB SP, SP, #FRAME_SIZE
+	SUB_SP(FRAME_SIZE)
 	STP	(R0, R1), 0(RSP)
 	MOVD	$KIND_IRQ, R0
 	B	·el0Entry(SB)
@@ -126,28 +136,32 @@ TEXT ·el0Entry(SB),NOSPLIT|NOFRAME,$0
 	STP	(R26, R27), 208(RSP)
 	STP	(g, R29), 224(RSP)
 	MOVD	R30, 240(RSP)
+	MRS	TPIDR_EL1, g		// this core's sched.CPU = fake g
+	// The four system registers of the app's context go into the frame
+	// and, as what the core now holds, into CPU.EL0Regs for the way out.
 	MRS	SP_EL0, R0
 	MRS	ELR_EL1, R1
 	STP	(R0, R1), OFF_SP(RSP)
+	STP	(R0, R1), CPU_EL0REGS(g)
 	MRS	SPSR_EL1, R0
 	MRS	TPIDR_EL0, R1
 	STP	(R0, R1), OFF_PSTATE(RSP)
+	STP	(R0, R1), (CPU_EL0REGS+16)(g)
 	// Q0-Q31, FPSR and FPCR stay in their registers: trap saves them
 	// (saveFP) unless the call is one of the few that never touch them.
 	// Under QEMU's TCG each access to FPSR or FPCR is a helper call that
 	// walks every softfloat status, so the four of them were a tenth of
 	// an unlocked getpid.
-	MRS	TPIDR_EL1, g		// this core's sched.CPU = fake g
 	MOVD	ZR, R29			// end of the kernel frame-pointer chain
 	MOVD	RSP, R0
 	MRS	ESR_EL1, R1
-	WORD	$0xd100c3ff	// SUB SP, SP, #48
+	SUB_SP(48)
 	MOVD	R0, 8(RSP)		// trap(f, c, esr) (fpSaved bool at 32)
 	MOVD	g, 16(RSP)
 	MOVD	R1, 24(RSP)
 	BL	·trap(SB)
 	MOVBU	32(RSP), R0
-	WORD	$0x9100c3ff	// ADD SP, SP, #48
+	ADD_SP(48)
 	CBZ	R0, regsOnly
 	B	·userReturn(SB)
 regsOnly:
@@ -191,12 +205,30 @@ TEXT ·userReturn(SB),NOSPLIT|NOFRAME,$0
 // userReturnRegs restores the frame at RSP but for the FP state, which
 // the registers still hold, and returns to EL0.
 TEXT ·userReturnRegs(SB),NOSPLIT|NOFRAME,$0
-	LDP	OFF_PSTATE(RSP), (R0, R1)
-	MSR	R0, SPSR_EL1
-	MSR	R1, TPIDR_EL0
+	// Write back only what changed. Under QEMU's TCG every system
+	// register write ends the translation block and goes back to QEMU's
+	// main loop (target/arm/tcg/translate-a64.c, handle_sys: a write
+	// without ARM_CP_SUPPRESS_TB_END), and these four writes were a
+	// third of an unlocked getpid. A call that returns to the thread
+	// that made it changes none of them. CPU.EL0Regs holds what the
+	// registers hold: the entry read them, and nothing in the kernel
+	// writes them before it returns here (a fault at EL1 never returns,
+	// IRQs stay masked). enterUser, with no entry before it, writes all
+	// four itself.
 	LDP	OFF_SP(RSP), (R0, R1)
+	LDP	OFF_PSTATE(RSP), (R2, R3)
+	LDP	CPU_EL0REGS(g), (R4, R5)
+	LDP	(CPU_EL0REGS+16)(g), (R6, R7)
+	CMP	R0, R4
+	CCMP	EQ, R1, R5, $0
+	CCMP	EQ, R2, R6, $0
+	CCMP	EQ, R3, R7, $0
+	BEQ	sysregsKept
 	MSR	R0, SP_EL0
 	MSR	R1, ELR_EL1
+	MSR	R2, SPSR_EL1
+	MSR	R3, TPIDR_EL0
+sysregsKept:
 	LDP	16(RSP), (R2, R3)
 	LDP	32(RSP), (R4, R5)
 	LDP	48(RSP), (R6, R7)
@@ -213,7 +245,7 @@ TEXT ·userReturnRegs(SB),NOSPLIT|NOFRAME,$0
 	LDP	224(RSP), (g, R29)
 	MOVD	240(RSP), R30
 	LDP	0(RSP), (R0, R1)
-	WORD	$0x910cc3ff	// ADD SP, SP, #FRAME_SIZE
+	ADD_SP(FRAME_SIZE)
 	ERET
 
 // enterUser switches to the frame at f (the top of this core's kernel
@@ -221,6 +253,12 @@ TEXT ·userReturnRegs(SB),NOSPLIT|NOFRAME,$0
 TEXT ·enterUser(SB),NOSPLIT|NOFRAME,$0-8
 	MOVD	f+0(FP), R0
 	MOVD	R0, RSP
+	LDP	OFF_SP(RSP), (R0, R1)
+	LDP	OFF_PSTATE(RSP), (R2, R3)
+	MSR	R0, SP_EL0
+	MSR	R1, ELR_EL1
+	MSR	R2, SPSR_EL1
+	MSR	R3, TPIDR_EL0
 	B	·userReturn(SB)
 
 // el1Fault: R0 holds the vector slot, the interrupted X0 is in SP_EL0.
@@ -267,7 +305,7 @@ TEXT ·el1Fault(SB),NOSPLIT|NOFRAME,$0
 	MOVD	R3, RSP
 	ADD	$CPU_FAULTG, R2, g
 	MOVD	ZR, R29
-	WORD	$0xd10043ff	// SUB SP, SP, #16
+	SUB_SP(16)
 	MOVD	R1, 8(RSP)
 	BL	·kernelFault(SB)
 early:

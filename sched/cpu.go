@@ -31,8 +31,14 @@ type CPU struct {
 	FaultStackTop                              uintptr
 	KStackTop                                  uintptr
 	FaultDepth                                 uintptr
-	_                                          [5]uintptr
-	Fault                                      Frame // registers at a kernel fault
+	// EL0Regs is what this core's SP_EL0, ELR_EL1, SPSR_EL1 and
+	// TPIDR_EL0 hold (Frame's order), as the entry assembly read them
+	// at the core's last exception from EL0. The way back writes only a
+	// register whose frame value differs (kernel/entry_arm64.s,
+	// userReturnRegs).
+	EL0Regs [4]uint64
+	_       [1]uintptr
+	Fault   Frame // registers at a kernel fault
 
 	ID    int
 	MPIDR uint64 // the core's affinity, from its DTB node
@@ -119,6 +125,7 @@ const (
 	CPUOffFaultStackTop = 64
 	CPUOffKStackTop     = 72
 	CPUOffFaultDepth    = 80
+	CPUOffEL0Regs       = 88
 	CPUOffFault         = 128
 )
 

@@ -26,6 +26,7 @@ func TestFrameLayout(t *testing.T) {
 		{"CPU.FaultStackTop", unsafe.Offsetof(c.FaultStackTop), CPUOffFaultStackTop},
 		{"CPU.KStackTop", unsafe.Offsetof(c.KStackTop), CPUOffKStackTop},
 		{"CPU.FaultDepth", unsafe.Offsetof(c.FaultDepth), CPUOffFaultDepth},
+		{"CPU.EL0Regs", unsafe.Offsetof(c.EL0Regs), CPUOffEL0Regs},
 		{"CPU.Fault", unsafe.Offsetof(c.Fault), CPUOffFault},
 	}
 	for _, c := range checks {
