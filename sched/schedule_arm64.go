@@ -434,10 +434,10 @@ func setTimer(c *CPU, d uint64) {
 	c.timerDirty = true
 }
 
-// StopTimer masks c's timer interrupt (the tick handler does this; the
-// way out of the kernel re-arms it). Unlike setTimer it writes at once:
-// the timer's interrupt is level-triggered and stays asserted until
-// masked, so the handler's next acknowledge would take it again.
+// StopTimer stops c's timer (the tick handler does this; the way out of
+// the kernel re-arms it). Unlike setTimer it writes at once: the timer's
+// interrupt is level-triggered and stays asserted until the condition
+// ends, so the handler's next acknowledge would take it again.
 func StopTimer(c *CPU) {
 	if c.armed == 0 {
 		return

@@ -6,8 +6,7 @@ package timer
 import "github.com/gometal/gometal/drivers/cpu"
 
 const (
-	ctlEnable = 1 << 0 // CNTV_CTL_EL0.ENABLE
-	ctlIMask  = 1 << 1 // CNTV_CTL_EL0.IMASK
+	ctlEnable = 1 << 0 // CNTV_CTL_EL0.ENABLE (IMASK, bit 1, clear)
 
 	// cntkctlEL0VCTEN lets EL0 read CNTVCT_EL0 and CNTFRQ_EL0 (ARM ARM
 	// D13.8.22 CNTKCTL_EL1): the Go runtime reads them in its delay loop.
@@ -26,11 +25,22 @@ var freq uint64
 // Init records the counter frequency (once, on the boot core).
 func Init() { freq = cpu.ReadCNTFRQ() }
 
-// InitCPU opens the counter to EL0 and masks the timer on the calling
-// core: CNTKCTL_EL1 and CNTV_CTL_EL0 are per core.
+// never is a compare value the counter does not reach (at 62.5 MHz, in
+// four thousand years): a timer set to it is stopped. 2^63-1, not 2^64-1,
+// so that the condition stays false read either way, the Arm ARM's
+// unsigned compare or a signed difference.
+const never = 1<<63 - 1
+
+// InitCPU opens the counter to EL0 and enables the timer on the calling
+// core, stopped (CNTKCTL_EL1, CNTV_CVAL_EL0 and CNTV_CTL_EL0 are per
+// core). The timer stays enabled from then on: SetDeadline and Stop
+// write only the compare value, one system-register write each, where
+// masking and unmasking took two. Under QEMU's TCG each such write
+// takes QEMU's global lock and reprograms a host timer.
 func InitCPU() {
 	cpu.WriteCNTKCTL(cntkctlEL0VCTEN | cntkctlEL0PCTEN | cntkctlEVNTEN | cntkctlEVNTI)
-	cpu.WriteCNTVCTL(ctlIMask)
+	cpu.WriteCNTVCVAL(never)
+	cpu.WriteCNTVCTL(ctlEnable)
 }
 
 // Freq is the counter frequency in Hz.
@@ -60,11 +70,11 @@ func NanosToTicks(ns int64) uint64 {
 	return s*freq + r*freq/1e9
 }
 
-// SetDeadline arms this core's timer to fire when the counter reaches t.
-func SetDeadline(t uint64) {
-	cpu.WriteCNTVCVAL(t)
-	cpu.WriteCNTVCTL(ctlEnable)
-}
+// SetDeadline arms this core's timer to fire when the counter reaches t
+// (at once if it already has: ARM ARM D11.2.4, the condition is
+// CNTVCT_EL0 >= CNTV_CVAL_EL0, evaluated on the write too).
+func SetDeadline(t uint64) { cpu.WriteCNTVCVAL(t) }
 
-// Stop masks this core's timer interrupt.
-func Stop() { cpu.WriteCNTVCTL(ctlIMask) }
+// Stop stops this core's timer: a compare value never reached takes the
+// condition, and with it the level-triggered interrupt, down at once.
+func Stop() { cpu.WriteCNTVCVAL(never) }
