@@ -119,6 +119,7 @@ func loadInit() *sched.Thread {
 	if t == nil {
 		kernel.Panic("no thread slot for /init")
 	}
+	lx(t).TimerSlack, lx(t).DefaultSlack = timerSlackNanos, timerSlackNanos
 	sp, ok := buildStack(&ef, phdrVA)
 	if !ok {
 		kernel.Puts("gometal: argv/envp do not fit on the initial stack\n")

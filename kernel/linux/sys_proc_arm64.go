@@ -356,6 +356,8 @@ func sysClone(t *sched.Thread, f *sched.Frame) uint64 {
 	// and no alternate signal stack.
 	lx(n).SigMask = lx(t).SigMask
 	n.Affinity = t.Affinity
+	lx(n).TimerSlack = lx(t).TimerSlack // Linux's copy_process, both
+	lx(n).DefaultSlack = lx(t).TimerSlack
 	if flags&unix.CLONE_PARENT_SETTID != 0 {
 		usermem.WriteU32(uintptr(f.X[2]), uint32(n.TID))
 	}
@@ -558,6 +560,17 @@ func sysPrctl(t *sched.Thread, f *sched.Frame) uint64 {
 			return errno(unix.EINVAL)
 		}
 		lx(t).KeepCaps = f.X[1] == 1
+		return 0
+	case unix.PR_GET_TIMERSLACK:
+		return lx(t).TimerSlack
+	case unix.PR_SET_TIMERSLACK:
+		// As Linux (kernel/sys.c): 0 puts the thread's default back,
+		// anything else is the slack in ns; it never fails.
+		if f.X[1] == 0 {
+			lx(t).TimerSlack = lx(t).DefaultSlack
+		} else {
+			lx(t).TimerSlack = f.X[1]
+		}
 		return 0
 	}
 	// PR_SET_VMA (VMA naming) and the rest: EINVAL, as a kernel without

@@ -133,6 +133,25 @@ func leftUntil(id uint64, abs int64, now uint64) (int64, bool) {
 	return abs - at, ok
 }
 
+// timerSlackNanos is how much later than asked a sleep may end: Linux's
+// default timer slack, 50 µs (init_task's timer_slack_ns), which its
+// nanosleep and clock_nanosleep add to every sleep of a thread that is
+// not real-time (kernel/time/hrtimer.c, hrtimer_nanosleep). The Go
+// runtime's short sleeps rely on it: a spinning M about to steal a P's
+// next goroutine first sleeps usleep(3) "to give pp a chance to
+// schedule runnext" (runtime/proc.go, runqgrab), written for a chan
+// handoff of ~50 ns; under QEMU's TCG a handoff takes a few µs, and an
+// exact 3 µs sleep let the steal win and bounce the pair between cores.
+// A thread may change its own (prctl PR_SET_TIMERSLACK).
+const timerSlackNanos = 50_000
+
+// slack is t's timer slack in ns, bounded so that a sleep's length plus
+// it stays an int64 (a thread may set any value).
+func slack(t *sched.Thread) int64 { return int64(min(lx(t).TimerSlack, maxSlackNanos)) }
+
+// maxSlackNanos bounds slack: a day, far beyond any use.
+const maxSlackNanos = 24 * 3600 * 1e9
+
 // sysSleep is nanosleep and clock_nanosleep under the kernel lock: for
 // a request lockFreeSleep leaves to it (its timespec not mapped yet, a
 // signal to take first).
@@ -142,7 +161,7 @@ func sysSleep(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(e)
 	}
 	if ns > 0 {
-		sched.Block(t, sched.WaitSleep, deadlineAfter(ns), 0)
+		sched.Block(t, sched.WaitSleep, deadlineAfter(ns+slack(t)), 0)
 	}
 	return 0
 }
@@ -176,7 +195,7 @@ func lockFreeSleep(t *sched.Thread, f *sched.Frame) (answered, blocked bool) {
 		sched.UnlockState()
 		return false, false
 	}
-	sched.SleepLocked(t, deadlineFrom(now, ns))
+	sched.SleepLocked(t, deadlineFrom(now, ns+slack(t)))
 	return true, true // the lock-free way schedules in this section
 }
 

@@ -17,6 +17,12 @@ type lthread struct {
 	ClearTID   uintptr
 	KeepCaps   bool // prctl PR_SET_KEEPCAPS
 
+	// TimerSlack is how much later than asked the thread's sleeps may
+	// end, and DefaultSlack what PR_SET_TIMERSLACK 0 puts back: both
+	// its creator's TimerSlack, timerSlackNanos for the first thread
+	// (Linux: task_struct's timer_slack_ns, default_timer_slack_ns).
+	TimerSlack, DefaultSlack uint64
+
 	// SigWait is the set rt_sigtimedwait is waiting for (0: not
 	// waiting), SigWaitInfo where it writes the siginfo.
 	SigWait     uint64

@@ -126,7 +126,33 @@ func main() {
 	timed("clock_nanosleep CLOCK_MONOTONIC 2ms", d, func() unix.Errno {
 		return clockNanosleep(unix.CLOCK_MONOTONIC, 0, ptr(&ts), ptr(&rem))
 	})
+	timerSlack()
 	if os.Getpid() == 1 {
 		unix.Reboot(unix.LINUX_REBOOT_CMD_POWER_OFF)
+	}
+}
+
+// timerSlack prints the calling thread's timer slack (how much later
+// than asked its sleeps may end: 50 µs unless changed) as prctl gets
+// and sets it, and sleeps with each.
+func timerSlack() {
+	get := func() string {
+		r, _, e := unix.Syscall6(unix.SYS_PRCTL, unix.PR_GET_TIMERSLACK, 0, 0, 0, 0, 0)
+		if e != 0 {
+			return result(e)
+		}
+		return fmt.Sprint(r)
+	}
+	set := func(ns uintptr) string {
+		_, _, e := unix.Syscall6(unix.SYS_PRCTL, unix.PR_SET_TIMERSLACK, ns, 0, 0, 0, 0)
+		return result(e)
+	}
+	ts := unix.Timespec{Nsec: 300_000}
+	fmt.Printf("sleeps: PR_GET_TIMERSLACK: %s\n", get())
+	for _, ns := range []uintptr{1, 2_000_000, 0} {
+		fmt.Printf("sleeps: PR_SET_TIMERSLACK %d: %s, now %s\n", ns, set(ns), get())
+		timed(fmt.Sprintf("nanosleep 300us with slack %d", ns), 300*time.Microsecond, func() unix.Errno {
+			return nanosleep(ptr(&ts), 0)
+		})
 	}
 }
