@@ -353,13 +353,15 @@ func TestAuxv(t *testing.T) {
 	gometal(t, "run", "./tests/progs/auxv").expect(t, 0, "pagesz=4096", "auxv ok")
 }
 
-// Each thread keeps its own FPCR and FPSR across system calls answered
-// before any lock (which leave the FP state in the registers), blocking
-// calls that switch threads, and sched_yield, with more threads than
-// cores.
+// Each thread keeps its own FPCR and FPSR, and its own TPIDR_EL0 (which
+// the way back writes only when it changed), across system calls
+// answered before any lock (which leave the FP state in the registers),
+// blocking calls that switch threads, and sched_yield, with more threads
+// than cores. With the TPIDR_EL0 write left out of the way back it fails
+// at once ("TPIDR_EL0=0x0, want 0x7e1500000003").
 func TestFPStatePerThread(t *testing.T) {
 	t.Parallel()
-	gometal(t, "run", "./tests/progs/fpstate").expect(t, 0, "fpstate ok: 8 threads x 300 rounds kept their FPCR and FPSR")
+	gometal(t, "run", "./tests/progs/fpstate").expect(t, 0, "fpstate ok: 8 threads x 300 rounds kept their FPCR, FPSR and TPIDR_EL0")
 }
 
 // A fault with no handler ends the app with the kernel's own report.

@@ -15,3 +15,15 @@ TEXT ·setFPRegs(SB),NOSPLIT,$0-16
 	MSR	R0, FPCR
 	MSR	R1, FPSR
 	RET
+
+// func tls() uint64
+TEXT ·tls(SB),NOSPLIT,$0-8
+	MRS	TPIDR_EL0, R0
+	MOVD	R0, ret+0(FP)
+	RET
+
+// func setTLS(v uint64)
+TEXT ·setTLS(SB),NOSPLIT,$0-8
+	MOVD	v+0(FP), R0
+	MSR	R0, TPIDR_EL0
+	RET

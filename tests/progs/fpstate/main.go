@@ -1,7 +1,9 @@
 //go:build linux && arm64
 
 // Fpstate checks that every thread keeps its own FP control and status
-// registers (FPCR, FPSR) across every way into the kernel and back: a
+// registers (FPCR, FPSR), and its own TLS register (TPIDR_EL0, which the
+// kernel writes back only when it differs from what the core holds:
+// kernel/entry_arm64.s), across every way into the kernel and back: a
 // system call answered before any lock (getpid, which leaves the FP
 // state in the registers), one that blocks and switches threads (a
 // futex wait behind time.Sleep, a pipe read), sched_yield, and the
@@ -38,6 +40,11 @@ const (
 func fpRegs() (fpcr, fpsr uint64)
 func setFPRegs(fpcr, fpsr uint64)
 
+// tls reads TPIDR_EL0; setTLS writes it. A Go program without cgo
+// leaves the register to its threads (the runtime keeps g in R28).
+func tls() uint64
+func setTLS(v uint64)
+
 // rounds are each thread's trips through the kernel.
 const (
 	threads = 8
@@ -67,6 +74,8 @@ func main() {
 			flags := uint64(1 << (i % 4)) // IOC, DZC, OFC or UFC
 			c, s := fpRegs()
 			setFPRegs(c&^fpcrRModeMask|mode, s|flags)
+			myTLS := uint64(0x7e1500000000 + i)
+			setTLS(myTLS)
 			if i%4 == 1 && divide(1, 3) != 0x1.5555555555556p-02 {
 				errs <- fmt.Sprintf("thread %d: 1/3 under RP = %x, not rounded up", i, divide(1, 3))
 				return
@@ -95,6 +104,10 @@ func main() {
 					errs <- fmt.Sprintf("thread %d round %d after %s: FPCR=%#x FPSR=%#x, want mode %#x flags %#x", i, r, how, c, s, mode, flags)
 					return
 				}
+				if v := tls(); v != myTLS {
+					errs <- fmt.Sprintf("thread %d round %d after %s: TPIDR_EL0=%#x, want %#x", i, r, how, v, myTLS)
+					return
+				}
 			}
 		}(i)
 	}
@@ -108,5 +121,5 @@ func main() {
 	if failed {
 		os.Exit(1)
 	}
-	fmt.Printf("fpstate ok: %d threads x %d rounds kept their FPCR and FPSR\n", threads, rounds)
+	fmt.Printf("fpstate ok: %d threads x %d rounds kept their FPCR, FPSR and TPIDR_EL0\n", threads, rounds)
 }
