@@ -26,7 +26,6 @@
 #define OFF_SP		const_frameOffSP
 #define OFF_PC		const_frameOffPC
 #define OFF_PSTATE	const_frameOffPSTATE
-#define OFF_TPIDR	const_frameOffTPIDR
 #define OFF_FPSR	const_frameOffFPSR
 #define OFF_KIND	const_frameOffKind
 #define OFF_V		const_frameOffV

@@ -12,7 +12,6 @@ const (
 	frameOffSP     = sched.FrameOffSP
 	frameOffPC     = sched.FrameOffPC
 	frameOffPSTATE = sched.FrameOffPSTATE
-	frameOffTPIDR  = sched.FrameOffTPIDR
 	frameOffFPSR   = sched.FrameOffFPSR
 	frameOffKind   = sched.FrameOffKind
 	frameOffV      = sched.FrameOffV

@@ -1,8 +1,6 @@
 package kernel
 
 import (
-	"os"
-	"regexp"
 	"strings"
 	"testing"
 	"unsafe"
@@ -32,22 +30,14 @@ func TestSecondaryBootLayout(t *testing.T) {
 	}
 	// The assembly takes every one of these from go_asm.h, never as a
 	// number of its own.
-	src, err := os.ReadFile("../boot/entry_arm64.s")
-	if err != nil {
-		t.Fatal(err)
+	defs := asmDefines(t, "../boot/entry_arm64.s")
+	names := []string{"MAXCPUS", "KERNBASE"}
+	for _, f := range fields {
+		names = append(names, f.define)
 	}
-	for _, f := range append(fields, struct {
-		name      string
-		off, want uintptr
-		define    string
-	}{define: "MAXCPUS"}, struct {
-		name      string
-		off, want uintptr
-		define    string
-	}{define: "KERNBASE"}) {
-		m := regexp.MustCompile(`(?m)^#define\s+` + f.define + `\s+(\S+)`).FindSubmatch(src)
-		if m == nil || !strings.HasPrefix(string(m[1]), "const_") {
-			t.Errorf("boot/entry_arm64.s: #define %s is %q, want a const_ name from go_asm.h", f.define, m)
+	for _, name := range names {
+		if v, ok := defs[name]; !ok || !strings.HasPrefix(v, "const_") {
+			t.Errorf("boot/entry_arm64.s: #define %s is %q, want a const_ name from go_asm.h", name, v)
 		}
 	}
 	if cpu.MaxCPUs != len(b.MPIDR) {
