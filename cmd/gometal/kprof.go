@@ -110,7 +110,23 @@ func newSymbolizer(appELF string) (*symbolizer, error) {
 	return &symbolizer{tab: tab}, nil
 }
 
+// The pages the kernel maps into every app that the app's ELF does not
+// name (kernel/linux: VDSOPage, SigTrampPage; kprof_test.go checks the
+// copies). Under QEMU's TCG the vDSO's clock read is often the app's
+// hottest PC: its counter read takes QEMU's global lock.
+const (
+	vdsoPage     = 0x0000_FFFF_FFFF_A000
+	sigTrampPage = 0x0000_FFFF_FFFF_E000
+	appPageSize  = 0x1000
+)
+
 func (s *symbolizer) lookup(pc uint64) (fn, file string, line int) {
+	switch {
+	case pc >= vdsoPage && pc < vdsoPage+appPageSize:
+		return "[vdso] __kernel_clock_gettime", "", 0
+	case pc >= sigTrampPage && pc < sigTrampPage+appPageSize:
+		return "[signal return trampoline]", "", 0
+	}
 	if s == nil {
 		return fmt.Sprintf("app %#x", pc), "", 0
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gometal/gometal/kernel/linux"
 	"github.com/gometal/gometal/kernel/prof"
 )
 
@@ -77,6 +78,28 @@ func TestProfileBadFiles(t *testing.T) {
 	} {
 		if _, err := readProfile(writeTemp(t, c.data)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("want %q, got %v", c.want, err)
+		}
+	}
+}
+
+// A PC in the vDSO or the signal trampoline, pages the app's ELF does not
+// name, is named for what the kernel put there; the addresses are the
+// kernel's own.
+func TestProfileNamesKernelPages(t *testing.T) {
+	if vdsoPage != linux.VDSOPage || sigTrampPage != linux.SigTrampPage {
+		t.Fatalf("kprof.go's pages %#x, %#x; the kernel maps them at %#x, %#x", vdsoPage, sigTrampPage, linux.VDSOPage, linux.SigTrampPage)
+	}
+	var sym *symbolizer
+	for _, c := range []struct {
+		pc   uint64
+		want string
+	}{
+		{linux.VDSOPage + 0x958, "[vdso] __kernel_clock_gettime"},
+		{linux.SigTrampPage + 4, "[signal return trampoline]"},
+		{linux.VDSOPage - 4, "app 0xffffffff9ffc"},
+	} {
+		if got, _, _ := sym.lookup(c.pc); got != c.want {
+			t.Errorf("lookup(%#x) = %q, want %q", c.pc, got, c.want)
 		}
 	}
 }

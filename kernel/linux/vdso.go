@@ -57,6 +57,19 @@ const (
 	vdsoTextSection = 7 // section index of .text (st_shndx of the symbol)
 )
 
+// vdsoVA is where the vDSO page is mapped in every app (just below the
+// signal trampoline, above the stack).
+const vdsoVA = 0x0000_FFFF_FFFF_A000
+
+// VDSOPage and SigTrampPage are the app addresses of the two pages the
+// kernel maps into every app that its ELF does not name: the profile
+// reader (cmd/gometal) names a PC in them, whose copy of these values a
+// test checks.
+const (
+	VDSOPage     = vdsoVA
+	SigTrampPage = sigTrampVA
+)
+
 // What the page offers, and where its data and code live.
 const (
 	vdsoSOName      = "linux-vdso.so.1"

@@ -10,10 +10,9 @@ import (
 	"github.com/gometal/gometal/kernel/mm"
 )
 
-// vdsoVA is where the vDSO page is mapped in every app (just below the
-// signal trampoline, above the stack); vdso_arm64.s hard-codes its data
-// address from it.
-const vdsoVA = 0x0000_FFFF_FFFF_A000
+// vdsoDataVA is the vDSO's data words' address, which vdso_arm64.s
+// reads as const_vdsoDataVA (go_asm.h).
+const vdsoDataVA = vdsoVA + vdsoDataOff
 
 // vdsoClockGettime is the vDSO's code (vdso_arm64.s); vdsoCode returns
 // its address in the kernel image.

@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "go_asm.h"
 
 // The vDSO's __kernel_clock_gettime(clockid, *timespec), called by the Go
 // runtime from EL0 with the C calling convention. Never called in the
@@ -10,10 +11,8 @@
 // MONOTONIC, MONOTONIC_RAW, MONOTONIC_COARSE and BOOTTIME read the
 // virtual counter; REALTIME and REALTIME_COARSE add the wall-clock offset
 // the kernel stored; other clocks make the clock_gettime syscall.
-#define VDSO_DATA 0x0000FFFFFFFFA800	// vdsoVA + vdsoDataOff (vdso.go, vdso_arm64.go)
-
 TEXT ·vdsoClockGettime(SB),NOSPLIT|NOFRAME,$0
-	MOVD	$VDSO_DATA, R10
+	MOVD	$const_vdsoDataVA, R10	// vdso_arm64.go
 	CMP	$1, R0	// CLOCK_MONOTONIC
 	BEQ	mono
 	CMP	$4, R0	// CLOCK_MONOTONIC_RAW
