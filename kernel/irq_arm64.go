@@ -30,14 +30,21 @@ import (
 // one holding it.
 
 // interrupt handles an IRQ taken from EL0 and returns to a thread. The
-// profiler's entry (trapLocked) reads the app's stack through its page
-// table, which wants the kernel lock, so it is not used while profiling.
+// profiler samples here too, without the kernel lock: its walk of the
+// app's frame pointers only peeks at pages already mapped (appFrames).
+// Taking the lock for every sample, as it once did, made the lock the
+// profile's hottest wait (17% of a timer benchmark's samples) where an
+// unprofiled run waited for it 0.3% as long.
 // Never inlined: it runs after saveFP, and TestUnlockedPathUsesNoFP
 // tells the code before saveFP from the code after by function.
 //
 //go:noinline
 func interrupt(c *sched.CPU, f *sched.Frame) {
 	c.Heartbeat = timer.Now()
+	if prof.On() {
+		profEnter(c, sched.Current(c), f, c.Heartbeat)
+		profActivity[c.ID] = prof.ArgIRQ
+	}
 	takeIRQs(c)
 	finishTrap(c, f, false)
 }

@@ -34,10 +34,8 @@ func trap(f *sched.Frame, c *sched.CPU, esr uint64) (fpSaved bool) {
 	}
 	saveFP(f)
 	if f.Kind == sched.KindIRQ {
-		if !prof.On() {
-			interrupt(c, f) // irq_arm64.go: the kernel lock only if needed
-			return true
-		}
+		interrupt(c, f) // irq_arm64.go: the kernel lock only if needed
+		return true
 	} else if lockFreeSyscall(c, f, esr) {
 		return true
 	}
