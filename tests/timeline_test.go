@@ -63,14 +63,21 @@ func TestGMPDemoTimeline(t *testing.T) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatalf("the JSON export does not parse: %v", err)
 	}
-	goSpans := 0
+	goSpans, pauses := 0, 0
 	for _, e := range doc.TraceEvents {
 		if e.Cat == "go" && e.Pid >= 1000 {
 			goSpans++
 		}
+		if e.Cat == "go-stw" {
+			pauses++
+		}
 	}
 	if goSpans < 8 {
 		t.Errorf("%d goroutine spans in the JSON export, want the demo's goroutines on 4 Ps", goSpans)
+	}
+	// runtime/trace.Start itself stops the world once.
+	if pauses < 1 || !strings.Contains(string(out), "stop-the-world pauses") {
+		t.Errorf("%d stop-the-world pauses in the JSON export, want the trace's start at least; gometal trace printed:\n%s", pauses, out)
 	}
 
 	chromium, err := exec.LookPath("chromium")
@@ -108,8 +115,8 @@ func TestGMPDemoTimeline(t *testing.T) {
 	if attr("data-ready") != 1 {
 		t.Fatal("the page's script did not finish")
 	}
-	if rows, goRows := attr("data-rows"), attr("data-go-rows"); rows != 2*4+4 || goRows != 4 {
-		t.Errorf("the page drew %d lanes, %d of them Go Ps; want 4 cores x 2 and 4 Ps", rows, goRows)
+	if rows, goRows := attr("data-rows"), attr("data-go-rows"); rows != 2*4+4+1 || goRows != 4+1 {
+		t.Errorf("the page drew %d lanes, %d of them Go's; want 4 cores x 2, 4 Ps and the GC lane", rows, goRows)
 	}
 	if items, drawn := attr("data-items"), attr("data-drawn"); items < 500 || drawn < 100 {
 		t.Errorf("the page has %d items and drew %d", items, drawn)

@@ -293,8 +293,12 @@ func (t *ktrace) writeJSON(w io.Writer, gt *goTrace) error {
 	return json.NewEncoder(w).Encode(map[string]any{"traceEvents": ev, "displayTimeUnit": "ns"})
 }
 
-// goPidBase numbers the Go Ps' processes in the JSON, apart from cores.
-const goPidBase = 1000
+// goPidBase numbers the Go Ps' processes in the JSON, apart from cores;
+// goPhasePid is the runtime phases' process.
+const (
+	goPidBase  = 1000
+	goPhasePid = goPidBase - 1
+)
 
 func (t *ktrace) goEvents(gt *goTrace) []traceEvent {
 	var out []traceEvent
@@ -307,6 +311,15 @@ func (t *ktrace) goEvents(gt *goTrace) []traceEvent {
 	for _, s := range gt.Spans {
 		out = append(out, traceEvent{Name: fmt.Sprintf("G%d", s.G), Cat: "go", Ph: "X", Ts: float64(s.From-t0) / 1e3,
 			Dur: float64(s.To-s.From) / 1e3, Pid: goPidBase + s.P, Args: map[string]any{"g": s.G, "m_tid": s.M, "then": s.Left}})
+	}
+	// The runtime's phases, as a process of their own below the Ps.
+	out = append(out,
+		traceEvent{Name: "process_name", Ph: "M", Pid: goPhasePid, Args: map[string]any{"name": goPhaseRow}},
+		traceEvent{Name: "process_sort_index", Ph: "M", Pid: goPhasePid, Args: map[string]any{"sort_index": len(t.Cores) + gt.Procs}})
+	for _, ph := range gt.Phases {
+		cat, _ := phaseCategory(ph.Name)
+		out = append(out, traceEvent{Name: ph.Name, Cat: cat, Ph: "X", Ts: float64(ph.From-t0) / 1e3,
+			Dur: float64(ph.To-ph.From) / 1e3, Pid: goPhasePid})
 	}
 	return out
 }
@@ -365,6 +378,9 @@ func traceCmd(args []string) int {
 		}
 	}
 	t.writeSummary(os.Stdout)
+	if gt != nil {
+		gt.writePhaseSummary(os.Stdout)
+	}
 	write := func(path string, f func(io.Writer) error) error {
 		out, err := os.Create(path)
 		if err != nil {

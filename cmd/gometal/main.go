@@ -58,7 +58,8 @@ const usage = `usage:
                                                            a kernel trace (run -trace): per-core table;
                                                            -o: an HTML timeline (offline; zoom, pan, hover);
                                                            -json: Chrome/Perfetto trace events;
-                                                           -go: the run's Go execution trace, drawn per P
+                                                           -go: the run's Go execution trace, drawn per P,
+                                                           with its GC phases and stop-the-world pauses
   gometal lab [start NAME [DIR] | grade NAME]              the labs (docs/LABS.md): list them, make a working
                                                            copy with a lab's code removed, grade a tree
 flags for run and exec:

@@ -6,13 +6,15 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"strings"
 )
 
 // The HTML timeline (gometal trace -o OUT.html): one self-contained page
 // (no network, no files beside it) that draws the kernel trace as lanes
 // per core (the thread on it, idle, interrupts, SGIs sent and signal
 // frames; its syscalls in a lane below) and, when the app wrote a Go
-// execution trace, a lane per P with the goroutines that ran on it, on
+// execution trace, a lane per P with the goroutines that ran on it and
+// one with the runtime's GC mark phases and stop-the-world pauses, on
 // the same time axis: hovering a goroutine lights up its M, the kernel
 // thread, on whichever core ran it.
 
@@ -84,9 +86,31 @@ func (t *ktrace) timeline(gt *goTrace) timelineData {
 			add(base+s.P, from, float64(s.To-s.From)/1e3, "go", fmt.Sprintf("G%d", s.G),
 				fmt.Sprintf("G%d on P%d, M = thread %d\nthen: %s", s.G, s.P, s.M, s.Left), s.M, s.G)
 		}
+		// The runtime's own phases, in a lane below the Ps: each GC's
+		// mark phase and every stop-the-world pause, to read against the
+		// cores (the preemption signals a pause waits for, the futex
+		// wake-ups that end it).
+		gc := len(d.Rows)
+		d.Rows = append(d.Rows, timelineRow{Name: goPhaseRow, Go: true})
+		for _, ph := range gt.Phases {
+			cat, label := phaseCategory(ph.Name)
+			add(gc, float64(ph.From-t0)/1e3, float64(ph.To-ph.From)/1e3, cat, label,
+				fmt.Sprintf("%s\n%.3f ms", ph.Name, float64(ph.To-ph.From)/1e6), -1, -1)
+		}
 	}
 	d.End = end
 	return d
+}
+
+// goPhaseRow names the lane of the runtime's phases.
+const goPhaseRow = "Go GC / STW"
+
+// phaseCategory gives a runtime phase's category and short label.
+func phaseCategory(name string) (cat, label string) {
+	if why, ok := strings.CutPrefix(name, stwPrefix); ok {
+		return "go-stw", "STW" + why
+	}
+	return "go-gc", "GC mark"
 }
 
 func round3(f float64) float64 { return math.Round(f*1000) / 1000 }

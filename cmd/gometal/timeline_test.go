@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"runtime/trace"
 	"strings"
 	"sync"
@@ -34,6 +36,7 @@ func TestReadGoTrace(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	runtime.GC() // a mark phase and two stop-the-world pauses
 	trace.Stop()
 	f.Close()
 	gt, err := readGoTrace(path)
@@ -47,6 +50,26 @@ func TestReadGoTrace(t *testing.T) {
 		if s.To < s.From || s.P < 0 || s.P >= gt.Procs || s.M == 0 || s.Left == "" {
 			t.Fatalf("bad span %+v", s)
 		}
+	}
+	var stw, mark int
+	for _, ph := range gt.Phases {
+		if ph.To < ph.From {
+			t.Fatalf("bad phase %+v", ph)
+		}
+		switch {
+		case ph.Name == gcPhaseName:
+			mark++
+		case strings.HasPrefix(ph.Name, stwPrefix+" (GC"):
+			stw++
+		}
+	}
+	if mark < 1 || stw < 2 {
+		t.Errorf("runtime.GC: %d mark phases, %d GC pauses in %+v; want 1 and 2", mark, stw, gt.Phases)
+	}
+	var sum strings.Builder
+	gt.writePhaseSummary(&sum)
+	if !regexp.MustCompile(`^Go trace: [0-9]+ stop-the-world pauses, median [0-9.]+ ms, longest [0-9.]+ ms \(stop-the-world \(.+\)\)\n$`).MatchString(sum.String()) {
+		t.Errorf("summary %q", sum.String())
 	}
 	if _, err := readGoTrace(writeTemp(t, []byte("not a trace"))); err == nil || !strings.Contains(err.Error(), "not a Go execution trace") {
 		t.Errorf("a bad file: %v", err)
@@ -68,9 +91,10 @@ func TestTimelinePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The counter at 1 MHz: tick 1000 is 1 ms of CLOCK_MONOTONIC.
-	gt := &goTrace{Procs: 2, Spans: []goSpan{{P: 1, G: 5, M: 7, From: 1_050_000, To: 1_150_000, Left: "waiting"}}}
+	gt := &goTrace{Procs: 2, Spans: []goSpan{{P: 1, G: 5, M: 7, From: 1_050_000, To: 1_150_000, Left: "waiting"}},
+		Phases: []goPhase{{Name: gcPhaseName, From: 1_000_000, To: 1_300_000}, {Name: "stop-the-world (GC mark termination)", From: 1_200_000, To: 1_250_000}}}
 	d := kt.timeline(gt)
-	if len(d.Rows) != 2*2+2 || !d.Rows[4].Go || d.Rows[5].Name != "Go P1" {
+	if len(d.Rows) != 2*2+2+1 || !d.Rows[4].Go || d.Rows[5].Name != "Go P1" || d.Rows[6].Name != goPhaseRow {
 		t.Fatalf("rows %+v", d.Rows)
 	}
 	var goItem []any
@@ -81,7 +105,7 @@ func TestTimelinePage(t *testing.T) {
 			goItem = it
 		}
 	}
-	if cats["thread"] != 1 || cats["syscall-blocked"] != 1 || cats["signal-urg"] != 1 || cats["go"] != 1 {
+	if cats["thread"] != 1 || cats["syscall-blocked"] != 1 || cats["signal-urg"] != 1 || cats["go"] != 1 || cats["go-gc"] != 1 || cats["go-stw"] != 1 {
 		t.Errorf("categories %v", cats)
 	}
 	// G5 ran from 50 µs to 150 µs after the kernel's first event, on P1's
@@ -93,7 +117,7 @@ func TestTimelinePage(t *testing.T) {
 	if err := kt.writeTimeline(&page, "t", gt); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"<canvas", `"name":"Go P1"`, "G5 on P1, M = thread 7"} {
+	for _, want := range []string{"<canvas", `"name":"Go P1"`, "G5 on P1, M = thread 7", `"STW (GC mark termination)"`, `stop-the-world (GC mark termination)\n0.050 ms`} {
 		if !strings.Contains(page.String(), want) {
 			t.Errorf("the page lacks %q", want)
 		}
