@@ -36,7 +36,8 @@ func trap(f *sched.Frame, c *sched.CPU, esr uint64) (fpSaved bool) {
 	if f.Kind == sched.KindIRQ {
 		interrupt(c, f) // irq_arm64.go: the kernel lock only if needed
 		return true
-	} else if lockFreeSyscall(c, f, esr) {
+	}
+	if lockFreeSyscall(c, f, esr) {
 		return true
 	}
 	trapLocked(c, f, esr)
@@ -47,8 +48,9 @@ func trap(f *sched.Frame, c *sched.CPU, esr uint64) (fpSaved bool) {
 // (entry_arm64.s).
 func saveFP(f *sched.Frame)
 
-// trapLocked handles an exception under the kernel lock (esr: its
-// syndrome, for a synchronous one).
+// trapLocked handles a system call or another synchronous exception
+// (esr: its syndrome) under the kernel lock; interrupts go the way of
+// interrupt, which takes the lock only if one needs it.
 //
 //go:noinline
 func trapLocked(c *sched.CPU, f *sched.Frame, esr uint64) {
@@ -66,17 +68,12 @@ func trapLocked(c *sched.CPU, f *sched.Frame, esr uint64) {
 	if prof.On() {
 		profEnter(c, t, f, entered)
 	}
-	if f.Kind == sched.KindIRQ {
-		profActivity[c.ID] = prof.ArgIRQ
-		takeIRQs(c)
+	if cpu.EC(esr) == cpu.ECSVC64 {
+		profActivity[c.ID] = prof.ArgSyscall + uint32(f.X[8])
+		OS.Syscall(c, t, f)
 	} else {
-		if cpu.EC(esr) == cpu.ECSVC64 {
-			profActivity[c.ID] = prof.ArgSyscall + uint32(f.X[8])
-			OS.Syscall(c, t, f)
-		} else {
-			profActivity[c.ID] = prof.ArgFault
-			OS.Exception(t, f, esr, cpu.ReadFAR())
-		}
+		profActivity[c.ID] = prof.ArgFault
+		OS.Exception(t, f, esr, cpu.ReadFAR())
 	}
 	finishTrap(c, f, false)
 }
