@@ -42,8 +42,7 @@ import (
 func interrupt(c *sched.CPU, f *sched.Frame) {
 	c.Heartbeat = timer.Now()
 	if prof.On() {
-		profEnter(c, sched.Current(c), f, c.Heartbeat)
-		profActivity[c.ID] = prof.ArgIRQ
+		profUnlocked(c, sched.Current(c), f, c.Heartbeat, prof.ArgIRQ)
 	}
 	takeIRQs(c)
 	finishTrap(c, f, false)

@@ -51,7 +51,7 @@ func unlockedSyscall(c *sched.CPU, f *sched.Frame, esr uint64) (handled, fpSaved
 	answered(c, t, nr, false)
 	if prof.On() {
 		saveFP(f)
-		profUnlocked(c, t, f, entered, nr)
+		profUnlocked(c, t, f, entered, prof.ArgSyscall+uint32(nr))
 		profExit(c)
 		return true, true
 	}
@@ -106,13 +106,14 @@ func traceAnswered(c *sched.CPU, t *sched.Thread, nr uint64, blocked bool) {
 	trace.Record(c.ID, trace.KindSysret, b, uint16(nr), uint32(t.TID))
 }
 
-// profUnlocked charges the sampling periods that ended before a call
-// answered without the kernel lock: no lock was waited for, so they were
-// the app's; profExit then charges those since to the call.
-func profUnlocked(c *sched.CPU, t *sched.Thread, f *sched.Frame, entered, nr uint64) {
+// profUnlocked charges the sampling periods that ended before an entry
+// handled without the kernel lock (a call answered so, an interrupt): no
+// lock was waited for, so they were the app's; profExit then charges
+// those since to activity (prof.Arg*).
+func profUnlocked(c *sched.CPU, t *sched.Thread, f *sched.Frame, entered uint64, activity uint32) {
 	c.Heartbeat = entered
 	profEnter(c, t, f, entered)
-	profActivity[c.ID] = prof.ArgSyscall + uint32(nr)
+	profActivity[c.ID] = activity
 }
 
 // lockFreeSyscall answers f's system call if the personality can
@@ -145,7 +146,7 @@ func lockFreeSyscall(c *sched.CPU, f *sched.Frame, esr uint64) bool {
 	c.Stats.LockFree++
 	answered(c, t, nr, blocked)
 	if prof.On() {
-		profUnlocked(c, t, f, entered, nr)
+		profUnlocked(c, t, f, entered, prof.ArgSyscall+uint32(nr))
 	}
 	// A call that blocked schedules, in the state-lock section it
 	// blocked in; so does one after which the thread has a signal to
