@@ -16,9 +16,16 @@ import (
 const (
 	sectorSize      = 512
 	partitionStart  = 2048 // sectors: 1 MiB, aligned for flash erase blocks
+	partitionAlign  = 1 << 20
 	minFAT32Bytes   = 64 << 20
 	sdVolumeLabel   = "GOMETAL"
 	sdImageHeadroom = 2 // partition size: at least twice the files
+
+	// sdLayoutTries bounds the 1 MiB steps taken past a partition size
+	// whose FAT go-diskfs makes too small (fat32Geometry). Its bad sizes
+	// come in runs of at most three consecutive MiB (505-507 MiB, for
+	// one), so a few steps always reach a good one.
+	sdLayoutTries = 8
 )
 
 // WriteSDImage writes a disk image holding files on its boot partition
@@ -31,29 +38,37 @@ func WriteSDImage(path string, files []BootFile) error {
 	// FAT32 needs at least 65,525 clusters; 64 MiB is comfortably above
 	// that with 512-byte clusters, and room is left for the files.
 	part := max(int64(minFAT32Bytes), total*sdImageHeadroom)
-	part = (part + (1<<20 - 1)) &^ (1<<20 - 1)
-	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	d, err := diskfs.Create(path, partitionStart*sectorSize+part, diskfs.SectorSizeDefault)
-	if err != nil {
-		return fmt.Errorf("creating %s: %v", path, err)
-	}
-	defer d.Close()
-	table := &mbr.Table{
-		LogicalSectorSize:  sectorSize,
-		PhysicalSectorSize: sectorSize,
-		Partitions: []*mbr.Partition{{
-			Index: 1, Bootable: true, Type: mbr.Fat32LBA,
-			Start: partitionStart, Size: uint32(part / sectorSize),
-		}},
-	}
-	if err := d.Partition(table); err != nil {
-		return fmt.Errorf("partitioning %s: %v", path, err)
-	}
-	fs, err := d.CreateFilesystem(disk.FilesystemSpec{Partition: 1, FSType: filesystem.TypeFat32, VolumeLabel: sdVolumeLabel})
-	if err != nil {
-		return fmt.Errorf("making the FAT32 file system in %s: %v", path, err)
+	part = (part + partitionAlign - 1) &^ (partitionAlign - 1)
+	var (
+		d   *disk.Disk
+		fs  filesystem.FileSystem
+		err error
+	)
+	for try := 0; ; try++ {
+		d, fs, err = formatSDImage(path, part)
+		if err != nil {
+			return err
+		}
+		// go-diskfs v1.9.4 (the newest release) sizes the FAT without
+		// the two reserved entries 0 and 1 (Microsoft's fatgen103, "FAT
+		// Type Determination": a FAT holds CountofClusters+2 entries), so
+		// where its rounding comes out exact (64 MiB, 129 MiB, 4 GiB, ...)
+		// the last two clusters have no entry and fsck.fat and mtools
+		// reject the file system (go-diskfs issue 418, fixed after the
+		// release). So the boot sector it wrote is checked by the spec's
+		// rule, and a size that fails is grown by 1 MiB.
+		geo, gerr := fat32GeometryAt(d.Backend, partitionStart*sectorSize)
+		if gerr == nil {
+			gerr = geo.check()
+		}
+		if gerr == nil {
+			break
+		}
+		d.Close()
+		if try+1 == sdLayoutTries {
+			return fmt.Errorf("%s: no valid FAT32 layout from %d MiB to %d MiB: %v", path, part>>20-sdLayoutTries+1, part>>20, gerr)
+		}
+		part += partitionAlign
 	}
 	for _, f := range files {
 		w, err := fs.OpenFile("/"+f.Name, os.O_CREATE|os.O_RDWR)
@@ -65,8 +80,48 @@ func WriteSDImage(path string, files []BootFile) error {
 			err = cerr
 		}
 		if err != nil {
+			d.Close()
 			return fmt.Errorf("%s: writing %s: %v", path, f.Name, err)
 		}
 	}
+	if err := d.Close(); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	// go-diskfs leaves FSInfo's free-cluster count "unknown", which the
+	// spec allows but fsck.fat reports ("Free cluster summary
+	// uninitialized"); mkfs.fat and every OS that writes a file fill it in.
+	if err := fillFSInfo(path, partitionStart*sectorSize); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
 	return nil
+}
+
+// formatSDImage makes path a new image with one empty FAT32 partition of
+// part bytes at partitionStart.
+func formatSDImage(path string, part int64) (*disk.Disk, filesystem.FileSystem, error) {
+	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+		return nil, nil, err
+	}
+	d, err := diskfs.Create(path, partitionStart*sectorSize+part, diskfs.SectorSizeDefault)
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating %s: %v", path, err)
+	}
+	table := &mbr.Table{
+		LogicalSectorSize:  sectorSize,
+		PhysicalSectorSize: sectorSize,
+		Partitions: []*mbr.Partition{{
+			Index: 1, Bootable: true, Type: mbr.Fat32LBA,
+			Start: partitionStart, Size: uint32(part / sectorSize),
+		}},
+	}
+	if err := d.Partition(table); err != nil {
+		d.Close()
+		return nil, nil, fmt.Errorf("partitioning %s: %v", path, err)
+	}
+	fs, err := d.CreateFilesystem(disk.FilesystemSpec{Partition: 1, FSType: filesystem.TypeFat32, VolumeLabel: sdVolumeLabel})
+	if err != nil {
+		d.Close()
+		return nil, nil, fmt.Errorf("making the FAT32 file system in %s: %v", path, err)
+	}
+	return d, fs, nil
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what gometal needs on the host: a qemu-system-aarch64 that has the
-# raspi4b machine (QEMU >= 9.0) and headless Chromium (the timeline test);
-# the Makefile then downloads the Go modules.
+# raspi4b machine (QEMU >= 9.0), headless Chromium (the timeline test) and
+# the FAT tools that check the SD card image (the SD image tests); the
+# Makefile then downloads the Go modules.
 #
 # Debian bookworm ships QEMU 7.2, which has no raspi4b; bookworm-backports
 # serves 10.0.x. On such a system we enable backports and install
@@ -75,3 +76,21 @@ if ! command -v chromium >/dev/null 2>&1; then
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
 chromium --version 2>/dev/null | head -1
+
+# The tools that check the SD card image gometal build writes, independent
+# of the library that wrote it (tests/sdimage_test.go): dosfstools'
+# fsck.fat, mtools, file(1) and util-linux's blkid.
+missing=()
+for pair in fsck.fat:dosfstools mdir:mtools file:file blkid:util-linux; do
+	# blkid and fsck.fat live in /sbin, which a user's PATH may lack.
+	command -v "${pair%%:*}" >/dev/null 2>&1 || [ -x "/sbin/${pair%%:*}" ] || missing+=("${pair#*:}")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	if ! command -v apt-get >/dev/null 2>&1; then
+		echo "deps: ${missing[*]} are needed for the SD image tests (tests/sdimage_test.go); install them with your package manager" >&2
+		exit 2
+	fi
+	echo "deps: installing ${missing[*]} (the SD image tests check the card with them)"
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi

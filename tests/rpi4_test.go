@@ -216,7 +216,9 @@ func TestRPi4BootFilesWithoutSemihosting(t *testing.T) {
 }
 
 // The SD card image, read back with the library that wrote it: one FAT32
-// (LBA) partition at 1 MiB whose files are byte for byte boot/.
+// (LBA) partition at 1 MiB whose files are byte for byte boot/; then by
+// the tools that did not write it (checkSDImage: fsck.fat, mtools, file,
+// blkid).
 func TestRPi4SDCardImage(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -257,9 +259,11 @@ func TestRPi4SDCardImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
+	files := map[string][]byte{}
 	for _, e := range ents {
 		names = append(names, e.Name())
 		want, _ := os.ReadFile(filepath.Join(dir, "boot", e.Name()))
+		files[e.Name()] = want
 		f, err := fs.OpenFile("/"+e.Name(), os.O_RDONLY)
 		if err != nil {
 			t.Errorf("%s not on the card: %v", e.Name(), err)
@@ -274,6 +278,7 @@ func TestRPi4SDCardImage(t *testing.T) {
 	if strings.Join(names, " ") != "LICENSE.broadcom bcm2711-rpi-4-b.dtb cmdline.txt config.txt fixup4.dat initramfs.cpio kernel8.img start4.elf" {
 		t.Errorf("boot/ holds %v", names)
 	}
+	checkSDImage(t, filepath.Join(dir, "sdcard.img"), files)
 	cfg, _ := os.ReadFile(filepath.Join(dir, "boot", "config.txt"))
 	for _, kv := range []string{"arm_64bit=1", "kernel=kernel8.img", "kernel_address=0x200000",
 		"initramfs initramfs.cpio followkernel", "device_tree=bcm2711-rpi-4-b.dtb", "enable_uart=1", "enable_gic=1"} {
