@@ -17,6 +17,12 @@ type Space struct {
 	// restricts mappings (quiesce). See Pin.
 	pins     [MaxCores]uint32
 	changing uint32
+
+	// Refs counts the processes that use the space (spaces.go), under
+	// the kernel lock; OnCores has bit i set while core i's TTBR0
+	// points at it (Hold, Drop: the core itself, atomically).
+	Refs    int32
+	OnCores uint32
 }
 
 // MaxCores bounds the cores that may Pin (drivers/cpu.MaxCPUs, which

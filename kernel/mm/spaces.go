@@ -1,0 +1,154 @@
+package mm
+
+import "sync/atomic"
+
+// The table of address spaces, one per process at most (ARCHITECTURE.md,
+// "The process layer"). A process holds a reference to its space (Refs:
+// threads share it by belonging to one process, a vfork child and its
+// parent by each holding one); a core holds the space its TTBR0 points
+// at (OnCores), as Linux's lazy-TLB mm_count keeps an mm whose tables
+// a core may still walk. A space is torn down once neither is left
+// (Reap): no core can then walk its tables or hold its translations.
+
+// MaxSpaces bounds the address spaces (proc.MaxProcs: a test checks
+// they agree).
+const MaxSpaces = 64
+
+// Spaces is the table; a slot is free while its Root is 0.
+var Spaces [MaxSpaces]Space
+
+// NewSpace takes a free slot with a new, empty page table and one
+// reference, or returns -1 (no slot, or no page for the root).
+func NewSpace(a *Alloc) int32 {
+	for i := range Spaces {
+		s := &Spaces[i]
+		if s.PT.Root != 0 || atomic.LoadUint32(&s.OnCores) != 0 {
+			continue
+		}
+		*s = Space{}
+		if !s.Init(a) {
+			return -1
+		}
+		s.Refs = 1
+		return int32(i)
+	}
+	return -1
+}
+
+// SpaceIndex returns s's slot.
+func SpaceIndex(s *Space) int32 {
+	for i := range Spaces {
+		if &Spaces[i] == s {
+			return int32(i)
+		}
+	}
+	return -1
+}
+
+// Hold records that core's TTBR0 points at s now; Drop that it no
+// longer does (after the core wrote another root and dropped its TLB).
+func (s *Space) Hold(core int) { atomicOr(&s.OnCores, 1<<uint(core)) }
+func (s *Space) Drop(core int) { atomicAnd(&s.OnCores, ^uint32(1<<uint(core))) }
+
+func atomicOr(p *uint32, v uint32) {
+	for {
+		old := atomic.LoadUint32(p)
+		if atomic.CompareAndSwapUint32(p, old, old|v) {
+			return
+		}
+	}
+}
+
+func atomicAnd(p *uint32, v uint32) {
+	for {
+		old := atomic.LoadUint32(p)
+		if atomic.CompareAndSwapUint32(p, old, old&v) {
+			return
+		}
+	}
+}
+
+// Put drops a process's reference to s; the last one makes it dying,
+// torn down by Reap once no core holds it.
+func (s *Space) Put() {
+	s.Refs--
+	if s.Refs == 0 {
+		ReapSpaces()
+	}
+}
+
+// ReapSpaces tears down every space nobody references that no core
+// holds. Under the kernel lock; called where spaces come and go.
+func ReapSpaces() {
+	for i := range Spaces {
+		s := &Spaces[i]
+		if s.PT.Root != 0 && s.Refs == 0 && atomic.LoadUint32(&s.OnCores) == 0 {
+			s.destroy()
+		}
+	}
+}
+
+// Live counts the spaces in use or waiting for a core to let go.
+func LiveSpaces() int {
+	n := 0
+	for i := range Spaces {
+		if Spaces[i].PT.Root != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// destroy frees every page s owns and its page-table pages. No core
+// walks its tables or holds its translations (Reap's condition), so no
+// invalidation is needed: each core dropped its TLB when it moved its
+// TTBR0 away. Kernel pages mapped into it (VMAFixed: the signal
+// trampoline, the vDSO) are not its own and stay.
+func (s *Space) destroy() {
+	a := s.A
+	for i := 0; i < s.VMAs.Len(); i++ {
+		v := s.VMAs.At(i)
+		if v.Flags&VMAFixed != 0 {
+			continue
+		}
+		clearPages(a, s.PT.Root, 0, 0, v.Start, v.End)
+	}
+	freeTables(a, s.PT.Root, 0)
+	*s = Space{}
+}
+
+// clearPages frees the frames mapped in [start, end) under table, a
+// table of level level covering from base, without invalidating.
+func clearPages(a *Alloc, table uintptr, level int, base, start, end uintptr) {
+	span := uintptr(1) << (39 - 9*uint(level))
+	w := pageWords(table)
+	for i := uintptr(0); i < 512; i++ {
+		lo := base + i*span
+		if lo+span <= start || lo >= end {
+			continue
+		}
+		e := w[i]
+		if e == 0 || level < 3 && e&descValid == 0 {
+			continue
+		}
+		if level < 3 {
+			clearPages(a, pteAddr(e), level+1, lo, start, end)
+			continue
+		}
+		w[i] = 0
+		a.Put(pteAddr(e))
+	}
+}
+
+// freeTables frees table (of level level) and the tables below it.
+func freeTables(a *Alloc, table uintptr, level int) {
+	if level < 3 {
+		w := pageWords(table)
+		for i := range w {
+			if e := w[i]; e&descValid != 0 {
+				freeTables(a, pteAddr(e), level+1)
+			}
+		}
+	}
+	a.Put(table)
+}
