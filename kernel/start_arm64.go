@@ -13,7 +13,6 @@ import (
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/tty"
-	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/sched"
 )
 
@@ -132,7 +131,7 @@ func Start(b *BootInfo) {
 	t.State = sched.Running
 	t.CPU = 0
 	c.SliceEnd = timer.Now() + timer.NanosToTicks(sched.SliceNanos)
-	c.UserRoot = usermem.App.PT.Root
+	useSpace(c, t)
 	c.Heartbeat = timer.Now()
 	f := (*sched.Frame)(cpu.Ptr(c.KStackTop - sched.FrameSize))
 	*f = t.Ctx

@@ -3,6 +3,7 @@ package kernel
 import (
 	"github.com/gometal/gometal/drivers/cpu"
 	"github.com/gometal/gometal/drivers/timer"
+	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/prof"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/sched"
@@ -96,6 +97,7 @@ func finishTrap(c *sched.CPU, f *sched.Frame, stateHeld bool) {
 		sched.Schedule(c, f)
 	}
 	t := sched.Current(c)
+	useSpace(c, t) // before Resume, which may write a signal frame into it
 	locked := sched.HoldsKernel(c)
 	if !locked && OS.Pending(t) {
 		sched.KernelLock.Lock(c.ID)
@@ -104,7 +106,6 @@ func finishTrap(c *sched.CPU, f *sched.Frame, stateHeld bool) {
 	if locked {
 		OS.Resume(t, f)
 	}
-	useAppTable(c)
 	sched.ArmTimer(c)
 	if prof.On() {
 		profExit(c)
@@ -112,16 +113,30 @@ func finishTrap(c *sched.CPU, f *sched.Frame, stateHeld bool) {
 	sched.Release(c)
 }
 
-// useAppTable points this core's TTBR0 at the app's page table the first
-// time the core runs one of its threads (there is one address space, so
-// it never changes after that).
-func useAppTable(c *sched.CPU) {
-	if c.UserRoot == usermem.App.PT.Root {
+// useSpace points this core's TTBR0 at the page table of t's address
+// space, and usermem's copies at the space, when t runs in another one
+// than the core's last thread; threads of one process switch with no
+// register write. The core holds the space until it moves on to another
+// (mm.Space.Hold), so that its tables outlive every walk this core may
+// make of them: with no ASIDs yet, the move drops this core's whole
+// TLB, and only then lets go of the old space.
+func useSpace(c *sched.CPU, t *sched.Thread) {
+	if t == nil {
 		return
 	}
-	cpu.WriteTTBR0(uint64(usermem.App.PT.Root))
+	s := &mm.Spaces[t.Space]
+	if c.UserRoot == s.PT.Root {
+		return
+	}
+	s.Hold(c.ID)
+	usermem.Use(c.ID, s)
+	cpu.WriteTTBR0(uint64(s.PT.Root))
 	cpu.TTBR0Walks(true) // also drops this core's stale TLB entries
-	c.UserRoot = usermem.App.PT.Root
+	c.UserRoot = s.PT.Root
+	if old := c.UserSpace - 1; old >= 0 {
+		mm.Spaces[old].Drop(c.ID)
+	}
+	c.UserSpace = t.Space + 1
 }
 
 func ThisCPU() *sched.CPU { return (*sched.CPU)(cpu.Ptr(getCPU())) }

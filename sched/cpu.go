@@ -56,8 +56,11 @@ type CPU struct {
 	// Heartbeat is the counter at the core's last kernel entry; the
 	// watchdog reads it (a busy core ticks at least every slice).
 	Heartbeat uint64
-	// UserRoot is the app page table this core's TTBR0 holds (0: none).
-	UserRoot uintptr
+	// UserRoot is the app page table this core's TTBR0 holds (0: none),
+	// UserSpace the slot of its address space in mm.Spaces plus one (0:
+	// none), which the core holds (mm.Space.Hold) until it moves on.
+	UserRoot  uintptr
+	UserSpace int32
 	// LastSyscall is the number of the syscall the core last entered,
 	// for lock-stuck reports.
 	LastSyscall uint64

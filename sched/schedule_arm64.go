@@ -41,6 +41,9 @@ func Fence() { cpu.BarrierISH() }
 // self is the calling core (TPIDR_EL1 holds its CPU struct).
 func self() *CPU { return (*CPU)(cpu.Ptr(uintptr(cpu.ReadTPIDREL1()))) }
 
+// SelfID is the calling core's number.
+func SelfID() int { return self().ID }
+
 // LockAddrToBlockAt takes the state locks for a futex wait on addr
 // without the kernel lock, which may block the calling thread and, if
 // it does, schedule in the same section (ScheduleLocked): addr's futex

@@ -10,6 +10,7 @@ var (
 )
 
 func self() *CPU    { return &CPUs[testSelf] }
+func SelfID() int   { return testSelf }
 func kick(core int) { kicked = append(kicked, core) }
 
 // Fence is a full barrier between cores; host tests run one core.

@@ -48,6 +48,10 @@ type Thread struct {
 	// Affinity is the set of cores the thread may run on (bit i = core
 	// i); 0 means every online core.
 	Affinity uint64
+	// Space is the slot in mm.Spaces of the address space the thread
+	// runs in (its process's, Linux's task->mm): the core points TTBR0
+	// at it before resuming the thread.
+	Space int32
 
 	// Blocking. Deadline is a counter value (0 = none); when it passes,
 	// the thread wakes with X0 = TimeoutResult. A thread waits on a Queue

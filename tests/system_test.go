@@ -622,3 +622,16 @@ func lineDiff(want, got []string) string {
 	}
 	return b.String()
 }
+
+// The process layer from inside /init: PID 1 with parent 0, process
+// group and session 0 as Linux starts init, then setsid and setpgid with
+// Linux's answers (tests/progs/procs; each expectation as Debian's
+// Linux 6.1 answers init).
+func TestProcessIDsAndGroups(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "./tests/progs/procs")
+	r.expect(t, 0, "ok pid", "ok pgid", "ok sid", "ok setsid", "ok leader", "ok setsid-eperm", "ok setpgid-leader", "procs ok")
+	if strings.Contains(r.out, "FAIL") {
+		t.Errorf("a check failed:\n%s", r.out)
+	}
+}

@@ -57,7 +57,7 @@ func userFault(t *sched.Thread, f *sched.Frame, esr, far uint64, inst bool) {
 	}
 	tr, perm := faultKind(esr)
 	if tr || perm {
-		switch usermem.App.Fault(uintptr(far), acc) {
+		switch usermem.Cur().Fault(uintptr(far), acc) {
 		case mm.FaultOK:
 			return
 		case mm.FaultOOM:

@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"github.com/gometal/gometal/kernel/proc"
 	"github.com/gometal/gometal/kernel/tty"
 	"github.com/gometal/gometal/kernel/vfs"
 	"github.com/gometal/gometal/sched"
@@ -8,44 +9,37 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The descriptor table (one process, so one table): each descriptor
-// refers to an open-file description (vfs.File), with a close-on-exec
-// flag of its own. dup, dup3 and F_DUPFD make descriptors that share a
-// description, so they share its offset, status flags and object, and an
-// epoll registration lasts until the last descriptor of its description
-// is closed (vfs.DecRef), as on Linux (open(2), epoll(7)).
+// The descriptor calls act on the calling process's descriptor table
+// (proc.FDTable): each descriptor refers to an open-file description
+// (vfs.File), with a close-on-exec flag of its own. dup, dup3 and
+// F_DUPFD make descriptors that share a description, so they share its
+// offset, status flags and object, and an epoll registration lasts
+// until the last descriptor of its description is closed (vfs.DecRef),
+// as on Linux (open(2), epoll(7)).
 
 // maxFDs is RLIMIT_NOFILE (getrlimit reports it).
-const maxFDs = vfs.MaxFiles
+const maxFDs = proc.MaxFDs
 
-// fdSlot is one descriptor.
-type fdSlot struct {
-	file    int32 // 1 + index into vfs.Files; 0: the descriptor is free
-	cloexec bool
-}
+// files is the calling thread's descriptor table (current->files).
+func files() *proc.FDTable { return filesOf(current()) }
 
-var fdTable [maxFDs]fdSlot
+// filesOf is t's process's descriptor table.
+func filesOf(t *sched.Thread) *proc.FDTable { return &proc.FDTables[procOf(t).Files] }
 
 // getFD returns the description descriptor fd refers to.
 func getFD(fd uint64) (*vfs.File, bool) {
-	if fd >= maxFDs || fdTable[fd].file == 0 {
+	ft := files()
+	if fd >= maxFDs || ft.Slots[fd].File == 0 {
 		return nil, false
 	}
-	return &vfs.Files[fdTable[fd].file-1], true
+	return &vfs.Files[ft.Slots[fd].File-1], true
 }
 
 // fileOf returns the description index of open descriptor fd.
-func fileOf(fd int) int32 { return fdTable[fd].file - 1 }
+func fileOf(fd int) int32 { return files().Slots[fd].File - 1 }
 
 // freeFD returns the lowest free descriptor >= min, or -1.
-func freeFD(min int) int {
-	for i := min; i < maxFDs; i++ {
-		if fdTable[i].file == 0 {
-			return i
-		}
-	}
-	return -1
-}
+func freeFD(min int) int { return files().Lowest(min) }
 
 // openFD makes a new description for impl and gives it the lowest free
 // descriptor: the usual end of a call that creates a file. With no
@@ -66,7 +60,7 @@ func openFD(impl vfs.Impl, flags uint32, cloexec bool) uint64 {
 // reference the caller gives it).
 func setFD(fd int, fi int32, cloexec bool) {
 	sched.LockObject(&sched.FDLock) // unlockedIO's lookups
-	fdTable[fd] = fdSlot{file: fi + 1, cloexec: cloexec}
+	files().Slots[fd] = proc.FDSlot{File: fi + 1, Cloexec: cloexec}
 	sched.FDLock.Unlock()
 }
 
@@ -89,7 +83,7 @@ func initConsoleFDs() {
 func closeFD(fd int) {
 	fi := fileOf(fd)
 	sched.LockObject(&sched.FDLock) // unlockedIO's lookups
-	fdTable[fd] = fdSlot{}
+	files().Slots[fd] = proc.FDSlot{}
 	sched.FDLock.Unlock()
 	vfs.DecRef(fi)
 }
@@ -103,7 +97,7 @@ func refFD(fd uint64) int32 {
 		return -1
 	}
 	sched.LockObject(&sched.FDLock)
-	fi := fdTable[fd].file - 1
+	fi := files().Slots[fd].File - 1
 	if fi >= 0 {
 		vfs.IncRef(fi)
 	}
@@ -156,7 +150,7 @@ func sysDup3(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	fi := fileOf(int(f.X[0]))
 	vfs.IncRef(fi) // held across the close below, which may be of a dup of it
-	if fdTable[nfd].file != 0 {
+	if files().Slots[nfd].File != 0 {
 		closeFD(int(nfd))
 	}
 	setFD(int(nfd), fi, f.X[2]&unix.O_CLOEXEC != 0)
@@ -171,12 +165,12 @@ func sysFcntl(t *sched.Thread, f *sched.Frame) uint64 {
 	fd := int(f.X[0])
 	switch f.X[1] {
 	case unix.F_GETFD:
-		if fdTable[fd].cloexec {
+		if files().Slots[fd].Cloexec {
 			return unix.FD_CLOEXEC
 		}
 		return 0
 	case unix.F_SETFD:
-		fdTable[fd].cloexec = f.X[2]&unix.FD_CLOEXEC != 0
+		files().Slots[fd].Cloexec = f.X[2]&unix.FD_CLOEXEC != 0
 		return 0
 	case unix.F_GETFL:
 		return uint64(fl.Flags)

@@ -98,7 +98,7 @@ func dropFIFOWait(t *sched.Thread) {
 // sockets need privileges gometal does not grant (EPERM).
 func sysMknodat(t *sched.Thread, f *sched.Frame) uint64 {
 	mode := uint32(f.X[2])
-	perm := mode & 0o7777 &^ umask
+	perm := mode & 0o7777 &^ fsCtx().Umask
 	switch mode & unix.S_IFMT {
 	case unix.S_IFIFO:
 		_, e := createAt(int64(f.X[0]), uintptr(f.X[1]), unix.S_IFIFO|perm)

@@ -3,6 +3,7 @@ package linux
 import (
 	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/proc"
 	"github.com/gometal/gometal/kernel/usermem"
 	"unsafe"
 
@@ -50,12 +51,12 @@ func unpackFailed(ue *fs.UnpackError) {
 
 // loadInit loads /init and returns its first thread, ready to enter.
 func loadInit() *sched.Thread {
+	t := newInitProcess()
 	initConsoleFDs()
 	kernel.InitConsoleIRQ()
 	initNetSockets()
-	if !usermem.App.Init(&mm.Pages) {
-		kernel.Panic("out of memory creating the app's address space")
-	}
+	// The loader writes the stack through usermem, into /init's space.
+	usermem.Use(sched.SelfID(), &mm.Spaces[t.Space])
 	if ue, ok := fs.Init(kernel.TmpfsLimit()); !ok {
 		unpackFailed(&ue)
 	}
@@ -115,10 +116,6 @@ func loadInit() *sched.Thread {
 		kernel.Panic("out of memory mapping the vDSO")
 	}
 	cpu.ICacheInvalidate() // app text, trampoline and vDSO written through the direct map
-	t := newThread()
-	if t == nil {
-		kernel.Panic("no thread slot for /init")
-	}
 	lx(t).TimerSlack, lx(t).DefaultSlack = timerSlackNanos, timerSlackNanos
 	sp, ok := buildStack(&ef, phdrVA)
 	if !ok {
@@ -128,8 +125,36 @@ func loadInit() *sched.Thread {
 	t.Ctx.PC = ef.Entry
 	t.Ctx.SP = uint64(sp)
 	t.Ctx.PSTATE = 0 // EL0t, interrupts unmasked
-	cpu.WriteTTBR0(uint64(usermem.App.PT.Root))
-	cpu.TTBR0Walks(true)
+	return t
+}
+
+// newInitProcess makes PID 1 and its first thread, with a new address
+// space, descriptor table, file-system context and handler table. Its
+// parent is the kernel; its process group and session are 0, as Linux
+// starts init. The loader then works as that thread (the core's
+// current), as Linux's kernel_init runs as PID 1 before it execs init.
+func newInitProcess() *sched.Thread {
+	t := newThread()
+	if t == nil {
+		kernel.Panic("no thread slot for /init")
+	}
+	p := proc.New(t.TID, proc.NoParent)
+	if p != proc.Init || t.TID != appPID {
+		kernel.Panic("/init is not the first process")
+	}
+	lx(t).Proc = p
+	pp := &proc.Procs[p]
+	pp.Threads = 1
+	proc.SetComm(p, []byte("/init"))
+	pp.MM = mm.NewSpace(&mm.Pages)
+	pp.Files = proc.NewFDTable()
+	pp.FS = proc.NewFSContext(proc.FSContext{Cwd: fs.RootIno, Umask: umaskDefault})
+	pp.SigHand = newSigHand()
+	if pp.MM < 0 || pp.Files < 0 || pp.FS < 0 || pp.SigHand < 0 {
+		kernel.Panic("out of memory creating /init's process")
+	}
+	t.Space = pp.MM
+	kernel.ThisCPU().Current = sched.Index(t)
 	return t
 }
 
@@ -157,14 +182,14 @@ func loadSegment(img []byte, p *elf.Prog) bool {
 		return false
 	}
 	prot := protOfFlags(p.Flags)
-	if !usermem.App.VMAs.Add(start, end, prot, 0) {
+	if !usermem.Cur().VMAs.Add(start, end, prot, 0) {
 		return false
 	}
 	fileEnd := mm.PageUp(uintptr(p.Vaddr + p.Filesz))
 	for va := start; va < fileEnd; va += mm.PageSize {
-		pa, _, ok := usermem.App.PT.Lookup(va)
+		pa, _, ok := usermem.Cur().PT.Lookup(va)
 		if !ok {
-			if pa = mm.Pages.Get(); pa == 0 || !usermem.App.PT.Map(&mm.Pages, va, pa, prot) {
+			if pa = mm.Pages.Get(); pa == 0 || !usermem.Cur().PT.Map(&mm.Pages, va, pa, prot) {
 				return false
 			}
 		}
@@ -213,7 +238,7 @@ const maxArgs = 1024
 // buildStack lays out the initial stack and returns SP.
 func buildStack(ef *elf.File, phdrVA uint64) (uintptr, bool) {
 	top := uintptr(mm.StackTop)
-	if !usermem.App.VMAs.Add(top-mm.StackSize, top, mm.ProtRead|mm.ProtWrite, mm.VMAStack) {
+	if !usermem.Cur().VMAs.Add(top-mm.StackSize, top, mm.ProtRead|mm.ProtWrite, mm.VMAStack) {
 		return 0, false
 	}
 	argvData := fs.ConfigFile(".gometal/argv")

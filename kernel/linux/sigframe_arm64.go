@@ -167,5 +167,5 @@ func mapSigTrampoline() bool {
 	p := mm.PageBytes(pa)
 	put32(p[:], 0, sigTrampOpMovX8)
 	put32(p[:], 4, sigTrampOpSvc)
-	return usermem.App.MapFixedPage(sigTrampVA, pa, mm.ProtRead|mm.ProtExec)
+	return usermem.Cur().MapFixedPage(sigTrampVA, pa, mm.ProtRead|mm.ProtExec)
 }

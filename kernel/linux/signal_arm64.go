@@ -3,6 +3,7 @@ package linux
 import (
 	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/kernel"
+	"github.com/gometal/gometal/kernel/proc"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/sched"
 	"github.com/gometal/gometal/sched/trace"
@@ -34,16 +35,9 @@ type sigaction struct {
 	mask     uint64
 }
 
-// sigActions is the process's handler table (CLONE_SIGHAND: one for all
-// threads).
-var sigActions [nsig]sigaction
-
-// procPending holds process-directed signals that every thread blocked
-// when they were sent; the first thread to unblock one takes it.
-var (
-	procPending uint64
-	procInfo    [nsig]sigInfo
-)
+// The handler table and the signals pending for the process as a whole
+// (those every thread blocked when they were sent; the first thread to
+// unblock one takes it) are per process: sighand_arm64.go.
 
 // Counters for the stats switch (printStats).
 var (
@@ -113,7 +107,7 @@ func queueSignal(t *sched.Thread, sig int, info sigInfo) int {
 		l.SigInfo[sig] = info
 		return wakeWaiter
 	}
-	if l.SigMask&bit == 0 && ignored(sig, sigActions[sig].handler) {
+	if l.SigMask&bit == 0 && ignored(sig, actionsOf(t)[sig].handler) {
 		return wakeNone
 	}
 	l.SigPending |= bit
@@ -223,11 +217,12 @@ func markInterrupted(t *sched.Thread) {
 	sigInterrupted++
 }
 
-// postProcessSignal sends sig to the process (kill, the console's Ctrl-C):
-// to a thread waiting for it in rt_sigtimedwait, else to prefer if it does
-// not block it, else to any thread that does not; if all block it, it
-// stays pending for the process.
-func postProcessSignal(sig int, info sigInfo, prefer *sched.Thread) {
+// postProcessSignal sends sig to process p (kill, the console's
+// Ctrl-C): to a thread of it waiting for it in rt_sigtimedwait, else to
+// prefer (one of its threads, or nil) if it does not block it, else to
+// any of its threads that does not; if all block it, it stays pending
+// for the process.
+func postProcessSignal(p int32, sig int, info sigInfo, prefer *sched.Thread) {
 	bit := sigBit(sig)
 	lockSignals() // the masks it reads, and the pending set it may write
 	var target *sched.Thread
@@ -236,7 +231,7 @@ func postProcessSignal(sig int, info sigInfo, prefer *sched.Thread) {
 	}
 	for i := range sched.Active() {
 		o := &sched.Threads[i]
-		if o.State == sched.Free || o.State == sched.Dead {
+		if o.State == sched.Free || o.State == sched.Dead || lx(o).Proc != p {
 			continue
 		}
 		if o.State == sched.Blocked && o.Wait == sched.WaitSignal && lx(o).SigWait&bit != 0 {
@@ -251,8 +246,8 @@ func postProcessSignal(sig int, info sigInfo, prefer *sched.Thread) {
 	if target != nil {
 		w = queueSignal(target, sig, info)
 	} else {
-		procPending |= bit
-		procInfo[sig] = info
+		procSigs[p].Pending |= bit
+		procSigs[p].Info[sig] = info
 	}
 	unlockSignals()
 	if target != nil {
@@ -264,7 +259,7 @@ func postProcessSignal(sig int, info sigInfo, prefer *sched.Thread) {
 // that is blocked or ignored cannot be delivered, and Linux then kills the
 // process; so does gometal.
 func postFault(t *sched.Thread, f *sched.Frame, sig int, code int32, addr uint64) {
-	a := &sigActions[sig]
+	a := &actionsOf(t)[sig]
 	if lx(t).SigMask&sigBit(sig) != 0 || a.handler == sigIGN {
 		killApp(sig, uintptr(addr), f.PC)
 		return
@@ -343,7 +338,7 @@ func signalName(sig int) string {
 // rt_sigsuspend's mask).
 func signalsPending(t *sched.Thread) bool {
 	l := lx(t)
-	return l.SigWait != 0 || (l.SigPending|procPending)&^l.SigMask != 0 || l.Interrupted || l.HasSavedMask
+	return l.SigWait != 0 || (l.SigPending|sharedOf(t).Pending)&^l.SigMask != 0 || l.Interrupted || l.HasSavedMask
 }
 
 // deliverSignals runs on every return to EL0: it finishes an
@@ -353,20 +348,21 @@ func signalsPending(t *sched.Thread) bool {
 // restarted (SA_RESTART, or no handler ran after all) or left with EINTR.
 func deliverSignals(t *sched.Thread, f *sched.Frame) {
 	l := lx(t) // once: this runs on every return to EL0
+	shared := sharedOf(t)
 	if l.SigWait != 0 {
 		takeWaited(t, f)
 	}
 	for {
 		// A look without the lock first: this runs on every return to
 		// EL0, and a bit set after it came with an SGI.
-		if (l.SigPending|procPending)&^l.SigMask == 0 {
+		if (l.SigPending|shared.Pending)&^l.SigMask == 0 {
 			break
 		}
 		sig, info, ok := dequeueSignal(t, ^l.SigMask)
 		if !ok {
 			break
 		}
-		a := &sigActions[sig]
+		a := &actionsOf(t)[sig]
 		if a.handler == sigIGN || a.handler == sigDFL && defaultIgnored(sig) {
 			continue
 		}
@@ -511,10 +507,11 @@ func dequeueSignalLocked(t *sched.Thread, set uint64) (sig int, info sigInfo, ok
 		sig = nextSignal(l.SigPending & set)
 		l.SigPending &^= sigBit(sig)
 		return sig, l.SigInfo[sig], true
-	case procPending&set != 0:
-		sig = nextSignal(procPending & set)
-		procPending &^= sigBit(sig)
-		return sig, procInfo[sig], true
+	case sharedOf(t).Pending&set != 0:
+		s := sharedOf(t)
+		sig = nextSignal(s.Pending & set)
+		s.Pending &^= sigBit(sig)
+		return sig, s.Info[sig], true
 	}
 	return 0, sigInfo{}, false
 }
@@ -529,4 +526,4 @@ func putSiginfo(b []byte, sig int, info *sigInfo) {
 }
 
 // ttySignal is tty.Signal: Ctrl-C or Ctrl-\ typed on the console.
-func ttySignal(sig int) { postProcessSignal(sig, sigInfo{Code: siKERNEL}, nil) }
+func ttySignal(sig int) { postProcessSignal(proc.Init, sig, sigInfo{Code: siKERNEL}, nil) }

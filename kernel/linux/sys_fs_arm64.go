@@ -3,6 +3,7 @@ package linux
 import (
 	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/proc"
 	"github.com/gometal/gometal/kernel/socket"
 	"github.com/gometal/gometal/kernel/usermem"
 	"unsafe"
@@ -18,12 +19,14 @@ import (
 // cwd is the app's working directory: an inode, held (fs.Hold) so that
 // it lives on if removed, as Linux's cwd holds its dentry; a path may
 // reach it that is longer than PATH_MAX.
-var cwd int32 = fs.RootIno
+// fsCtx is the calling process's file-system context: its working
+// directory and umask (proc.FSContext, Linux's current->fs).
+func fsCtx() *proc.FSContext { return &proc.FSContexts[procOf(current()).FS] }
 
 // initCwd starts the app where the CLI's /.gometal/cwd says (gometal
 // exec: the package's directory, as go test runs a test binary there).
 func initCwd() {
-	cwd = fs.RootIno
+	cwd := int32(fs.RootIno)
 	if c := fs.ConfigFile(".gometal/cwd"); len(c) > 0 {
 		var w fs.Walk
 		if i, e := fs.Lookup(&w, fs.RootIno, c, fs.Follow); e == 0 && fs.Inodes[i].IsDir() {
@@ -33,6 +36,7 @@ func initCwd() {
 		}
 	}
 	fs.Hold(cwd)
+	fsCtx().Cwd = cwd
 }
 
 // resolveAt walks (dirfd, path) as fs.Resolve walks (flags say how the
@@ -46,7 +50,7 @@ func resolveAt(w *fs.Walk, dirfd int64, upath uintptr, flags fs.WalkFlags) unix.
 	if n == 0 {
 		return unix.ENOENT
 	}
-	base := cwd
+	base := fsCtx().Cwd
 	if raw[0] != '/' && dirfd != unix.AT_FDCWD {
 		d, ok := getFD(uint64(dirfd))
 		if !ok {
@@ -101,7 +105,7 @@ func openat(t *sched.Thread, f *sched.Frame) uint64 {
 	switch {
 	case i < 0 && flags&unix.O_CREAT != 0:
 		var e unix.Errno
-		if i, e = fs.Create(&w, unix.S_IFREG|uint32(f.X[3])&0o7777&^umask); e != 0 {
+		if i, e = fs.Create(&w, unix.S_IFREG|uint32(f.X[3])&0o7777&^fsCtx().Umask); e != 0 {
 			return errno(e)
 		}
 	case excl:
@@ -148,7 +152,8 @@ func openat(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 // umask is the app's file-creation mask.
-var umask uint32 = 0o022
+// umaskDefault is init's umask, as Linux starts it (init_fs).
+const umaskDefault = 0o022
 
 func sysRead(t *sched.Thread, f *sched.Frame) uint64 {
 	fl, ok := getFD(f.X[0])
@@ -443,7 +448,7 @@ func dirType(mode uint32) byte { return byte(mode & unix.S_IFMT >> 12) }
 // ERANGE if the caller's buffer is too small.
 func sysGetcwd(t *sched.Thread, f *sched.Frame) uint64 {
 	var buf [fs.PathMax]byte
-	n, e := fs.PathOf(cwd, buf[:len(buf)-1])
+	n, e := fs.PathOf(fsCtx().Cwd, buf[:len(buf)-1])
 	if e != 0 {
 		return errno(e)
 	}
@@ -473,9 +478,10 @@ func sysChdir(t *sched.Thread, f *sched.Frame) uint64 {
 // setCwd makes directory i the working directory, holding it instead of
 // the old one.
 func setCwd(i int32) {
+	c := fsCtx()
 	fs.Hold(i)
-	fs.Drop(cwd)
-	cwd = i
+	fs.Drop(c.Cwd)
+	c.Cwd = i
 }
 
 func sysFchdir(t *sched.Thread, f *sched.Frame) uint64 {

@@ -26,7 +26,7 @@ func createAt(dirfd int64, upath uintptr, mode uint32) (int32, unix.Errno) {
 }
 
 func sysMkdirat(t *sched.Thread, f *sched.Frame) uint64 {
-	_, e := createAt(int64(f.X[0]), uintptr(f.X[1]), unix.S_IFDIR|uint32(f.X[2])&0o7777&^umask)
+	_, e := createAt(int64(f.X[0]), uintptr(f.X[1]), unix.S_IFDIR|uint32(f.X[2])&0o7777&^fsCtx().Umask)
 	return errno(e)
 }
 

@@ -27,7 +27,7 @@ func sysMmap(t *sched.Thread, f *sched.Frame) uint64 {
 	if flags&(unix.MAP_PRIVATE|unix.MAP_SHARED) == 0 {
 		return errno(unix.EINVAL)
 	}
-	a, e := usermem.App.Mmap(addr, length, p, flags)
+	a, e := usermem.Cur().Mmap(addr, length, p, flags)
 	if e != 0 {
 		return errno(e)
 	}
@@ -35,7 +35,7 @@ func sysMmap(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 func sysMunmap(t *sched.Thread, f *sched.Frame) uint64 {
-	return errno(usermem.App.Munmap(uintptr(f.X[0]), uintptr(f.X[1])))
+	return errno(usermem.Cur().Munmap(uintptr(f.X[0]), uintptr(f.X[1])))
 }
 
 func sysMprotect(t *sched.Thread, f *sched.Frame) uint64 {
@@ -43,13 +43,13 @@ func sysMprotect(t *sched.Thread, f *sched.Frame) uint64 {
 	if !ok {
 		return errno(unix.EINVAL)
 	}
-	return errno(usermem.App.Mprotect(uintptr(f.X[0]), uintptr(f.X[1]), p))
+	return errno(usermem.Cur().Mprotect(uintptr(f.X[0]), uintptr(f.X[1]), p))
 }
 
 func sysMadvise(t *sched.Thread, f *sched.Frame) uint64 {
 	switch f.X[2] {
 	case unix.MADV_DONTNEED, unix.MADV_FREE, unix.MADV_REMOVE:
-		return errno(usermem.App.DontNeed(uintptr(f.X[0]), uintptr(f.X[1])))
+		return errno(usermem.Cur().DontNeed(uintptr(f.X[0]), uintptr(f.X[1])))
 	case unix.MADV_NORMAL, unix.MADV_RANDOM, unix.MADV_SEQUENTIAL, unix.MADV_WILLNEED,
 		unix.MADV_HUGEPAGE, unix.MADV_NOHUGEPAGE, unix.MADV_COLLAPSE, unix.MADV_DONTDUMP, unix.MADV_DODUMP:
 		if f.X[0]&mm.PageMask != 0 {

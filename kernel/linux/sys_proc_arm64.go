@@ -5,6 +5,7 @@ import (
 	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/inet"
+	"github.com/gometal/gometal/kernel/proc"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/kernel/vfs"
 	"unsafe"
@@ -17,8 +18,54 @@ import (
 // The app is process 1, as /init is on Linux.
 const appPID = 1
 
-func sysGetpid(t *sched.Thread, f *sched.Frame) uint64  { return appPID }
-func sysGetppid(t *sched.Thread, f *sched.Frame) uint64 { return 0 }
+// The process IDs come from the process table (kernel/proc). A
+// process's PID never changes while its threads run, and its parent only
+// when it is orphaned (a 32-bit store, read whole), so getpid and
+// getppid read them without a lock (unlocked_arm64.go).
+func sysGetpid(t *sched.Thread, f *sched.Frame) uint64  { return uint64(pidOf(t)) }
+func sysGetppid(t *sched.Thread, f *sched.Frame) uint64 { return uint64(proc.PPID(lx(t).Proc)) }
+
+// targetProc is the process a pid_t argument names (Linux takes the
+// register's low 32 bits): 0 the caller's, else the live or zombie
+// process with that PID (-1: none, negative PIDs included).
+func targetProc(t *sched.Thread, pid int32) int32 {
+	if pid == 0 {
+		return lx(t).Proc
+	}
+	return proc.ByPID(pid)
+}
+
+func sysGetpgid(t *sched.Thread, f *sched.Frame) uint64 {
+	p := targetProc(t, int32(f.X[0]))
+	if p < 0 {
+		return errno(unix.ESRCH)
+	}
+	return uint64(proc.Procs[p].PGID)
+}
+
+func sysGetsid(t *sched.Thread, f *sched.Frame) uint64 {
+	p := targetProc(t, int32(f.X[0]))
+	if p < 0 {
+		return errno(unix.ESRCH)
+	}
+	return uint64(proc.Procs[p].SID)
+}
+
+func sysSetpgid(t *sched.Thread, f *sched.Frame) uint64 {
+	// pid_t arguments: the registers' low 32 bits, as Linux takes them.
+	if e := proc.Setpgid(lx(t).Proc, int32(f.X[0]), int32(f.X[1])); e != 0 {
+		return errno(e)
+	}
+	return 0
+}
+
+func sysSetsid(t *sched.Thread, f *sched.Frame) uint64 {
+	sid, e := proc.Setsid(lx(t).Proc)
+	if e != 0 {
+		return errno(e)
+	}
+	return uint64(sid)
+}
 
 // wait4 and waitid: the app is the only process, so it never has a child
 // to wait for: ECHILD, as Linux answers a process without children, after
@@ -63,6 +110,7 @@ func sysExit(t *sched.Thread, f *sched.Frame) uint64 {
 		futexWake(lx(t).ClearTID, 1)
 	}
 	t.State = sched.Dead
+	procOf(t).Threads--
 	if sched.Live() == 0 {
 		appExit(int(f.X[0] & 0xFF))
 	}
@@ -352,8 +400,11 @@ func sysClone(t *sched.Thread, f *sched.Frame) uint64 {
 	if flags&unix.CLONE_SETTLS != 0 {
 		n.Ctx.TPIDR = f.X[3]
 	}
-	// A new thread starts with its creator's signal mask and affinity,
-	// and no alternate signal stack.
+	// A new thread joins its creator's process and starts with its
+	// signal mask and affinity, and no alternate signal stack.
+	lx(n).Proc = lx(t).Proc
+	procOf(t).Threads++
+	n.Space = t.Space
 	lx(n).SigMask = lx(t).SigMask
 	n.Affinity = t.Affinity
 	lx(n).TimerSlack = lx(t).TimerSlack // Linux's copy_process, both
@@ -394,8 +445,9 @@ func affinityTarget(t *sched.Thread, pid uint64) *sched.Thread {
 	switch int32(pid) {
 	case 0:
 		return t
-	case appPID:
-		if m := sched.ByTID(appPID); m != nil {
+	case pidOf(t):
+		// A process's PID is its first thread's TID.
+		if m := sched.ByTID(pidOf(t)); m != nil {
 			return m
 		}
 	}
@@ -541,8 +593,9 @@ func sysPrlimit64(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 func sysUmask(t *sched.Thread, f *sched.Frame) uint64 {
-	old := umask
-	umask = uint32(f.X[0]) & 0o777
+	c := fsCtx()
+	old := c.Umask
+	c.Umask = uint32(f.X[0]) & 0o777
 	return uint64(old)
 }
 

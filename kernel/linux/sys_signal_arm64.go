@@ -23,7 +23,7 @@ func sysRtSigaction(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EINVAL)
 	}
 	if old := uintptr(f.X[2]); old != 0 {
-		a := sigActions[sig]
+		a := actionsOf(t)[sig]
 		if !usermem.CopyOut(old, usermem.BytesOf(unsafe.Pointer(&a), unsafe.Sizeof(a))) {
 			return errno(unix.EFAULT)
 		}
@@ -38,7 +38,7 @@ func sysRtSigaction(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 		a.mask &^= sigUnblockable
 		lockSignals() // an unlocked tgkill reads the handler
-		sigActions[sig] = a
+		actionsOf(t)[sig] = a
 		unlockSignals()
 	}
 	return 0
@@ -151,7 +151,7 @@ func send(t *sched.Thread, f *sched.Frame, target *sched.Thread, sig int, info s
 	case sig == sigKILL:
 		killApp(sig, 0, f.PC)
 	case target == nil:
-		postProcessSignal(sig, info, t)
+		postProcessSignal(lx(t).Proc, sig, info, t)
 	default:
 		postSignal(target, sig, info)
 	}
@@ -251,7 +251,7 @@ func sysRtSigpending(t *sched.Thread, f *sched.Frame) uint64 {
 	if f.X[1] != sigsetSize {
 		return errno(unix.EINVAL)
 	}
-	if !usermem.WriteU64(uintptr(f.X[0]), (lx(t).SigPending|procPending)&lx(t).SigMask) {
+	if !usermem.WriteU64(uintptr(f.X[0]), (lx(t).SigPending|sharedOf(t).Pending)&lx(t).SigMask) {
 		return errno(unix.EFAULT)
 	}
 	return 0

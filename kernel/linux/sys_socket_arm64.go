@@ -306,10 +306,10 @@ func bindUnix(k *socket.Socket, a *socket.UnixAddr) unix.Errno {
 		return k.BindUnix(a)
 	}
 	var w fs.Walk
-	if e := fs.Resolve(&w, cwd, a.Bytes(), fs.ForCreate); e != 0 {
+	if e := fs.Resolve(&w, fsCtx().Cwd, a.Bytes(), fs.ForCreate); e != 0 {
 		return e
 	}
-	i, e := fs.Create(&w, unix.S_IFSOCK|0o777&^umask)
+	i, e := fs.Create(&w, unix.S_IFSOCK|0o777&^fsCtx().Umask)
 	if e == unix.EEXIST {
 		return unix.EADDRINUSE
 	}
@@ -338,7 +338,7 @@ func resolveUnix(a *socket.UnixAddr) unix.Errno {
 	}
 	if !a.Abstract() {
 		var w fs.Walk
-		i, e := fs.Lookup(&w, cwd, a.Bytes(), fs.Follow)
+		i, e := fs.Lookup(&w, fsCtx().Cwd, a.Bytes(), fs.Follow)
 		if e != 0 {
 			return e
 		}

@@ -103,6 +103,10 @@ var sysTable = [...]sysFn{
 	unix.SYS_GETTIMEOFDAY:      sysGettimeofday,
 	unix.SYS_GETPID:            sysGetpid,
 	unix.SYS_GETPPID:           sysGetppid,
+	unix.SYS_GETPGID:           sysGetpgid,
+	unix.SYS_SETPGID:           sysSetpgid,
+	unix.SYS_GETSID:            sysGetsid,
+	unix.SYS_SETSID:            sysSetsid,
 	unix.SYS_GETUID:            sysZero,
 	unix.SYS_GETEUID:           sysZero,
 	unix.SYS_GETGID:            sysZero,
@@ -181,7 +185,7 @@ func syscall(c *sched.CPU, t *sched.Thread, f *sched.Frame) {
 	if !t.BlockedCall {
 		f.X[0] = r
 		t.Progress = 0
-	} else if (l.SigPending|procPending)&^l.SigMask != 0 {
+	} else if (l.SigPending|sharedOf(t).Pending)&^l.SigMask != 0 {
 		// A signal that is already pending interrupts the wait at once,
 		// as on Linux; otherwise nothing would wake the thread for it.
 		cancelWait(t, f)

@@ -1,6 +1,9 @@
 package linux
 
-import "github.com/gometal/gometal/sched"
+import (
+	"github.com/gometal/gometal/kernel/proc"
+	"github.com/gometal/gometal/sched"
+)
 
 // lthread is what Linux keeps per thread beyond what the scheduler needs
 // (sched.Thread): signal state, the alternate signal stack,
@@ -41,6 +44,10 @@ type lthread struct {
 	// FIFOWait is the FIFO end the thread counted while its open waits
 	// for a partner (fifo_arm64.go), 0 when none.
 	FIFOWait int32
+
+	// Proc is the slot in proc.Procs of the process the thread belongs
+	// to (its thread group).
+	Proc int32
 }
 
 // sigInfo is what the kernel remembers about one pending signal: si_code
@@ -64,3 +71,9 @@ func newThread() *sched.Thread {
 	}
 	return t
 }
+
+// procOf returns the process t belongs to.
+func procOf(t *sched.Thread) *proc.Process { return &proc.Procs[lx(t).Proc] }
+
+// pidOf is t's process ID (its thread group ID).
+func pidOf(t *sched.Thread) int32 { return proc.Procs[lx(t).Proc].PID }

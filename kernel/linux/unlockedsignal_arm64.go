@@ -74,12 +74,12 @@ var sigreturnFrames [cpu.MaxCPUs][sigreturnSize]byte
 // it (lockFreeSyscall asks kernel.OS.Pending).
 func unlockedSigreturn(c *sched.CPU, t *sched.Thread, f *sched.Frame) bool {
 	sp := uintptr(f.SP)
-	if sp&15 != 0 || !usermem.App.Pin(c.ID) {
+	if sp&15 != 0 || !usermem.Cur().Pin(c.ID) {
 		return false
 	}
 	b := sigreturnFrames[c.ID][:]
 	ok := usermem.PeekIn(b, sp)
-	usermem.App.Unpin(c.ID)
+	usermem.Cur().Unpin(c.ID)
 	if !ok {
 		return false
 	}

@@ -29,5 +29,5 @@ func mapVDSO() bool {
 	page := mm.PageBytes(pa)
 	code := unsafe.Slice((*byte)(cpu.Ptr(vdsoCode())), vdsoCodeMax)
 	buildVDSO(page[:], code, vdsoMult(timer.Freq()), clock.WallAtBoot)
-	return usermem.App.MapFixedPage(vdsoVA, pa, mm.ProtRead|mm.ProtExec)
+	return usermem.Cur().MapFixedPage(vdsoVA, pa, mm.ProtRead|mm.ProtExec)
 }

@@ -40,13 +40,13 @@ func TestPeekReadsOnlyPresentPages(t *testing.T) {
 	if v, ok := PeekU64(base + mm.PageSize - 4); !ok || v != 7<<32 {
 		t.Fatalf("PeekU64 across pages = %#x, %v; want %#x, true", v, ok, uint64(7)<<32)
 	}
-	if e := App.Mprotect(base, mm.PageSize, 0); e != 0 {
+	if e := Cur().Mprotect(base, mm.PageSize, 0); e != 0 {
 		t.Fatal(e)
 	}
 	if _, ok := PeekU32(base + 8); ok {
 		t.Fatal("PeekU32 of a PROT_NONE page: ok, want a miss")
 	}
-	if e := App.Munmap(base+mm.PageSize, mm.PageSize); e != 0 {
+	if e := Cur().Munmap(base+mm.PageSize, mm.PageSize); e != 0 {
 		t.Fatal(e)
 	}
 	if _, ok := PeekU32(base + mm.PageSize); ok {

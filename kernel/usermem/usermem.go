@@ -10,12 +10,23 @@ import (
 	"unsafe"
 
 	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )
 
-// App is the one address space (one process for now).
-var App mm.Space
+// current[i] is the address space of the thread core i runs or is
+// about to resume: the kernel copies to and from it for that thread's
+// system calls, faults and signal frames (Use, Cur).
+var current [mm.MaxCores]*mm.Space
+
+// Use makes s the address space core works in (the kernel core calls it
+// as it switches the core's TTBR0 to the thread it resumes).
+func Use(core int, s *mm.Space) { current[core] = s }
+
+// Cur is the address space of the thread this core works for: as Linux's
+// current->mm, the only one a system call reaches through its pointers.
+func Cur() *mm.Space { return current[sched.SelfID()] }
 
 // CopyOut writes src to app address dst.
 func CopyOut(dst uintptr, src []byte) bool {
@@ -25,7 +36,7 @@ func CopyOut(dst uintptr, src []byte) bool {
 		return ok
 	}
 	for len(src) > 0 {
-		pa, ok := App.UserPage(dst, mm.AccessWrite)
+		pa, ok := Cur().UserPage(dst, mm.AccessWrite)
 		if !ok {
 			return false
 		}
@@ -45,7 +56,7 @@ func CopyIn(dst []byte, src uintptr) bool {
 		return ok
 	}
 	for len(dst) > 0 {
-		pa, ok := App.UserPage(src, mm.AccessRead)
+		pa, ok := Cur().UserPage(src, mm.AccessRead)
 		if !ok {
 			return false
 		}
@@ -66,7 +77,7 @@ func Span(addr uintptr, n uintptr, acc mm.Access) ([]byte, bool) {
 	if isLent(addr) {
 		return lentSpan(addr, n)
 	}
-	pa, ok := App.UserPage(addr, acc)
+	pa, ok := Cur().UserPage(addr, acc)
 	if !ok {
 		return nil, false
 	}
@@ -111,7 +122,7 @@ func WriteU64(addr uintptr, v uint64) bool {
 // bytes into buf and returns its length.
 func CopyInString(buf []byte, addr uintptr) (int, unix.Errno) {
 	for i := range buf {
-		pa, ok := App.UserPage(addr+uintptr(i), mm.AccessRead)
+		pa, ok := Cur().UserPage(addr+uintptr(i), mm.AccessRead)
 		if !ok {
 			return 0, unix.EFAULT
 		}
@@ -132,7 +143,7 @@ func CopyInString(buf []byte, addr uintptr) (int, unix.Errno) {
 // frame a munmap on another core has just freed.
 func PeekIn(dst []byte, src uintptr) bool {
 	for len(dst) > 0 {
-		pa, ok := App.PresentPage(src, mm.AccessRead)
+		pa, ok := Cur().PresentPage(src, mm.AccessRead)
 		if !ok {
 			return false
 		}
@@ -148,7 +159,7 @@ func PeekU32(addr uintptr) (uint32, bool) {
 	if addr&3 != 0 {
 		return 0, false
 	}
-	pa, ok := App.PresentPage(addr, mm.AccessRead)
+	pa, ok := Cur().PresentPage(addr, mm.AccessRead)
 	if !ok {
 		return 0, false
 	}

@@ -325,16 +325,16 @@ func unlockedObject(f *File) bool {
 // before, for a wait that follows (sched.BlockOnGen).
 func (ep *Epoll) TryCollect(core int, buf uintptr, max int) (n int, gen uint32, ok bool) {
 	gen = ep.W.Q.Gen()
-	if !usermem.App.Pin(core) {
+	if !usermem.Cur().Pin(core) {
 		return 0, 0, false
 	}
 	sched.LockObject(&sched.WatchLock)
 	size := uintptr(min(max, int(ep.n))) * unsafe.Sizeof(unix.EpollEvent{})
-	if ep.used && ep.locked == 0 && usermem.App.Present(buf, size, mm.AccessWrite) {
+	if ep.used && ep.locked == 0 && usermem.Cur().Present(buf, size, mm.AccessWrite) {
 		n, ok = ep.collect(buf, max)
 	}
 	sched.WatchLock.Unlock()
-	usermem.App.Unpin(core)
+	usermem.Cur().Unpin(core)
 	if ok {
 		if n > 0 {
 			atomic.AddUint64(&EpollStats.Ready, 1)

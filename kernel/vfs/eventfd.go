@@ -129,7 +129,7 @@ func (e *Eventfd) tryIO(f *File, buf uintptr, n uint64, write bool) (r uint64, g
 	}
 	gen = e.W.Q.Gen()
 	r = IOLocked
-	if usermem.App.Present(buf, eventfdSize, acc) {
+	if usermem.Cur().Present(buf, eventfdSize, acc) {
 		sched.LockObject(&e.mu)
 		if write {
 			r = e.write(buf)

@@ -46,7 +46,7 @@ const (
 // holds a reference to f.
 func TryIO(t *sched.Thread, core int, f *File, buf uintptr, n uint64, write bool) (r uint64, gen uint32) {
 	r = IOLocked
-	if usermem.App.Pin(core) {
+	if usermem.Cur().Pin(core) {
 		switch impl := f.Impl.(type) {
 		case *pipeEnd:
 			if !impl.both && impl.write == write { // else EBADF, or a FIFO opened O_RDWR
@@ -55,7 +55,7 @@ func TryIO(t *sched.Thread, core int, f *File, buf uintptr, n uint64, write bool
 		case *Eventfd:
 			r, gen = impl.tryIO(f, buf, n, write)
 		}
-		usermem.App.Unpin(core)
+		usermem.Cur().Unpin(core)
 	}
 	switch r {
 	case IOLocked:
@@ -113,7 +113,7 @@ func (p *Pipe) tryRead(f *File, buf uintptr, n uint64) uint64 {
 		}
 		return IOWait
 	}
-	if !usermem.App.Present(buf, uintptr(min(n, uint64(p.n))), mm.AccessWrite) {
+	if !usermem.Cur().Present(buf, uintptr(min(n, uint64(p.n))), mm.AccessWrite) {
 		return IOLocked // fault the buffer in, or EFAULT
 	}
 	got, _ := p.Take(buf, n)
@@ -141,7 +141,7 @@ func (p *Pipe) tryWrite(t *sched.Thread, f *File, buf uintptr, n uint64) uint64 
 		return IOWait
 	}
 	if want := min(n-done, uint64(p.Room())); want > 0 {
-		if !usermem.App.Present(buf+uintptr(done), uintptr(want), mm.AccessRead) {
+		if !usermem.Cur().Present(buf+uintptr(done), uintptr(want), mm.AccessRead) {
 			return IOLocked
 		}
 		put, _ := p.putFrom(buf+uintptr(done), want, false)
