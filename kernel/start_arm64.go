@@ -248,6 +248,14 @@ func readBootargs() {
 		if v, ok := bytesCut(w, "gometal.profile_hz="); ok {
 			profHzBootarg(v)
 		}
+		if v, ok := bytesCut(w, "gometal.dumpafter="); ok {
+			// Milliseconds after boot at which the kernel prints the
+			// state of every process and thread (gometal run -timeout
+			// asks for it shortly before it kills QEMU).
+			if ms, ok := parseSize(v, 0); ok {
+				DumpAfterNanos = ms * 1e6
+			}
+		}
 		if v, ok := bytesCut(w, "gometal.copyout="); ok && NumCopyouts < len(CopyoutArgs) {
 			CopyoutArgs[NumCopyouts] = v
 			NumCopyouts++
@@ -294,6 +302,10 @@ func bytesCut(w []byte, prefix string) ([]byte, bool) {
 }
 
 var StatsAtExit bool
+
+// DumpAfterNanos, if not 0, is when after boot the personality prints
+// the state dump (gometal.dumpafter=MS).
+var DumpAfterNanos uint64
 
 // crashTest (bootarg gometal.crashtest=1) makes the kernel fault on
 // purpose once booted, so the panic report and its symbolization can be

@@ -5,12 +5,17 @@ package sched
 // that set it: that core's timer is programmed for it (ScheduleLocked, ArmTimer), so
 // a core sleeping in WFI wakes for it and no core polls.
 
-// MaxAlarms bounds the alarms: one per timerfd and the network stack's.
-const MaxAlarms = 65
+// MaxAlarms bounds the alarms: one per timerfd, the network stack's and
+// the state dump's.
+const MaxAlarms = 66
 
 // AlarmNet is the network stack's alarm (TCP's timers, kernel/nic_arm64.go);
-// the slots below it are the timerfds'.
-const AlarmNet = MaxAlarms - 1
+// AlarmDump is the state dump's (gometal.dumpafter=, kernel/linux's
+// statedump_arm64.go); the slots below them are the timerfds'.
+const (
+	AlarmNet  = MaxAlarms - 1
+	AlarmDump = MaxAlarms - 2
+)
 
 // Alarm is one kernel timer: When is a counter value (0: not armed).
 type Alarm struct {

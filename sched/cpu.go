@@ -165,3 +165,8 @@ func InitCPU(id int) *CPU {
 	c.FaultStackTop = flo + FaultStackSize
 	return c
 }
+
+// NextDeadline is what c's timer was last armed for: its earliest thread
+// deadline or alarm as its last Schedule found it (0: none), for the
+// state dump.
+func NextDeadline(c *CPU) uint64 { return c.deadline }

@@ -62,7 +62,7 @@ func SelfID() int { return self().ID }
 func LockAddrToBlockAt(now uint64, addr uintptr) {
 	c := self()
 	c.Heartbeat = now
-	lockWith(c, &addrLocks[addrHash(addr)])
+	lockWith(c, &addrLocks[addrHash(callerKey(addr))])
 }
 
 // LockQueueToBlock is LockAddrToBlockAt for a wait on an object's queue

@@ -45,6 +45,31 @@ func addrHash(addr uintptr) uint64 {
 // addrQueue is the queue of addr's waiters.
 func addrQueue(addr uintptr) *Queue { return &addrQueues[addrHash(addr)] }
 
+// A futex is named by its address in an address space: two processes
+// running the same program wait on the same addresses in different
+// memory, and a wake-up in one must not take the other's waiter (Linux
+// keys a private futex by mm and address: get_futex_key). The key puts
+// the space's slot (Thread.Space) above the 48 bits of a user address;
+// the waker's space is that of the thread its core works for.
+const addrSpaceShift = 48
+
+func addrKey(space int32, addr uintptr) uintptr {
+	return addr&(1<<addrSpaceShift-1) | uintptr(space)<<addrSpaceShift
+}
+
+// callerKey is addr's key for the thread the calling core works for.
+func callerKey(addr uintptr) uintptr {
+	c := self()
+	if c.Current < 0 {
+		return addrKey(0, addr)
+	}
+	return addrKey(Threads[c.Current].Space, addr)
+}
+
+// WaitUserAddr is the user address a futex waiter waits on (WaitAddr
+// less its space), for reports.
+func (t *Thread) WaitUserAddr() uintptr { return t.WaitAddr & (1<<addrSpaceShift - 1) }
+
 // WaitOn blocks t on addr until WakeAddr or the deadline (a counter value,
 // 0 for none; on timeout X0 becomes timeoutResult).
 func WaitOn(t *Thread, w WaitKind, addr uintptr, deadline, timeoutResult uint64) {
@@ -59,6 +84,7 @@ func WaitOn(t *Thread, w WaitKind, addr uintptr, deadline, timeoutResult uint64)
 // the queue's lock is let go once t is on it, the core's is kept for
 // Schedule (ScheduleLocked).
 func WaitOnLocked(t *Thread, w WaitKind, addr uintptr, deadline, timeoutResult uint64) {
+	addr = addrKey(t.Space, addr)
 	blockOn(t, addrQueue(addr), w, 0, deadline, timeoutResult)
 	t.WaitAddr = addr
 	dropWaitLock(self())
@@ -72,6 +98,7 @@ func WaitOnLocked(t *Thread, w WaitKind, addr uintptr, deadline, timeoutResult u
 // queue's lock and the core locks its waiters need, in steps
 // (wakeup.go).
 func WakeAddr(w WaitKind, addr uintptr, n int) int {
+	addr = callerKey(addr)
 	u := wakeUp{w: w, addr: addr, n: n}
 	return u.run(self(), &addrLocks[addrHash(addr)])
 }

@@ -623,15 +623,34 @@ func lineDiff(want, got []string) string {
 	return b.String()
 }
 
-// The process layer from inside /init: PID 1 with parent 0, process
-// group and session 0 as Linux starts init, then setsid and setpgid with
-// Linux's answers (tests/progs/procs; each expectation as Debian's
-// Linux 6.1 answers init).
-func TestProcessIDsAndGroups(t *testing.T) {
+// Processes from inside /init (tests/progs/procs, whose every check
+// prints the same on Debian's Linux 6.1 running it as init): PID 1 with
+// parent 0, process group and session 0, setsid and setpgid; fork with
+// copied memory and descriptors, vfork on the parent's memory; wait4 and
+// waitid (WNOHANG, WNOWAIT, ECHILD), SIGCHLD; SIGTERM and SIGKILL ending
+// a child; an orphan adopted by PID 1; os/exec running a program with
+// its arguments, environment and exit status, close-on-exec, execve's
+// errors (ENOENT, EACCES, ENOTDIR, ENOEXEC), a #! script and a program
+// the app wrote itself; ETXTBSY for the running program.
+func TestProcesses(t *testing.T) {
 	t.Parallel()
 	r := gometal(t, "run", "./tests/progs/procs")
-	r.expect(t, 0, "ok pid", "ok pgid", "ok sid", "ok setsid", "ok leader", "ok setsid-eperm", "ok setpgid-leader", "procs ok")
+	r.expect(t, 0, "ok pid", "ok setsid", "ok fork-copy", "ok vfork-shared", "ok waitid-wnowait", "ok sigchld",
+		"ok kill-killed", "ok orphan", "ok exec-args", "ok exec-status", "ok exec-cloexec", "ok exec-enoexec",
+		"ok exec-script", "ok exec-written", "ok exec-etxtbsy", "procs ok")
 	if strings.Contains(r.out, "FAIL") {
 		t.Errorf("a check failed:\n%s", r.out)
 	}
+}
+
+// A run that outlives its -timeout says where every thread was: the
+// kernel prints its state dump shortly before the CLI kills QEMU
+// (gometal.dumpafter). tests/progs/procs "hang" blocks its main thread
+// reading a pipe nobody writes.
+func TestTimeoutDumpsState(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "-timeout", "8s", "./tests/progs/procs", "--", "hang")
+	r.expect(t, 124, "gometal: state dump: the run's time is nearly up", "gometal:   process 1 (init) parent 0",
+		"waiting for a file", "gometal: timeout after 8s; QEMU killed")
+	logLine(t, r.out, `gometal:     thread \d+: blocked in system call 63\(.*`)
 }

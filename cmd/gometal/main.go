@@ -247,6 +247,21 @@ var passEnv = []string{"GODEBUG", "GOTRACEBACK", "GOGC", "GOMAXPROCS", "GOMEMLIM
 // defaultEnv is every app's base environment.
 var defaultEnv = []string{"HOME=/", "PATH=/bin", "TERM=dumb"}
 
+// dumpMargin is how long before the run's timeout the kernel prints its
+// state dump (every process and thread, and what each waits for), so
+// that a run killed for taking too long says where it was: enough for
+// QEMU's boot, the dump and the console to drain.
+const dumpMargin = 3 * time.Second
+
+// dumpAfter is when after the kernel's start the dump is due for a run
+// of timeout (0: none, for a timeout too short to leave the margin).
+func dumpAfter(timeout time.Duration) time.Duration {
+	if timeout <= 2*dumpMargin {
+		return 0
+	}
+	return timeout - dumpMargin
+}
+
 var testTimeoutRE = regexp.MustCompile(`^-?-test\.timeout=(.+)$`)
 
 const (
@@ -382,6 +397,9 @@ func boot(args []string, exec bool) int {
 		cfg.Append = append(cfg.Append, "quiet")
 	}
 	cfg.Append = append(cfg.Append, o.bootargs...)
+	if d := dumpAfter(timeout); d > 0 {
+		cfg.Append = append(cfg.Append, fmt.Sprintf("gometal.dumpafter=%d", d.Milliseconds()))
+	}
 	if o.trace != "" {
 		arg, err := traceBootarg(o.trace)
 		if err != nil {

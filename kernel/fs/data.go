@@ -98,7 +98,7 @@ func unshare(n *Inode) unix.Errno {
 // Truncate sets the size, freeing whole pages past it and zeroing the
 // tail of the last one (ftruncate(2)).
 func Truncate(n *Inode, size int64) unix.Errno {
-	if n.Running {
+	if n.Running > 0 {
 		return unix.ETXTBSY
 	}
 	if size == 0 {

@@ -40,10 +40,11 @@ type Inode struct {
 	Atime int64 // ns: set at creation and by utimensat (reads do not touch it: noatime)
 	Ino   uint64
 	Opens int // open descriptions, and the working directory
-	// Running: the program being run (/init). Opening it for writing or
-	// truncating it answers ETXTBSY, as Linux's deny_write_access does
-	// for a mapped executable.
-	Running bool
+	// Running counts the processes running this file's program (/init,
+	// execve). Opening it for writing or truncating it answers ETXTBSY
+	// while any does, as Linux's deny_write_access does for a mapped
+	// executable.
+	Running int32
 
 	// A regular file's data: pages under a two-level index (data.go),
 	// or, for a file the initramfs brought that nobody has written yet,

@@ -72,59 +72,28 @@ func loadInit() *sched.Thread {
 		kernel.Puts("gometal: the initramfs has no /init (a regular file)\n")
 		appExit(exitCannotRun)
 	}
-	fs.Inodes[i].Running = true // writing it is ETXTBSY while it runs, as on Linux
-	ef, err := elf.Parse(img)
-	if err != elf.OK {
-		kernel.Puts("gometal: /init is not a loadable arm64 ELF executable: ")
-		kernel.Puts(err.String())
+	if !makeKernelPages() {
+		kernel.Panic("out of memory making the signal trampoline and the vDSO")
+	}
+	img2, fail := loadProgram(&mm.Spaces[t.Space], img)
+	if fail.What != loadOK {
+		kernel.Puts("gometal: /init ")
+		fail.report()
 		kernel.Puts("\n")
 		appExit(exitCannotRun)
 	}
-	if ef.HasInterp(img) {
-		kernel.Puts("gometal: /init is dynamically linked; build it with CGO_ENABLED=0\n")
-		appExit(exitCannotRun)
-	}
-	var phdrVA uint64
-	var end uintptr
-	for i := 0; i < int(ef.Phnum); i++ {
-		p, err := ef.Prog(img, i)
-		if err != elf.OK {
-			kernel.Puts("gometal: /init has a bad program header: ")
-			kernel.Puts(err.String())
-			kernel.Puts("\n")
-			appExit(exitCannotRun)
-		}
-		if p.Type != elf.PT_LOAD {
-			continue
-		}
-		if p.Off <= ef.Phoff && ef.Phoff < p.Off+p.Filesz {
-			phdrVA = p.Vaddr + ef.Phoff - p.Off
-		}
-		if !loadSegment(img, &p) {
-			kernel.Puts("gometal: /init: a segment does not fit in memory or the address space\n")
-			appExit(exitCannotRun)
-		}
-		if e := uintptr(mm.PageUp(uintptr(p.Vaddr + p.Memsz))); e > end {
-			end = e
-		}
-	}
-	brkBase = end
-	if !mapSigTrampoline() {
-		kernel.Panic("out of memory mapping the signal trampoline")
-	}
-	if !mapVDSO() {
-		kernel.Panic("out of memory mapping the vDSO")
-	}
-	cpu.ICacheInvalidate() // app text, trampoline and vDSO written through the direct map
+	mm.Spaces[t.Space].Brk = img2.BrkBase
+	setExe(proc.Init, i)
 	lx(t).TimerSlack, lx(t).DefaultSlack = timerSlackNanos, timerSlackNanos
-	sp, ok := buildStack(&ef, phdrVA)
+	sp, ok := buildStack(&img2)
 	if !ok {
 		kernel.Puts("gometal: argv/envp do not fit on the initial stack\n")
 		appExit(exitCannotRun)
 	}
-	t.Ctx.PC = ef.Entry
+	t.Ctx.PC = img2.Entry
 	t.Ctx.SP = uint64(sp)
 	t.Ctx.PSTATE = 0 // EL0t, interrupts unmasked
+	armStateDump()
 	return t
 }
 
@@ -172,29 +141,36 @@ func protOfFlags(fl uint32) mm.Prot {
 	return p
 }
 
-// loadSegment maps a PT_LOAD segment: the pages holding file bytes are
-// filled now; the rest of the segment (bss) is left to demand paging,
-// which supplies zeroed pages on first touch.
-func loadSegment(img []byte, p *elf.Prog) bool {
-	start := mm.PageDown(uintptr(p.Vaddr))
-	end := mm.PageUp(uintptr(p.Vaddr + p.Memsz))
+// loadSegment maps a PT_LOAD segment into s, moved by bias: the pages
+// holding file bytes are filled now; the rest of the segment (bss) is
+// left to demand paging, which supplies zeroed pages on first touch.
+func loadSegment(s *mm.Space, img []byte, p *elf.Prog, bias uint64) bool {
+	vaddr := p.Vaddr + bias
+	if vaddr < bias || vaddr+p.Memsz < vaddr {
+		return false
+	}
+	start := mm.PageDown(uintptr(vaddr))
+	end := mm.PageUp(uintptr(vaddr + p.Memsz))
 	if end <= start || end > mm.UserTop || start < mm.PageSize {
 		return false
 	}
 	prot := protOfFlags(p.Flags)
-	if !usermem.Cur().VMAs.Add(start, end, prot, 0) {
+	if !s.VMAs.Add(start, end, prot, 0) {
 		return false
 	}
-	fileEnd := mm.PageUp(uintptr(p.Vaddr + p.Filesz))
+	fileEnd := mm.PageUp(uintptr(vaddr + p.Filesz))
 	for va := start; va < fileEnd; va += mm.PageSize {
-		pa, _, ok := usermem.Cur().PT.Lookup(va)
+		pa, _, ok := s.PT.Lookup(va)
 		if !ok {
-			if pa = mm.Pages.Get(); pa == 0 || !usermem.Cur().PT.Map(&mm.Pages, va, pa, prot) {
+			if pa = mm.Pages.Get(); pa == 0 || !s.PT.Map(&mm.Pages, va, pa, prot) {
+				if pa != 0 {
+					mm.Pages.Put(pa)
+				}
 				return false
 			}
 		}
 		// Copy the part of the file image that lands in this page.
-		segLo, segHi := uintptr(p.Vaddr), uintptr(p.Vaddr+p.Filesz)
+		segLo, segHi := uintptr(vaddr), uintptr(vaddr+p.Filesz)
 		lo, hi := va, va+mm.PageSize
 		if lo < segLo {
 			lo = segLo
@@ -235,8 +211,9 @@ const (
 
 const maxArgs = 1024
 
-// buildStack lays out the initial stack and returns SP.
-func buildStack(ef *elf.File, phdrVA uint64) (uintptr, bool) {
+// buildStack lays out /init's initial stack, with the arguments and
+// environment the CLI put in the initramfs, and returns SP.
+func buildStack(img *program) (uintptr, bool) {
 	top := uintptr(mm.StackTop)
 	if !usermem.Cur().VMAs.Add(top-mm.StackSize, top, mm.ProtRead|mm.ProtWrite, mm.VMAStack) {
 		return 0, false
@@ -270,25 +247,7 @@ func buildStack(ef *elf.File, phdrVA uint64) (uintptr, bool) {
 	if argc+envc > maxArgs*8 {
 		return 0, false
 	}
-	hwcap, hwcap2 := hwcaps()
-	auxv := [...]uint64{
-		atPhdr, phdrVA,
-		atPhent, uint64(ef.Phentsize),
-		atPhnum, uint64(ef.Phnum),
-		atPagesz, mm.PageSize,
-		atBase, 0,
-		atEntry, ef.Entry,
-		atUID, 0, atEUID, 0, atGID, 0, atEGID, 0,
-		atPlatform, uint64(platform),
-		atHwcap, hwcap,
-		atHwcap2, hwcap2,
-		atClktck, 100,
-		atSecure, 0,
-		atRandom, uint64(random),
-		atExecfn, uint64(argStart),
-		atSysinfoEhdr, vdsoVA,
-		atNull, 0,
-	}
+	auxv := img.auxv(platform, random, argStart)
 	words := 1 + argc + 1 + envc + 1 + len(auxv)
 	sp -= uintptr(words) * 8
 	sp &^= 15

@@ -20,30 +20,34 @@ const (
 )
 
 const (
-	siginfoSize      = 128
-	ucMcontextOff    = 176 // offsetof(struct ucontext, uc_mcontext)
-	scRegsOff        = 8
-	scSPOff          = 256
-	scPCOff          = 264
-	scPstateOff      = 272
-	scReservedOff    = 288
-	scReservedSize   = 4096
-	ucontextSize     = ucMcontextOff + scReservedOff + scReservedSize
-	fpsimdMagic      = 0x46508001
-	fpsimdSize       = 528
-	ucSigmaskOff     = 40
-	ucStackOff       = 16
-	sigframeSize     = siginfoSize + ucontextSize
-	frameRecordSize  = 16
-	pstateUserMask   = 0xF0000000 // NZCV: all the app may set through sigreturn
-	sigTrampVA       = 0x0000_FFFF_FFFF_E000
-	sigTrampOpMovX8  = 0xD2801168 // mov x8, #139 (rt_sigreturn)
-	sigTrampOpSvc    = 0xD4000001 // svc #0
-	sigDefaultIgnore = 1<<(sigCHLD-1) | 1<<(sigURG-1) | 1<<(sigWINCH-1) | 1<<(sigCONT-1)
-	sigUnblockable   = 1<<(sigKILL-1) | 1<<(sigSTOP-1)
-	sigSynchronous   = 1<<(sigSEGV-1) | 1<<(sigBUS-1) | 1<<(sigILL-1) | 1<<(sigFPE-1) | 1<<(sigTRAP-1)
-	sigDFL           = 0
-	sigIGN           = 1
+	siginfoSize     = 128
+	ucMcontextOff   = 176 // offsetof(struct ucontext, uc_mcontext)
+	scRegsOff       = 8
+	scSPOff         = 256
+	scPCOff         = 264
+	scPstateOff     = 272
+	scReservedOff   = 288
+	scReservedSize  = 4096
+	ucontextSize    = ucMcontextOff + scReservedOff + scReservedSize
+	fpsimdMagic     = 0x46508001
+	fpsimdSize      = 528
+	ucSigmaskOff    = 40
+	ucStackOff      = 16
+	sigframeSize    = siginfoSize + ucontextSize
+	frameRecordSize = 16
+	pstateUserMask  = 0xF0000000 // NZCV: all the app may set through sigreturn
+	sigTrampVA      = 0x0000_FFFF_FFFF_E000
+	sigTrampOpMovX8 = 0xD2801168 // mov x8, #139 (rt_sigreturn)
+	sigTrampOpSvc   = 0xD4000001 // svc #0
+	// The trampoline page's second stub: a thread whose group is ending
+	// returns to it and calls exit (deliverSignals, Dying).
+	threadExitVA      = sigTrampVA + 16
+	threadExitOpMovX8 = 0xD2800BA8 // mov x8, #93 (exit)
+	sigDefaultIgnore  = 1<<(sigCHLD-1) | 1<<(sigURG-1) | 1<<(sigWINCH-1) | 1<<(sigCONT-1)
+	sigUnblockable    = 1<<(sigKILL-1) | 1<<(sigSTOP-1)
+	sigSynchronous    = 1<<(sigSEGV-1) | 1<<(sigBUS-1) | 1<<(sigILL-1) | 1<<(sigFPE-1) | 1<<(sigTRAP-1)
+	sigDFL            = 0
+	sigIGN            = 1
 )
 
 // Signal numbers as ints (x/sys/unix types them as syscall.Signal).
@@ -78,6 +82,7 @@ const (
 // x/sys/unix for Linux.
 const (
 	saNoCldStop = 0x00000001
+	saNoCldWait = 0x00000002
 	saSigInfo   = 0x00000004
 	saOnStack   = 0x08000000
 	saRestart   = 0x10000000

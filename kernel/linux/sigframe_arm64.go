@@ -116,7 +116,7 @@ func sysRtSigreturn(t *sched.Thread, f *sched.Frame) uint64 {
 	sp := f.SP
 	b := sigframe[:sigreturnSize]
 	if sp&15 != 0 || !usermem.CopyIn(b, uintptr(sp)) {
-		killApp(sigSEGV, uintptr(sp), f.PC)
+		killCurrent(t, f, sigSEGV, uintptr(sp))
 		return 0
 	}
 	restoreSigframe(t, f, b)
@@ -158,14 +158,17 @@ func restoreSigframe(t *sched.Thread, f *sched.Frame, b []byte) {
 	setSigMask(t, get64(uc, ucSigmaskOff))
 }
 
-// mapSigTrampoline installs the restorer page.
-func mapSigTrampoline() bool {
+// makeSigTrampoline builds the restorer page (and the exit stub), which
+// every address space maps (mapKernelPages); 0: no memory.
+func makeSigTrampoline() uintptr {
 	pa := mm.Pages.Get()
 	if pa == 0 {
-		return false
+		return 0
 	}
 	p := mm.PageBytes(pa)
 	put32(p[:], 0, sigTrampOpMovX8)
 	put32(p[:], 4, sigTrampOpSvc)
-	return usermem.Cur().MapFixedPage(sigTrampVA, pa, mm.ProtRead|mm.ProtExec)
+	put32(p[:], threadExitVA-sigTrampVA, threadExitOpMovX8)
+	put32(p[:], threadExitVA-sigTrampVA+4, sigTrampOpSvc)
+	return pa
 }

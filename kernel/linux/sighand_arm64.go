@@ -21,7 +21,7 @@ type sigHand struct {
 var sigHands [proc.MaxProcs]sigHand
 
 // newSigHand takes a free table with every signal at SIG_DFL and one
-// reference, or -1.
+// reference, or -1. copySigHand makes one with src's handlers (fork).
 func newSigHand() int32 {
 	for i := range sigHands {
 		if sigHands[i].Refs == 0 {
@@ -32,17 +32,52 @@ func newSigHand() int32 {
 	return -1
 }
 
-// procSignals is what a process keeps of signals beyond its threads'.
-type procSignals struct {
+// lproc is what Linux keeps per process beyond the process table's
+// identity (proc.Process): the signals sent to the process as a whole
+// that no thread could take yet, how its thread group is ending, the
+// thread of its parent that waits for it to exec or exit (vfork), and
+// the queue its own waits for children block on (Linux's signal_struct:
+// shared_pending, group_exit_code, wait_chldexit). Indexed like
+// proc.Procs, reset when a process is made.
+type lproc struct {
 	Pending uint64 // sent to the process while every thread blocked them
 	Info    [nsig]sigInfo
+
+	// Exiting: the thread group is ending (exit_group, a fatal signal):
+	// every thread is on its way out, and the process's wait status is
+	// Status.
+	Exiting bool
+	Status  int32
+	// VforkParent is 1 + the index of the parent's thread blocked in a
+	// CLONE_VFORK clone until this process execs or exits (0: none), and
+	// VforkTID its TID (the slot is only that thread's while it waits).
+	VforkParent, VforkTID int32
+	// ChildWait is where the process's wait4 and waitid calls block
+	// until a child changes state (each runs its call again).
+	ChildWait sched.Queue
+	// ThreadsGone is where an execve waits for the process's other
+	// threads to end (the last one notifies it).
+	ThreadsGone sched.Queue
+	// Exe is 1 + the inode of the program the process runs (0: none),
+	// held while it does (setExe).
+	Exe int32
 }
 
-// procSigs is indexed like proc.Procs.
-var procSigs [proc.MaxProcs]procSignals
+var lprocs [proc.MaxProcs]lproc
 
 // actionsOf is the handler table of t's process.
 func actionsOf(t *sched.Thread) *[nsig]sigaction { return &sigHands[procOf(t).SigHand].Actions }
 
-// sharedOf is the process-wide signal state of t's process.
-func sharedOf(t *sched.Thread) *procSignals { return &procSigs[lx(t).Proc] }
+// sharedOf is the Linux state of t's process.
+func sharedOf(t *sched.Thread) *lproc { return &lprocs[lx(t).Proc] }
+
+func copySigHand(src int32) int32 {
+	n := newSigHand()
+	if n >= 0 {
+		sigHands[n].Actions = sigHands[src].Actions
+	}
+	return n
+}
+
+// putSigHand drops a process's reference to handler table i.
+func putSigHand(i int32) { sigHands[i].Refs-- }

@@ -47,10 +47,10 @@ var (
 	sigRestarted   uint64       // of those, restarted after the handler (SA_RESTART)
 )
 
-// userInfo is the siginfo of a signal sent by the app (or by the kernel
-// on its behalf, like SIGPIPE): si_pid is the app, si_uid 0.
-func userInfo(code int32) sigInfo {
-	return sigInfo{Code: code, Fields: [2]uint64{uint64(uint32(appPID))}}
+// userInfo is the siginfo of a signal t sends (or the kernel sends on
+// its behalf, like SIGPIPE): si_pid is t's process, si_uid 0 (root).
+func userInfo(t *sched.Thread, code int32) sigInfo {
+	return sigInfo{Code: code, Fields: [2]uint64{uint64(uint32(pidOf(t)))}}
 }
 
 // Which way each access to the signal state goes. Two system calls
@@ -152,7 +152,9 @@ func signalWake(t *sched.Thread) {
 	sched.LockState()
 	switch t.State {
 	case sched.Blocked:
-		if t.Wait != sched.WaitNone {
+		// A vfork parent waits for its child whatever comes
+		// (TASK_KILLABLE; only its group's end, dieWake, ends it).
+		if t.Wait != sched.WaitNone && t.Wait != sched.WaitVfork && t.Wait != sched.WaitExec {
 			// A futex wait moved no bytes; a file wait may have
 			// (t.Progress), and a pipe written without the kernel lock
 			// may be retrying it right now: StateLock decides.
@@ -183,7 +185,7 @@ func cancelWait(t *sched.Thread, f *sched.Frame) {
 		return
 	}
 	sched.LockState()
-	if t.State == sched.Blocked {
+	if t.State == sched.Blocked && t.Wait != sched.WaitVfork && t.Wait != sched.WaitExec {
 		r := interruptResult(t)
 		sched.CancelBlockLocked(t)
 		f.X[0] = r
@@ -246,8 +248,8 @@ func postProcessSignal(p int32, sig int, info sigInfo, prefer *sched.Thread) {
 	if target != nil {
 		w = queueSignal(target, sig, info)
 	} else {
-		procSigs[p].Pending |= bit
-		procSigs[p].Info[sig] = info
+		lprocs[p].Pending |= bit
+		lprocs[p].Info[sig] = info
 	}
 	unlockSignals()
 	if target != nil {
@@ -261,15 +263,36 @@ func postProcessSignal(p int32, sig int, info sigInfo, prefer *sched.Thread) {
 func postFault(t *sched.Thread, f *sched.Frame, sig int, code int32, addr uint64) {
 	a := &actionsOf(t)[sig]
 	if lx(t).SigMask&sigBit(sig) != 0 || a.handler == sigIGN {
-		killApp(sig, uintptr(addr), f.PC)
+		killCurrent(t, f, sig, uintptr(addr))
 		return
 	}
 	postSignal(t, sig, sigInfo{Code: code, Fields: [2]uint64{addr}})
 }
 
-// killApp ends the app for a signal with no handler, like Linux would,
-// with a report a person can act on, and exit status 128+sig (what a
-// shell reports: 130 for SIGINT).
+// killCurrent ends t's process for a signal with no handler, as Linux
+// would (killProcess); PID 1 ends the run with a report a person can act
+// on.
+func killCurrent(t *sched.Thread, f *sched.Frame, sig int, addr uintptr) {
+	if lx(t).Proc == proc.Init {
+		killApp(sig, addr, f.PC)
+	}
+	killProcess(lx(t).Proc, sig)
+	f.PC = threadExitVA // t is Dying too: out through exit, on this core
+}
+
+// killProcess ends process p for signal sig (SIGKILL, or a signal whose
+// default action ends it): every thread leaves, and its parent learns
+// the signal from its wait status. PID 1's end ends the run (killApp).
+func killProcess(p int32, sig int) {
+	if p == proc.Init {
+		killApp(sig, 0, 0)
+	}
+	endGroup(p, proc.Signaled(sig, false), nil)
+}
+
+// killApp ends the run for a signal PID 1 has no handler for, with a
+// report a person can act on, and exit status 128+sig (what a shell
+// reports: 130 for SIGINT).
 func killApp(sig int, addr uintptr, pc uint64) {
 	kernel.Puts("gometal: app killed by ")
 	kernel.Puts(signalName(sig))
@@ -338,7 +361,7 @@ func signalName(sig int) string {
 // rt_sigsuspend's mask).
 func signalsPending(t *sched.Thread) bool {
 	l := lx(t)
-	return l.SigWait != 0 || (l.SigPending|sharedOf(t).Pending)&^l.SigMask != 0 || l.Interrupted || l.HasSavedMask
+	return l.SigWait != 0 || (l.SigPending|sharedOf(t).Pending)&^l.SigMask != 0 || l.Interrupted || l.HasSavedMask || l.Dying
 }
 
 // deliverSignals runs on every return to EL0: it finishes an
@@ -348,6 +371,13 @@ func signalsPending(t *sched.Thread) bool {
 // restarted (SA_RESTART, or no handler ran after all) or left with EINTR.
 func deliverSignals(t *sched.Thread, f *sched.Frame) {
 	l := lx(t) // once: this runs on every return to EL0
+	if l.Dying {
+		// Its thread group is ending: it calls exit as its next
+		// instruction (the trampoline page's exit stub), so it leaves
+		// through exit's own path, on its own core.
+		f.PC = threadExitVA
+		return
+	}
 	shared := sharedOf(t)
 	if l.SigWait != 0 {
 		takeWaited(t, f)
@@ -371,7 +401,7 @@ func deliverSignals(t *sched.Thread, f *sched.Frame) {
 			if sigSynchronous&sigBit(sig) != 0 {
 				addr = uintptr(info.Fields[0])
 			}
-			killApp(sig, addr, f.PC)
+			killCurrent(t, f, sig, addr)
 			return
 		}
 		if l.Interrupted {
@@ -382,7 +412,7 @@ func deliverSignals(t *sched.Thread, f *sched.Frame) {
 		}
 		if !buildSigframe(t, f, sig, &info, a) {
 			// No room for the frame: Linux forces SIGSEGV.
-			killApp(sigSEGV, uintptr(f.SP), f.PC)
+			killCurrent(t, f, sigSEGV, uintptr(f.SP))
 			return
 		}
 		sigDelivered[sig]++

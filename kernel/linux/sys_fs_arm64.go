@@ -131,7 +131,7 @@ func openat(t *sched.Thread, f *sched.Frame) uint64 {
 		return openFIFO(t, nd, flags&^openOnlyFlags, flags&unix.O_CLOEXEC != 0)
 	case mode == unix.S_IFSOCK:
 		return errno(unix.ENXIO) // a socket file is connected to, not opened (open(2))
-	case nd.Running && write:
+	case nd.Running > 0 && write:
 		return errno(unix.ETXTBSY)
 	}
 	fd := freeFD(0)
@@ -176,7 +176,7 @@ func sysWrite(t *sched.Thread, f *sched.Frame) uint64 {
 func writeFile(t *sched.Thread, fl *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 	r := vfs.Write(t, fl, buf, n, off)
 	if r == errno(unix.EPIPE) {
-		postSignal(t, sigPIPE, userInfo(siUSER))
+		postSignal(t, sigPIPE, userInfo(t, siUSER))
 	}
 	return r
 }

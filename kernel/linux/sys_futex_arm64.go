@@ -14,8 +14,9 @@ import (
 // lock, or every core's state lock, which every waker meets).
 // FUTEX_WAKE normally never gets here: it is answered
 // without the kernel lock (lockfree_arm64.go); this one serves the lab's
-// tree. There is one address space, so private and shared futexes are
-// the same.
+// tree. A futex is keyed by its address in the caller's address space
+// (sched/waitaddr.go); there is no shared memory between processes, so
+// private and shared futexes are the same.
 
 func sysFutex(t *sched.Thread, f *sched.Frame) uint64 {
 	addr := uintptr(f.X[0])

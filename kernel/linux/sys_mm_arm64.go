@@ -63,6 +63,4 @@ func sysMadvise(t *sched.Thread, f *sched.Frame) uint64 {
 // brk: there is no heap segment; report the current break and refuse to
 // move it, which is how Linux answers a brk it cannot grow. Go never uses
 // brk on linux/arm64.
-func sysBrk(t *sched.Thread, f *sched.Frame) uint64 { return uint64(brkBase) }
-
-var brkBase uintptr
+func sysBrk(t *sched.Thread, f *sched.Frame) uint64 { return uint64(usermem.Cur().Brk) }

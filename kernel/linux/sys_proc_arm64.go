@@ -67,59 +67,29 @@ func sysSetsid(t *sched.Thread, f *sched.Frame) uint64 {
 	return uint64(sid)
 }
 
-// wait4 and waitid: the app is the only process, so it never has a child
-// to wait for: ECHILD, as Linux answers a process without children, after
-// the same check of the options (kernel/exit.c, kernel_wait4 and
-// kernel_waitid).
-func sysWait4(t *sched.Thread, f *sched.Frame) uint64 {
-	const valid = unix.WNOHANG | unix.WUNTRACED | unix.WCONTINUED | unix.WALL | unix.WCLONE | wNoThread
-	if f.X[2]&^uint64(valid) != 0 {
-		return errno(unix.EINVAL)
-	}
-	return errno(unix.ECHILD)
-}
-
-func sysWaitid(t *sched.Thread, f *sched.Frame) uint64 {
-	const valid = unix.WNOHANG | unix.WEXITED | unix.WSTOPPED | unix.WCONTINUED | unix.WNOWAIT | unix.WALL | unix.WCLONE | wNoThread
-	opts := f.X[3]
-	if opts&^uint64(valid) != 0 || opts&(unix.WEXITED|unix.WSTOPPED|unix.WCONTINUED) == 0 {
-		return errno(unix.EINVAL)
-	}
-	switch f.X[0] {
-	case unix.P_ALL, unix.P_PGID:
-	case unix.P_PID:
-		if int32(f.X[1]) <= 0 {
-			return errno(unix.EINVAL)
-		}
-	case unix.P_PIDFD:
-		return errno(unix.EBADF) // no descriptor is a pidfd
-	default:
-		return errno(unix.EINVAL)
-	}
-	return errno(unix.ECHILD)
-}
-
-// wNoThread is __WNOTHREAD (include/uapi/linux/wait.h).
-const wNoThread = 0x20000000
-
 func sysGettid(t *sched.Thread, f *sched.Frame) uint64 { return uint64(t.TID) }
 
 func sysExit(t *sched.Thread, f *sched.Frame) uint64 {
-	if lx(t).ClearTID != 0 {
-		usermem.WriteU32(lx(t).ClearTID, 0)
-		futexWake(lx(t).ClearTID, 1)
-	}
-	t.State = sched.Dead
-	procOf(t).Threads--
-	if sched.Live() == 0 {
-		appExit(int(f.X[0] & 0xFF))
-	}
+	exitThread(t, int(f.X[0]&0xFF))
 	return 0
 }
 
 func sysExitGroup(t *sched.Thread, f *sched.Frame) uint64 {
-	appExit(int(f.X[0] & 0xFF))
+	if lx(t).Proc == proc.Init {
+		appExit(int(f.X[0] & 0xFF)) // the end of the run: no need to stop each thread
+	}
+	exitGroup(t, proc.Exited(int(f.X[0]&0xFF)))
 	return 0
+}
+
+// initExited ends the run when PID 1's last thread has gone, with the
+// status a shell would report: the exit code, or 128 + the signal.
+func initExited(status int32) {
+	ws := unix.WaitStatus(status)
+	if ws.Signaled() {
+		appExit(128 + int(ws.Signal()))
+	}
+	appExit(ws.ExitStatus())
 }
 
 // appExit ends the run: the app's status becomes QEMU's exit status
@@ -378,28 +348,28 @@ func sysSetTidAddress(t *sched.Thread, f *sched.Frame) uint64 {
 	return uint64(t.TID)
 }
 
-// Clone flags Go uses: CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|
-// CLONE_SYSVSEM|CLONE_THREAD (0x50f00). A new process (no CLONE_VM or
-// CLONE_THREAD) is not supported: there is one address space.
+// Clone flags Go uses for a thread: CLONE_VM|CLONE_FS|CLONE_FILES|
+// CLONE_SIGHAND|CLONE_SYSVSEM|CLONE_THREAD (0x50f00). Without
+// CLONE_THREAD, clone makes a process (process_arm64.go); a thread
+// must share its process's memory and handlers (copy_process's checks).
 const cloneThreadFlags = unix.CLONE_VM | unix.CLONE_THREAD | unix.CLONE_SIGHAND
 
 func sysClone(t *sched.Thread, f *sched.Frame) uint64 {
 	flags := f.X[0]
-	if flags&cloneThreadFlags != cloneThreadFlags {
-		return errno(unix.ENOSYS) // fork/vfork: no processes yet
+	if flags&unix.CLONE_THREAD == 0 {
+		return cloneProcess(t, f, flags)
+	}
+	if flags&cloneThreadFlags != cloneThreadFlags || flags&unix.CLONE_PIDFD != 0 {
+		return errno(unix.EINVAL)
+	}
+	if lprocs[lx(t).Proc].Exiting {
+		return errno(unix.EAGAIN)
 	}
 	n := newThread()
 	if n == nil {
 		return errno(unix.EAGAIN)
 	}
-	n.Ctx = *f
-	n.Ctx.X[0] = 0
-	if sp := f.X[1]; sp != 0 {
-		n.Ctx.SP = sp
-	}
-	if flags&unix.CLONE_SETTLS != 0 {
-		n.Ctx.TPIDR = f.X[3]
-	}
+	childRegs(n, f, flags)
 	// A new thread joins its creator's process and starts with its
 	// signal mask and affinity, and no alternate signal stack.
 	lx(n).Proc = lx(t).Proc
@@ -420,6 +390,20 @@ func sysClone(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	sched.Ready(n)
 	return uint64(n.TID)
+}
+
+// childRegs starts clone's new thread n as a copy of the caller's
+// registers f returning 0, on the stack clone names (the caller's if
+// none) and with the TLS it names (CLONE_SETTLS).
+func childRegs(n *sched.Thread, f *sched.Frame, flags uint64) {
+	n.Ctx = *f
+	n.Ctx.X[0] = 0
+	if sp := f.X[1]; sp != 0 {
+		n.Ctx.SP = sp
+	}
+	if flags&unix.CLONE_SETTLS != 0 {
+		n.Ctx.TPIDR = f.X[3]
+	}
 }
 
 func sysSchedYield(t *sched.Thread, f *sched.Frame) uint64 {

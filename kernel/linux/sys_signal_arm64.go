@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"github.com/gometal/gometal/kernel/proc"
 	"github.com/gometal/gometal/kernel/usermem"
 	"unsafe"
 
@@ -128,69 +129,114 @@ func sysSigaltstack(t *sched.Thread, f *sched.Frame) uint64 {
 // validSignal says whether sig may be sent (0 only probes).
 func validSignal(sig int) bool { return sig >= 0 && sig < nsig }
 
-// isApp says whether pid names the app, the only process there is.
-func isApp(pid int64) bool { return pid == appPID }
-
-// checkTgid validates a thread-group id: the app's, or ESRCH.
+// checkTgid validates a thread-group id: a live process's, or ESRCH.
 func checkTgid(tgid int64) uint64 {
-	if tgid <= 0 {
+	if tgid <= 0 || int64(int32(tgid)) != tgid {
 		return errno(unix.EINVAL)
 	}
-	if !isApp(tgid) {
+	if p := proc.ByPID(int32(tgid)); p < 0 || proc.Procs[p].State != proc.Live {
 		return errno(unix.ESRCH)
 	}
 	return 0
 }
 
-// send posts a valid signal to the process (target nil) or one thread.
-// Signal 0 only checks that the target exists; SIGKILL cannot be caught,
-// blocked or ignored, and ends the app at once.
-func send(t *sched.Thread, f *sched.Frame, target *sched.Thread, sig int, info sigInfo) uint64 {
+// send posts a valid signal to process p (target nil) or to one of its
+// threads. Signal 0 only checks that the target exists; SIGKILL cannot
+// be caught, blocked or ignored, and ends the process at once.
+func send(t *sched.Thread, p int32, target *sched.Thread, sig int, info sigInfo) uint64 {
 	switch {
 	case sig == 0:
 	case sig == sigKILL:
-		killApp(sig, 0, f.PC)
+		killProcess(p, sig)
 	case target == nil:
-		postProcessSignal(lx(t).Proc, sig, info, t)
+		prefer := t
+		if lx(t).Proc != p {
+			prefer = nil
+		}
+		postProcessSignal(p, sig, info, prefer)
 	default:
 		postSignal(target, sig, info)
 	}
 	return 0
 }
 
+// kill(2): pid > 0 is that process; 0 the caller's process group; -1
+// every process but PID 1 and the caller; below -1 the group -pid. A
+// PID nobody has, or a group with no process in it, is ESRCH; a
+// zombie's PID succeeds and changes nothing, as on Linux (its threads
+// are gone).
 func sysKill(t *sched.Thread, f *sched.Frame) uint64 {
-	pid, sig := int64(f.X[0]), int(f.X[1])
+	pid, sig := int32(f.X[0]), int(f.X[1])
 	if !validSignal(sig) {
 		return errno(unix.EINVAL)
 	}
-	// 0 (the caller's group) and -1 (every process) mean the app too.
-	if !isApp(pid) && pid != 0 && pid != -1 {
+	info := userInfo(t, siUSER)
+	if pid > 0 {
+		p := proc.ByPID(pid)
+		if p < 0 {
+			return errno(unix.ESRCH)
+		}
+		if proc.Procs[p].State != proc.Live {
+			return 0 // a zombie: nothing to signal, and no error
+		}
+		return send(t, p, nil, sig, info)
+	}
+	if pid == -1<<31 {
+		return errno(unix.ESRCH) // -INT_MIN has no positive group (kill_something_info)
+	}
+	me := lx(t).Proc
+	group := -pid
+	if pid == 0 {
+		group = procOf(t).PGID
+	}
+	found := false
+	// The caller's own process last: a SIGKILL to it must not stop the
+	// sending before the others have theirs.
+	for i := range proc.Procs {
+		p := int32(i)
+		pp := &proc.Procs[i]
+		if pp.State != proc.Live || p == me && pid == -1 {
+			continue
+		}
+		if pid == -1 && p == proc.Init || pid != -1 && pp.PGID != group {
+			continue
+		}
+		found = true
+		if p != me {
+			send(t, p, nil, sig, info)
+		}
+	}
+	if pid != -1 && procOf(t).PGID == group {
+		send(t, me, nil, sig, info)
+	}
+	if !found {
 		return errno(unix.ESRCH)
 	}
-	return send(t, f, nil, sig, userInfo(siUSER))
+	return 0
 }
 
-// threadSignal sends sig to thread tid with info.
-func threadSignal(t *sched.Thread, f *sched.Frame, tid int64, sig int, info sigInfo) uint64 {
-	if tid <= 0 || !validSignal(sig) {
+// threadSignal sends sig to thread tid with info; tgid, if not 0, is the
+// process it must belong to.
+func threadSignal(t *sched.Thread, tgid, tid int64, sig int, info sigInfo) uint64 {
+	if tid <= 0 || int64(int32(tid)) != tid || !validSignal(sig) {
 		return errno(unix.EINVAL)
 	}
 	target := sched.ByTID(int32(tid))
-	if target == nil {
+	if target == nil || tgid != 0 && int64(pidOf(target)) != tgid {
 		return errno(unix.ESRCH)
 	}
-	return send(t, f, target, sig, info)
+	return send(t, lx(target).Proc, target, sig, info)
 }
 
 func sysTkill(t *sched.Thread, f *sched.Frame) uint64 {
-	return threadSignal(t, f, int64(f.X[0]), int(f.X[1]), userInfo(siTKILL))
+	return threadSignal(t, 0, int64(f.X[0]), int(f.X[1]), userInfo(t, siTKILL))
 }
 
 func sysTgkill(t *sched.Thread, f *sched.Frame) uint64 {
 	if e := checkTgid(int64(f.X[0])); e != 0 {
 		return e
 	}
-	return threadSignal(t, f, int64(f.X[1]), int(f.X[2]), userInfo(siTKILL))
+	return threadSignal(t, int64(f.X[0]), int64(f.X[1]), int(f.X[2]), userInfo(t, siTKILL))
 }
 
 // readQueuedInfo reads the siginfo rt_sigqueueinfo passes: the app
@@ -213,10 +259,12 @@ func sysRtSigqueueinfo(t *sched.Thread, f *sched.Frame) uint64 {
 		return e
 	case !validSignal(sig):
 		return errno(unix.EINVAL)
-	case !isApp(pid):
+	}
+	p := proc.ByPID(int32(pid))
+	if pid <= 0 || int64(int32(pid)) != pid || p < 0 || proc.Procs[p].State != proc.Live {
 		return errno(unix.ESRCH)
 	}
-	return send(t, f, nil, sig, info)
+	return send(t, p, nil, sig, info)
 }
 
 func sysRtTgsigqueueinfo(t *sched.Thread, f *sched.Frame) uint64 {
@@ -227,7 +275,7 @@ func sysRtTgsigqueueinfo(t *sched.Thread, f *sched.Frame) uint64 {
 	if e := checkTgid(int64(f.X[0])); e != 0 {
 		return e
 	}
-	return threadSignal(t, f, int64(f.X[1]), int(f.X[2]), info)
+	return threadSignal(t, int64(f.X[0]), int64(f.X[1]), int(f.X[2]), info)
 }
 
 // Waiting.

@@ -198,7 +198,7 @@ func spliceResult(t *sched.Thread, r uint64, onPipe, nonblock bool, pipe, other 
 	case r == errno(unix.EAGAIN):
 		return vfs.Wait(t, other, otherEv)
 	case r == errno(unix.EPIPE):
-		postSignal(t, sigPIPE, userInfo(siUSER))
+		postSignal(t, sigPIPE, userInfo(t, siUSER))
 	}
 	return r
 }
@@ -297,7 +297,7 @@ func sendfile(t *sched.Thread, f *sched.Frame) uint64 {
 			return 0
 		}
 	case r == errno(unix.EPIPE):
-		postSignal(t, sigPIPE, userInfo(siUSER))
+		postSignal(t, sigPIPE, userInfo(t, siUSER))
 	}
 	if done > 0 || !vfs.IsErr(r) {
 		return done

@@ -145,6 +145,10 @@ func alarmFired(i int, due, now uint64) {
 		kernel.NetTimer(now)
 		return
 	}
+	if i == sched.AlarmDump {
+		dumpState("the run's time is nearly up (gometal.dumpafter)")
+		return
+	}
 	timerfdFired(i, due, now)
 }
 

@@ -116,6 +116,8 @@ var sysTable = [...]sysFn{
 	unix.SYS_BRK:               sysBrk,
 	unix.SYS_MUNMAP:            sysMunmap,
 	unix.SYS_CLONE:             sysClone,
+	unix.SYS_EXECVE:            sysExecve,
+	unix.SYS_EXECVEAT:          sysExecveat,
 	unix.SYS_MMAP:              sysMmap,
 	unix.SYS_MPROTECT:          sysMprotect,
 	unix.SYS_MADVISE:           sysMadvise,

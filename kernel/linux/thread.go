@@ -48,6 +48,9 @@ type lthread struct {
 	// Proc is the slot in proc.Procs of the process the thread belongs
 	// to (its thread group).
 	Proc int32
+	// Dying: its thread group is ending; on its way back to EL0 the
+	// thread is sent to exit instead (deliverSignals).
+	Dying bool
 }
 
 // sigInfo is what the kernel remembers about one pending signal: si_code

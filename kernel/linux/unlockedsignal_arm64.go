@@ -39,14 +39,14 @@ var unlockedSignals struct{ Sends, Returns uint64 }
 // too, on its way out (kernel.OS.Pending).
 func unlockedTgkill(c *sched.CPU, t *sched.Thread, f *sched.Frame) bool {
 	tgid, tid, sig := int64(f.X[0]), int64(f.X[1]), int(f.X[2])
-	if !isApp(tgid) || tid <= 0 || int64(int32(tid)) != tid || int32(tid) == t.TID || sig <= 0 || sig >= nsig || sig == sigKILL {
+	if tgid != int64(pidOf(t)) || tid <= 0 || int64(int32(tid)) != tid || int32(tid) == t.TID || sig <= 0 || sig >= nsig || sig == sigKILL {
 		return false
 	}
 	lockSignals()
 	sched.LockState()
 	target := sched.ByTID(int32(tid))
-	ok := target != nil && (target.State == sched.Running || target.State == sched.Runnable) && lx(target).SigWait == 0
-	if ok && queueSignal(target, sig, userInfo(siTKILL)) == wakeDeliver &&
+	ok := target != nil && lx(target).Proc == lx(t).Proc && (target.State == sched.Running || target.State == sched.Runnable) && lx(target).SigWait == 0
+	if ok && queueSignal(target, sig, userInfo(t, siTKILL)) == wakeDeliver &&
 		target.State == sched.Running && int(target.CPU) != c.ID {
 		sigKicks++ // under StateLock, like signalWake's
 		sched.Kick(int(target.CPU))

@@ -1,7 +1,6 @@
 package linux
 
 import (
-	"github.com/gometal/gometal/kernel/usermem"
 	"unsafe"
 
 	"github.com/gometal/gometal/drivers/cpu"
@@ -19,15 +18,16 @@ const vdsoDataVA = vdsoVA + vdsoDataOff
 func vdsoClockGettime()
 func vdsoCode() uintptr
 
-// mapVDSO builds the vDSO page and maps it read-only and executable for
-// the app. The clock's wall offset is final by now (initClock).
-func mapVDSO() bool {
+// makeVDSO builds the vDSO page, which every address space maps
+// read-only and executable (mapKernelPages); 0: no memory. The clock's
+// wall offset is final by now (initClock).
+func makeVDSO() uintptr {
 	pa := mm.Pages.Get()
 	if pa == 0 {
-		return false
+		return 0
 	}
 	page := mm.PageBytes(pa)
 	code := unsafe.Slice((*byte)(cpu.Ptr(vdsoCode())), vdsoCodeMax)
 	buildVDSO(page[:], code, vdsoMult(timer.Freq()), clock.WallAtBoot)
-	return usermem.Cur().MapFixedPage(vdsoVA, pa, mm.ProtRead|mm.ProtExec)
+	return pa
 }

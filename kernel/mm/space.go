@@ -23,6 +23,10 @@ type Space struct {
 	// points at it (Hold, Drop: the core itself, atomically).
 	Refs    int32
 	OnCores uint32
+
+	// Brk is the program break: the end of the loaded image (brk(2)
+	// answers it and moves it nowhere).
+	Brk uintptr
 }
 
 // MaxCores bounds the cores that may Pin (drivers/cpu.MaxCPUs, which

@@ -20,6 +20,7 @@ var Spaces [MaxSpaces]Space
 // NewSpace takes a free slot with a new, empty page table and one
 // reference, or returns -1 (no slot, or no page for the root).
 func NewSpace(a *Alloc) int32 {
+	ReapSpaces() // those the cores have let go of since
 	for i := range Spaces {
 		s := &Spaces[i]
 		if s.PT.Root != 0 || atomic.LoadUint32(&s.OnCores) != 0 {
@@ -111,15 +112,18 @@ func (s *Space) destroy() {
 		if v.Flags&VMAFixed != 0 {
 			continue
 		}
-		clearPages(a, s.PT.Root, 0, 0, v.Start, v.End)
+		clearPages(a, s.PT.Root, v.Start, v.End)
 	}
 	freeTables(a, s.PT.Root, 0)
 	*s = Space{}
 }
 
-// clearPages frees the frames mapped in [start, end) under table, a
-// table of level level covering from base, without invalidating.
-func clearPages(a *Alloc, table uintptr, level int, base, start, end uintptr) {
+// leaves calls fn for every level-3 entry in use (a hidden page's
+// too) for [start, end) under table, a table of level level covering
+// from base, until fn answers false; it reports whether none did. The
+// walk is Visit's, without its invalidation: the spaces it serves are
+// walked by no core (teardown) or not yet (a fork's copy).
+func leaves(table uintptr, level int, base, start, end uintptr, fn func(va uintptr, e *uint64) bool) bool {
 	span := uintptr(1) << (39 - 9*uint(level))
 	w := pageWords(table)
 	for i := uintptr(0); i < 512; i++ {
@@ -127,17 +131,31 @@ func clearPages(a *Alloc, table uintptr, level int, base, start, end uintptr) {
 		if lo+span <= start || lo >= end {
 			continue
 		}
-		e := w[i]
-		if e == 0 || level < 3 && e&descValid == 0 {
+		e := &w[i]
+		if *e == 0 || level < 3 && *e&descValid == 0 {
 			continue
 		}
 		if level < 3 {
-			clearPages(a, pteAddr(e), level+1, lo, start, end)
+			if !leaves(pteAddr(*e), level+1, lo, start, end, fn) {
+				return false
+			}
 			continue
 		}
-		w[i] = 0
-		a.Put(pteAddr(e))
+		if !fn(lo, e) {
+			return false
+		}
 	}
+	return true
+}
+
+// clearPages frees the frames mapped in [start, end) of the table at
+// root, without invalidating.
+func clearPages(a *Alloc, root, start, end uintptr) {
+	leaves(root, 0, 0, start, end, func(va uintptr, e *uint64) bool {
+		a.Put(pteAddr(*e))
+		*e = 0
+		return true
+	})
 }
 
 // freeTables frees table (of level level) and the tables below it.
@@ -151,4 +169,55 @@ func freeTables(a *Alloc, table uintptr, level int) {
 		}
 	}
 	a.Put(table)
+}
+
+// CopySpace makes a new space with src's mappings and a copy of every
+// page src has (fork without copy-on-write yet): each VMA as it is, each
+// present page (a hidden one too) copied into a new frame under the
+// same rights, kernel pages (VMAFixed) mapped as they are. It returns
+// the new slot, or -1 when a slot or memory runs out, leaving nothing
+// behind.
+func CopySpace(src int32) int32 {
+	s := &Spaces[src]
+	n := NewSpace(s.A)
+	if n < 0 {
+		return -1
+	}
+	d := &Spaces[n]
+	d.VMAs = s.VMAs
+	d.Brk = s.Brk
+	ok := true
+	for i := 0; i < s.VMAs.Len() && ok; i++ {
+		v := s.VMAs.At(i)
+		ok = copyPages(s, d, v.Start, v.End, v.Flags&VMAFixed != 0)
+	}
+	if !ok {
+		d.destroy() // frees what was copied; kernel pages stay
+		return -1
+	}
+	return n
+}
+
+// copyPages copies into d the pages src maps in [start, end), or with
+// shared maps the same frames instead (kernel pages).
+func copyPages(src, d *Space, start, end uintptr, shared bool) bool {
+	ok := leaves(src.PT.Root, 0, 0, start, end, func(va uintptr, e *uint64) bool {
+		leaf := d.PT.leaf(d.A, va, true)
+		if leaf == nil {
+			return false
+		}
+		pa := pteAddr(*e)
+		if !shared {
+			np := d.A.Get()
+			if np == 0 {
+				return false
+			}
+			*PageBytes(np) = *PageBytes(pa)
+			pa = np
+		}
+		*leaf = *e&^descAddrMask | uint64(pa)
+		return true
+	})
+	publish()
+	return ok
 }

@@ -56,3 +56,41 @@ func TestSpaceTeardown(t *testing.T) {
 		t.Errorf("the slot was not reused: %d", j)
 	}
 }
+
+// A fork's copy has every page of the original in frames of its own
+// (a write to one is not seen in the other) and the kernel's pages
+// shared; tearing both down gives every page back.
+func TestCopySpace(t *testing.T) {
+	a := testAlloc(t, 400)
+	Spaces = [MaxSpaces]Space{}
+	before := a.Used()
+	kpage := a.Get()
+	i := NewSpace(a)
+	s := &Spaces[i]
+	base, _ := s.Mmap(0, 4*PageSize, ProtRead|ProtWrite, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	s.Fault(base, AccessWrite)
+	s.MapFixedPage(0x1000, kpage, ProtRead|ProtExec)
+	pa, _ := s.UserPage(base, AccessWrite)
+	PageBytes(pa)[7] = 42
+	c := CopySpace(i)
+	if c < 0 {
+		t.Fatal("CopySpace")
+	}
+	d := &Spaces[c]
+	cpa, ok := d.UserPage(base, AccessRead)
+	if !ok || cpa == pa || PageBytes(cpa)[7] != 42 {
+		t.Fatalf("the copy's page: %#x (original %#x), byte %d", cpa, pa, PageBytes(cpa)[7])
+	}
+	PageBytes(cpa)[7] = 1
+	if PageBytes(pa)[7] != 42 {
+		t.Error("a write to the copy reached the original")
+	}
+	if k, _, ok := d.PT.Lookup(0x1000); !ok || k != kpage {
+		t.Errorf("the kernel page in the copy: %#x, want %#x", k, kpage)
+	}
+	s.Put()
+	d.Put()
+	if LiveSpaces() != 0 || a.Used() != before+1 {
+		t.Errorf("after both go: %d spaces, %d pages used, want 0 and %d", LiveSpaces(), a.Used(), before+1)
+	}
+}

@@ -35,8 +35,15 @@ func CopyOut(dst uintptr, src []byte) bool {
 		copy(b, src)
 		return ok
 	}
+	return CopyOutTo(Cur(), dst, src)
+}
+
+// CopyOutTo writes src to address dst of address space s, which need
+// not be the one this core works in (execve builds the new program's
+// stack from the old program's memory).
+func CopyOutTo(s *mm.Space, dst uintptr, src []byte) bool {
 	for len(src) > 0 {
-		pa, ok := Cur().UserPage(dst, mm.AccessWrite)
+		pa, ok := s.UserPage(dst, mm.AccessWrite)
 		if !ok {
 			return false
 		}
@@ -55,8 +62,13 @@ func CopyIn(dst []byte, src uintptr) bool {
 		copy(dst, b)
 		return ok
 	}
+	return CopyInFrom(Cur(), dst, src)
+}
+
+// CopyInFrom reads len(dst) bytes from address src of address space s.
+func CopyInFrom(s *mm.Space, dst []byte, src uintptr) bool {
 	for len(dst) > 0 {
-		pa, ok := Cur().UserPage(src, mm.AccessRead)
+		pa, ok := s.UserPage(src, mm.AccessRead)
 		if !ok {
 			return false
 		}

@@ -16,7 +16,7 @@ import (
 
 // MaxTimerfds bounds the timerfds (one sched alarm each, the slots
 // below the network stack's).
-const MaxTimerfds = sched.AlarmNet
+const MaxTimerfds = sched.AlarmDump
 
 // Timerfd is one timer's expirations and waiters; the kernel keeps its
 // clock and period.

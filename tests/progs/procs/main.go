@@ -1,12 +1,22 @@
 // Procs checks the process layer from inside: process IDs, process
-// groups and sessions as Linux gives them to init. Each check prints
-// "ok NAME" or "FAIL NAME: why"; the program exits 1 if any failed.
+// groups and sessions as Linux gives them to init; fork and vfork made
+// with raw clone calls (the child runs only raw system calls: a forked Go
+// program has one thread, and a vfork child runs on its parent's stack),
+// wait4 and waitid, signals between processes, orphans. Each check
+// prints "ok NAME" or "FAIL NAME: why"; the program exits 1 if any
+// failed. With arguments it runs only the named parts.
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
 	"syscall"
+	"time"
+	"unsafe"
 )
 
 var failed bool
@@ -23,8 +33,40 @@ func check(name string, ok bool, format string, args ...any) {
 // errnoOf returns the errno of a raw system call's result.
 func errnoOf(_, _ uintptr, e syscall.Errno) syscall.Errno { return e }
 
+var parts = map[string]func(){
+	"ids":      ids,
+	"fork":     forkWait,
+	"vfork":    vforkWait,
+	"waitopts": waitOptions,
+	"kill":     killChild,
+	"orphan":   orphan,
+	"exec":     execs,
+	"hang":     hang,
+}
+
 func main() {
-	ids()
+	if len(os.Args) > 1 && os.Args[1] == "child" {
+		child(os.Args[2:])
+		return
+	}
+	// As Linux's init in a bare initramfs (the reference run), make what
+	// os/exec and the checks expect: /tmp and /dev/null.
+	os.MkdirAll("/tmp", 0o1777)
+	if _, err := os.Stat("/dev/null"); err != nil {
+		syscall.Mknod("/dev/null", syscall.S_IFCHR|0o666, 1<<8|3)
+	}
+	names := os.Args[1:]
+	if len(names) == 0 {
+		names = []string{"ids", "fork", "vfork", "waitopts", "kill", "orphan", "exec"}
+	}
+	for _, n := range names {
+		f, ok := parts[n]
+		if !ok {
+			fmt.Println("FAIL usage: no part", n)
+			os.Exit(2)
+		}
+		f()
+	}
 	if failed {
 		os.Exit(1)
 	}
@@ -64,4 +106,265 @@ func ids() {
 	check("setsid-eperm", err == syscall.EPERM, "second setsid: %v, want EPERM", err)
 	err = syscall.Setpgid(0, 0)
 	check("setpgid-leader", err == syscall.EPERM, "setpgid of a session leader: %v, want EPERM", err)
+}
+
+// Raw process calls. The child side of each runs nothing but these.
+
+func rawClone(flags uintptr) (int, syscall.Errno) {
+	r, _, e := syscall.RawSyscall6(syscall.SYS_CLONE, flags, 0, 0, 0, 0, 0)
+	return int(r), e
+}
+
+func rawExit(code uintptr) {
+	for {
+		syscall.RawSyscall(syscall.SYS_EXIT_GROUP, code, 0, 0)
+	}
+}
+
+func rawWrite(fd int, b []byte) {
+	syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+}
+
+// marker is changed by a forked child, which must not change the
+// parent's copy.
+var marker = [8]byte{'p', 'a', 'r', 'e', 'n', 't', '!', '\n'}
+
+func wait(pid int, opts int) (int, syscall.WaitStatus, error) {
+	var ws syscall.WaitStatus
+	got, err := syscall.Wait4(pid, &ws, opts, nil)
+	return got, ws, err
+}
+
+// fork: the child gets a copy of the memory and the descriptors, its
+// own PID with the parent's as its parent, and its exit status reaches
+// wait4.
+func forkWait() {
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+		check("fork-pipe", false, "pipe2: %v", err)
+		return
+	}
+	me := uintptr(os.Getpid())
+	pid, e := rawClone(uintptr(syscall.SIGCHLD))
+	if pid == 0 {
+		// The child: its own PID, the parent's, a write through the
+		// copied descriptor, a change to its copy of marker.
+		mypid, _, _ := syscall.RawSyscall(syscall.SYS_GETPID, 0, 0, 0)
+		ppid, _, _ := syscall.RawSyscall(syscall.SYS_GETPPID, 0, 0, 0)
+		marker[0] = 'c'
+		rawWrite(p[1], marker[:])
+		if mypid == me || ppid != me {
+			rawExit(99)
+		}
+		rawExit(42)
+	}
+	check("fork", e == 0 && pid > 1, "clone(SIGCHLD) = %d, %v", pid, e)
+	syscall.Close(p[1])
+	buf := make([]byte, 16)
+	n, _ := syscall.Read(p[0], buf)
+	check("fork-pipe", string(buf[:n]) == "carent!\n", "the child wrote %q through the copied descriptor", buf[:n])
+	check("fork-copy", marker[0] == 'p', "the child's store reached the parent's memory")
+	got, ws, err := wait(pid, 0)
+	check("fork-wait", got == pid && err == nil && ws.Exited() && ws.ExitStatus() == 42,
+		"wait4(%d) = %d, %v, status %#x; want exit 42", pid, got, err, uint32(ws))
+	_, _, err = wait(pid, 0)
+	check("fork-reaped", err == syscall.ECHILD, "second wait4: %v, want ECHILD", err)
+	syscall.Close(p[0])
+}
+
+// vforkShared is set by a vfork child, in its parent's memory (a global:
+// the store must not be optimized away as dead on the child's path).
+var vforkShared byte
+
+// vfork: the child runs on the parent's memory while the parent's
+// thread waits for it to exit; the parent then gets the child's PID.
+func vforkWait() {
+	pid, e := rawClone(syscall.CLONE_VM | syscall.CLONE_VFORK | uintptr(syscall.SIGCHLD))
+	if pid == 0 {
+		vforkShared = 'v' // the parent's own memory
+		rawExit(7)
+	}
+	check("vfork", e == 0 && pid > 1, "clone(CLONE_VM|CLONE_VFORK) = %d, %v", pid, e)
+	check("vfork-shared", vforkShared == 'v', "the vfork child's store is not in the parent's memory")
+	got, ws, err := wait(pid, 0)
+	check("vfork-wait", got == pid && err == nil && ws.Exited() && ws.ExitStatus() == 7,
+		"wait4 = %d, %v, status %#x; want exit 7", got, err, uint32(ws))
+}
+
+// waitopts: WNOHANG before the child ends, ECHILD for no such child,
+// waitid with WNOWAIT leaves the zombie for wait4, and a SIGCHLD comes.
+func waitOptions() {
+	_, _, err := wait(-1, 0)
+	check("wait-echild", err == syscall.ECHILD, "wait4(-1) with no children: %v, want ECHILD", err)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGCHLD)
+	defer signal.Stop(sigs)
+	var p [2]int
+	syscall.Pipe2(p[:], 0)
+	pid, _ := rawClone(uintptr(syscall.SIGCHLD))
+	if pid == 0 {
+		var b [1]byte
+		syscall.RawSyscall(syscall.SYS_READ, uintptr(p[0]), uintptr(unsafe.Pointer(&b[0])), 1)
+		rawExit(uintptr(b[0]))
+	}
+	got, _, err := wait(pid, syscall.WNOHANG)
+	check("wait-wnohang", got == 0 && err == nil, "WNOHANG on a running child: %d, %v; want 0", got, err)
+	_, _, err = wait(pid+1000, 0)
+	check("wait-notchild", err == syscall.ECHILD, "wait4 of no child: %v, want ECHILD", err)
+	syscall.Write(p[1], []byte{5})
+	var info [128]byte
+	_, _, e := syscall.Syscall6(syscall.SYS_WAITID, 1 /* P_PID */, uintptr(pid), uintptr(unsafe.Pointer(&info[0])),
+		syscall.WEXITED|0x1000000 /* WNOWAIT */, 0, 0)
+	signo := *(*int32)(unsafe.Pointer(&info[0]))
+	code := *(*int32)(unsafe.Pointer(&info[8]))
+	ipid := *(*int32)(unsafe.Pointer(&info[16]))
+	status := *(*int32)(unsafe.Pointer(&info[24]))
+	check("waitid-wnowait", e == 0 && signo == int32(syscall.SIGCHLD) && code == 1 && ipid == int32(pid) && status == 5,
+		"waitid: %v signo %d code %d pid %d status %d; want SIGCHLD CLD_EXITED %d 5", e, signo, code, ipid, pid, status)
+	got, ws, err := wait(-1, 0)
+	check("wait-after-wnowait", got == pid && ws.ExitStatus() == 5, "wait4(-1) after WNOWAIT: %d %v %#x", got, err, uint32(ws))
+	select {
+	case <-sigs:
+		fmt.Println("ok sigchld")
+	case <-time.After(5 * time.Second):
+		check("sigchld", false, "no SIGCHLD within 5s")
+	}
+	syscall.Close(p[0])
+	syscall.Close(p[1])
+}
+
+// kill: SIGTERM's default action and SIGKILL end a child, which its
+// wait status says; kill of a PID nobody has is ESRCH.
+func killChild() {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		pid, _ := rawClone(uintptr(syscall.SIGCHLD))
+		if pid == 0 {
+			for {
+				syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+			}
+		}
+		err := syscall.Kill(pid, sig)
+		got, ws, werr := wait(pid, 0)
+		check("kill-"+sig.String(), err == nil && got == pid && werr == nil && ws.Signaled() && ws.Signal() == sig,
+			"kill(%d, %v): %v; wait4 = %d, %v, status %#x", pid, sig, err, got, werr, uint32(ws))
+	}
+	err := syscall.Kill(4242, syscall.SIGTERM)
+	check("kill-esrch", err == syscall.ESRCH, "kill(4242): %v, want ESRCH", err)
+}
+
+// orphan: a child that exits before its own child leaves that child to
+// PID 1 (us), which then reaps it.
+func orphan() {
+	var p [2]int
+	syscall.Pipe2(p[:], 0)
+	pid, _ := rawClone(uintptr(syscall.SIGCHLD))
+	if pid == 0 {
+		g, _ := rawClone(uintptr(syscall.SIGCHLD))
+		if g == 0 {
+			var b [1]byte
+			syscall.RawSyscall(syscall.SYS_READ, uintptr(p[0]), uintptr(unsafe.Pointer(&b[0])), 1)
+			ppid, _, _ := syscall.RawSyscall(syscall.SYS_GETPPID, 0, 0, 0)
+			rawExit(ppid) // 1 once orphaned
+		}
+		rawExit(uintptr(g & 0x7f))
+	}
+	_, ws, _ := wait(pid, 0)
+	syscall.Write(p[1], []byte{1})
+	got, gws, err := wait(-1, 0)
+	check("orphan", ws.Exited() && err == nil && got > pid && gws.Exited() && gws.ExitStatus() == 1,
+		"child exit %#x; then wait4(-1) = %d, %v, status %#x; want the grandchild, getppid 1", uint32(ws), got, err, uint32(gws))
+	syscall.Close(p[0])
+	syscall.Close(p[1])
+}
+
+// child is the program run by exec's checks: "args" prints its
+// arguments, "exit N" exits with N, "env" prints one variable, "ids"
+// prints its PID and parent's, "fds" says whether descriptor 3 is open.
+func child(args []string) {
+	if len(args) > 0 && strings.HasPrefix(args[0], "/") {
+		args = args[1:] // run as a script's interpreter: the script's path
+	}
+	if len(args) == 0 {
+		os.Exit(100)
+	}
+	switch args[0] {
+	case "args":
+		fmt.Printf("%q\n", os.Args)
+	case "exit":
+		var n int
+		fmt.Sscan(args[1], &n)
+		os.Exit(n)
+	case "env":
+		fmt.Println(os.Getenv(args[1]))
+	case "ids":
+		fmt.Println(os.Getpid(), os.Getppid())
+	case "fds":
+		_, _, e := syscall.RawSyscall(syscall.SYS_FCNTL, 3, syscall.F_GETFD, 0)
+		fmt.Println("fd3", e == 0)
+	}
+}
+
+// exec: os/exec runs a program (this one, as /init) with arguments and
+// environment and gets its output and exit status; execve's errors are
+// Linux's; a #! script runs under its interpreter with Linux's argv.
+func execs() {
+	out, err := exec.Command("/init", "child", "args", "a b", "c").Output()
+	check("exec-args", err == nil && strings.TrimSpace(string(out)) == `["/init" "child" "args" "a b" "c"]`,
+		"output %q, %v", out, err)
+	err = exec.Command("/init", "child", "exit", "3").Run()
+	var ee *exec.ExitError
+	check("exec-status", errors.As(err, &ee) && ee.ExitCode() == 3, "exit status: %v", err)
+	cmd := exec.Command("/init", "child", "env", "GOMETAL_X")
+	cmd.Env = []string{"GOMETAL_X=from parent"}
+	out, err = cmd.Output()
+	check("exec-env", err == nil && strings.TrimSpace(string(out)) == "from parent", "env: %q, %v", out, err)
+	out, err = exec.Command("/init", "child", "ids").Output()
+	var pid, ppid int
+	fmt.Sscan(string(out), &pid, &ppid)
+	check("exec-ids", err == nil && pid > 1 && ppid == os.Getpid(), "child's ids %q, %v", out, err)
+	// A descriptor without close-on-exec survives; Go opens with it.
+	f, _ := os.Open("/init")
+	cmd = exec.Command("/init", "child", "fds")
+	out, _ = cmd.Output()
+	check("exec-cloexec", strings.TrimSpace(string(out)) == "fd3 false", "fd 3 in the child: %q", out)
+	f.Close()
+
+	for _, c := range []struct {
+		name string
+		path string
+		want error
+	}{
+		{"exec-enoent", "/no/such/program", syscall.ENOENT},
+		{"exec-eacces-dir", "/tmp", syscall.EACCES},
+		{"exec-enotdir", "/init/x", syscall.ENOTDIR},
+	} {
+		err := syscall.Exec(c.path, []string{c.path}, nil)
+		check(c.name, err == c.want, "execve(%s): %v, want %v", c.path, err, c.want)
+	}
+	os.WriteFile("/tmp/noexec", []byte("#!/init child\n"), 0o644)
+	err = syscall.Exec("/tmp/noexec", []string{"x"}, nil)
+	check("exec-eacces-mode", err == syscall.EACCES, "execve of a file without x: %v, want EACCES", err)
+	os.WriteFile("/tmp/text", []byte("just text\n"), 0o755)
+	err = syscall.Exec("/tmp/text", []string{"x"}, nil)
+	check("exec-enoexec", err == syscall.ENOEXEC, "execve of text: %v, want ENOEXEC", err)
+	os.WriteFile("/tmp/script", []byte("#!/init  child \n"), 0o755)
+	out, err = exec.Command("/tmp/script", "args", "x").Output()
+	check("exec-script", err == nil && strings.TrimSpace(string(out)) == `["/init" "child" "/tmp/script" "args" "x"]`,
+		"script's argv %q, %v", out, err)
+	// A program the app wrote (its bytes in pages, not the archive).
+	self, _ := os.ReadFile("/init")
+	os.WriteFile("/tmp/copy", self, 0o755)
+	out, err = exec.Command("/tmp/copy", "child", "args").Output()
+	check("exec-written", err == nil && strings.TrimSpace(string(out)) == `["/tmp/copy" "child" "args"]`, "%q, %v", out, err)
+	err = os.WriteFile("/init", []byte("x"), 0o755)
+	check("exec-etxtbsy", errors.Is(err, syscall.ETXTBSY), "writing the running /init: %v, want ETXTBSY", err)
+}
+
+// hang blocks reading a pipe nobody writes (the timeout test).
+func hang() {
+	var p [2]int
+	syscall.Pipe(p[:])
+	fmt.Println("hanging")
+	var b [1]byte
+	syscall.Read(p[0], b[:])
 }
