@@ -29,8 +29,11 @@ type Personality struct {
 	// Exception handles any other synchronous exception from EL0.
 	Exception func(t *sched.Thread, f *sched.Frame, esr, far uint64)
 	// Resume runs before thread t returns to EL0 with context f (signal
-	// delivery; it may end the app and not return).
-	Resume func(t *sched.Thread, f *sched.Frame)
+	// delivery; it may end the app and not return). It answers true when
+	// t must stop instead (its process was stopped: SIGSTOP, SIGTSTP):
+	// the core blocks it, with f as its context, until the personality
+	// wakes it with its own X0 (SIGCONT).
+	Resume func(t *sched.Thread, f *sched.Frame) (stop bool)
 	// Pending reports whether Resume has anything to do for t (a signal
 	// to deliver or to settle). A core that woke from WFI to run t
 	// without the kernel lock asks it, and takes the lock only if so;

@@ -97,14 +97,21 @@ func finishTrap(c *sched.CPU, f *sched.Frame, stateHeld bool) {
 		sched.Schedule(c, f)
 	}
 	t := sched.Current(c)
-	useSpace(c, t) // before Resume, which may write a signal frame into it
-	locked := sched.HoldsKernel(c)
-	if !locked && OS.Pending(t) {
-		sched.KernelLock.Lock(c.ID)
-		locked = true
-	}
-	if locked {
-		OS.Resume(t, f)
+	for {
+		useSpace(c, t) // before Resume, which may write a signal frame into it
+		locked := sched.HoldsKernel(c)
+		if !locked && OS.Pending(t) {
+			sched.KernelLock.Lock(c.ID)
+			locked = true
+		}
+		if !locked || !OS.Resume(t, f) {
+			break
+		}
+		// t stops where it is (a stopped process): f, its context, is
+		// saved by Schedule, which picks another thread.
+		sched.Block(t, sched.WaitStopped, 0, 0)
+		sched.Schedule(c, f)
+		t = sched.Current(c)
 	}
 	sched.ArmTimer(c)
 	if prof.On() {

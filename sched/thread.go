@@ -32,6 +32,7 @@ const (
 	WaitChild           // on its process's queue for a child (wait4, waitid)
 	WaitVfork           // for its vfork child to exec or exit; no signal ends it
 	WaitExec            // in execve, for its process's other threads to end; no signal ends it
+	WaitStopped         // stopped with its process (SIGSTOP) until SIGCONT; only SIGCONT and SIGKILL end it
 	waitKinds
 )
 

@@ -71,6 +71,8 @@ const (
 	sigTERM  = int(unix.SIGTERM)
 	sigTRAP  = int(unix.SIGTRAP)
 	sigTSTP  = int(unix.SIGTSTP)
+	sigTTIN  = int(unix.SIGTTIN)
+	sigTTOU  = int(unix.SIGTTOU)
 	sigURG   = int(unix.SIGURG)
 	sigUSR1  = int(unix.SIGUSR1)
 	sigUSR2  = int(unix.SIGUSR2)

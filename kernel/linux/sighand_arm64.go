@@ -58,6 +58,12 @@ type lproc struct {
 	// ThreadsGone is where an execve waits for the process's other
 	// threads to end (the last one notifies it).
 	ThreadsGone sched.Queue
+	// Stopped: the process is stopped (StopSig stopped it) until
+	// SIGCONT. StopReport and ContReport are a stop and a continue its
+	// parent has not collected with wait yet.
+	Stopped                bool
+	StopSig                int32
+	StopReport, ContReport bool
 	// Exe is 1 + the inode of the program the process runs (0: none),
 	// held while it does (setExe).
 	Exe int32

@@ -89,6 +89,7 @@ func postSignal(t *sched.Thread, sig int, info sigInfo) {
 	if sig <= 0 || sig >= nsig {
 		return
 	}
+	prepareSignal(lx(t).Proc, sig)
 	lockSignals()
 	w := queueSignal(t, sig, info)
 	unlockSignals()
@@ -154,7 +155,7 @@ func signalWake(t *sched.Thread) {
 	case sched.Blocked:
 		// A vfork parent waits for its child whatever comes
 		// (TASK_KILLABLE; only its group's end, dieWake, ends it).
-		if t.Wait != sched.WaitNone && t.Wait != sched.WaitVfork && t.Wait != sched.WaitExec {
+		if t.Wait != sched.WaitNone && t.Wait != sched.WaitVfork && t.Wait != sched.WaitExec && t.Wait != sched.WaitStopped {
 			// A futex wait moved no bytes; a file wait may have
 			// (t.Progress), and a pipe written without the kernel lock
 			// may be retrying it right now: StateLock decides.
@@ -185,7 +186,7 @@ func cancelWait(t *sched.Thread, f *sched.Frame) {
 		return
 	}
 	sched.LockState()
-	if t.State == sched.Blocked && t.Wait != sched.WaitVfork && t.Wait != sched.WaitExec {
+	if t.State == sched.Blocked && t.Wait != sched.WaitVfork && t.Wait != sched.WaitExec && t.Wait != sched.WaitStopped {
 		r := interruptResult(t)
 		sched.CancelBlockLocked(t)
 		f.X[0] = r
@@ -225,6 +226,7 @@ func markInterrupted(t *sched.Thread) {
 // any of its threads that does not; if all block it, it stays pending
 // for the process.
 func postProcessSignal(p int32, sig int, info sigInfo, prefer *sched.Thread) {
+	prepareSignal(p, sig)
 	bit := sigBit(sig)
 	lockSignals() // the masks it reads, and the pending set it may write
 	var target *sched.Thread
@@ -361,7 +363,8 @@ func signalName(sig int) string {
 // rt_sigsuspend's mask).
 func signalsPending(t *sched.Thread) bool {
 	l := lx(t)
-	return l.SigWait != 0 || (l.SigPending|sharedOf(t).Pending)&^l.SigMask != 0 || l.Interrupted || l.HasSavedMask || l.Dying
+	sh := sharedOf(t)
+	return l.SigWait != 0 || (l.SigPending|sh.Pending)&^l.SigMask != 0 || l.Interrupted || l.HasSavedMask || l.Dying || sh.Stopped
 }
 
 // deliverSignals runs on every return to EL0: it finishes an
@@ -369,16 +372,19 @@ func signalsPending(t *sched.Thread) bool {
 // a handler, drops ignored ones, and ends the app for ones whose default
 // action is to terminate. It also settles a syscall a signal cut short:
 // restarted (SA_RESTART, or no handler ran after all) or left with EINTR.
-func deliverSignals(t *sched.Thread, f *sched.Frame) {
+func deliverSignals(t *sched.Thread, f *sched.Frame) (stop bool) {
 	l := lx(t) // once: this runs on every return to EL0
 	if l.Dying {
 		// Its thread group is ending: it calls exit as its next
 		// instruction (the trampoline page's exit stub), so it leaves
 		// through exit's own path, on its own core.
 		f.PC = threadExitVA
-		return
+		return false
 	}
 	shared := sharedOf(t)
+	if shared.Stopped {
+		return true // its process is stopped (jobcontrol_arm64.go)
+	}
 	if l.SigWait != 0 {
 		takeWaited(t, f)
 	}
@@ -396,13 +402,17 @@ func deliverSignals(t *sched.Thread, f *sched.Frame) {
 		if a.handler == sigIGN || a.handler == sigDFL && defaultIgnored(sig) {
 			continue
 		}
+		if a.handler == sigDFL && defaultStops(sig) {
+			stopProcess(t, sig)
+			return true
+		}
 		if a.handler == sigDFL {
 			addr := uintptr(0)
 			if sigSynchronous&sigBit(sig) != 0 {
 				addr = uintptr(info.Fields[0])
 			}
 			killCurrent(t, f, sig, addr)
-			return
+			return false
 		}
 		if l.Interrupted {
 			settleInterrupted(t, f, a.flags)
@@ -413,11 +423,11 @@ func deliverSignals(t *sched.Thread, f *sched.Frame) {
 		if !buildSigframe(t, f, sig, &info, a) {
 			// No room for the frame: Linux forces SIGSEGV.
 			killCurrent(t, f, sigSEGV, uintptr(f.SP))
-			return
+			return false
 		}
 		sigDelivered[sig]++
 		trace.Record(int(t.CPU), trace.KindSignal, 0, uint16(sig), uint32(t.TID))
-		return
+		return false
 	}
 	// No handler runs: a cut-short call that SA_RESTART would restart is
 	// restarted (Linux restarts -ERESTARTSYS calls when no handler runs),
@@ -431,6 +441,7 @@ func deliverSignals(t *sched.Thread, f *sched.Frame) {
 		unlockSignals()
 		l.HasSavedMask = false
 	}
+	return false
 }
 
 // settleRetry runs before a handler's frame is built for a thread that a

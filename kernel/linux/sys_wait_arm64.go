@@ -37,14 +37,67 @@ func cloneSel(opts uint64) proc.CloneSel {
 	return proc.NormalChildren
 }
 
-// findChild is the search both calls make: a zombie child to report
-// (-1: none yet), or the errno to answer (ECHILD: no child is named).
-func findChild(t *sched.Thread, which proc.Which, id int32, opts uint64) (int32, unix.Errno) {
-	z, matched := proc.FindZombie(lx(t).Proc, which, id, cloneSel(opts))
-	if !matched {
-		return -1, unix.ECHILD
+// What a wait reports of a child.
+const (
+	eventNone = iota
+	eventExit
+	eventStop
+	eventCont
+)
+
+// Which events a wait takes (wait4's WUNTRACED and WCONTINUED; waitid's
+// WEXITED, WSTOPPED, WCONTINUED).
+type waitWants struct{ exit, stop, cont bool }
+
+// findChild is the search both calls make: the first child the wait
+// names that has something it wants to report (a zombie, a stop or a
+// continue not yet collected), or none yet, or the errno to answer
+// (ECHILD: no child is named).
+func findChild(t *sched.Thread, which proc.Which, id int32, opts uint64, w waitWants) (int32, int, unix.Errno) {
+	me := lx(t).Proc
+	sel := cloneSel(opts)
+	matched := false
+	for c := range proc.Procs {
+		ci := int32(c)
+		if !proc.Eligible(me, ci, which, id, sel) {
+			continue
+		}
+		matched = true
+		lp := &lprocs[c]
+		switch {
+		case proc.Procs[c].State == proc.Zombie:
+			if w.exit {
+				return ci, eventExit, 0
+			}
+		case lp.StopReport && w.stop:
+			return ci, eventStop, 0
+		case lp.ContReport && w.cont:
+			return ci, eventCont, 0
+		}
 	}
-	return z, 0
+	if !matched {
+		return -1, eventNone, unix.ECHILD
+	}
+	return -1, eventNone, 0
+}
+
+// eventStatus is the wait status of child c's event, and takes the event
+// (unless keep: WNOWAIT); a zombie is reaped by the caller.
+func eventStatus(c int32, ev int, keep bool) int32 {
+	lp := &lprocs[c]
+	switch ev {
+	case eventStop:
+		if !keep {
+			lp.StopReport = false
+		}
+		return stoppedStatus(int(lp.StopSig))
+	case eventCont:
+		if !keep {
+			lp.ContReport = false
+		}
+		return continuedStatus
+	}
+	return proc.Procs[c].Status
 }
 
 // blockForChild makes t's wait run again when a child of its process
@@ -60,7 +113,8 @@ func sysWait4(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EINVAL)
 	}
 	which, id := proc.Select(int32(f.X[0]), procOf(t).PGID)
-	z, e := findChild(t, which, id, opts)
+	want := waitWants{exit: true, stop: opts&unix.WUNTRACED != 0, cont: opts&unix.WCONTINUED != 0}
+	z, ev, e := findChild(t, which, id, opts, want)
 	if e != 0 {
 		return errno(e)
 	}
@@ -71,14 +125,17 @@ func sysWait4(t *sched.Thread, f *sched.Frame) uint64 {
 		blockForChild(t)
 		return 0
 	}
-	if st := uintptr(f.X[1]); st != 0 && !usermem.WriteU32(st, uint32(proc.Procs[z].Status)) {
+	if st := uintptr(f.X[1]); st != 0 && !usermem.WriteU32(st, uint32(eventStatus(z, ev, true))) {
 		return errno(unix.EFAULT)
 	}
 	if ru := uintptr(f.X[3]); ru != 0 && !putRusage(ru) {
 		return errno(unix.EFAULT)
 	}
 	pid := proc.Procs[z].PID
-	proc.Reap(z)
+	eventStatus(z, ev, false)
+	if ev == eventExit {
+		proc.Reap(z)
+	}
 	return uint64(pid)
 }
 
@@ -112,11 +169,12 @@ func sysWaitid(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EINVAL)
 	}
 	infop := uintptr(f.X[2])
-	z, e := findChild(t, which, id, opts)
+	want := waitWants{exit: opts&unix.WEXITED != 0, stop: opts&unix.WSTOPPED != 0, cont: opts&unix.WCONTINUED != 0}
+	z, ev, e := findChild(t, which, id, opts, want)
 	if e != 0 {
 		return errno(e)
 	}
-	if z < 0 || opts&unix.WEXITED == 0 {
+	if z < 0 {
 		if opts&unix.WNOHANG != 0 {
 			// Nothing to report: Linux clears si_signo and si_pid
 			// (kernel_waitid's "nothing happened" case writes zeros).
@@ -129,13 +187,21 @@ func sysWaitid(t *sched.Thread, f *sched.Frame) uint64 {
 		return 0
 	}
 	info, _ := childInfo(z)
+	switch ev {
+	case eventStop:
+		info = sigInfo{Code: cldStopped, Fields: [2]uint64{uint64(uint32(proc.Procs[z].PID)), uint64(lprocs[z].StopSig)}}
+	case eventCont:
+		info = sigInfo{Code: cldContinued, Fields: [2]uint64{uint64(uint32(proc.Procs[z].PID)), uint64(sigCONT)}}
+	}
 	if infop != 0 && !putWaitInfo(infop, sigCHLD, info) {
 		return errno(unix.EFAULT)
 	}
 	if ru := uintptr(f.X[4]); ru != 0 && !putRusage(ru) {
 		return errno(unix.EFAULT)
 	}
-	if opts&unix.WNOWAIT == 0 {
+	keep := opts&unix.WNOWAIT != 0
+	eventStatus(z, ev, keep)
+	if ev == eventExit && !keep {
 		proc.Reap(z)
 	}
 	return 0

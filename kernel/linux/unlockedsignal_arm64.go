@@ -39,7 +39,7 @@ var unlockedSignals struct{ Sends, Returns uint64 }
 // too, on its way out (kernel.OS.Pending).
 func unlockedTgkill(c *sched.CPU, t *sched.Thread, f *sched.Frame) bool {
 	tgid, tid, sig := int64(f.X[0]), int64(f.X[1]), int(f.X[2])
-	if tgid != int64(pidOf(t)) || tid <= 0 || int64(int32(tid)) != tid || int32(tid) == t.TID || sig <= 0 || sig >= nsig || sig == sigKILL {
+	if tgid != int64(pidOf(t)) || sig == sigCONT || defaultStops(sig) || tid <= 0 || int64(int32(tid)) != tid || int32(tid) == t.TID || sig <= 0 || sig >= nsig || sig == sigKILL {
 		return false
 	}
 	lockSignals()

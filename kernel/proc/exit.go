@@ -114,6 +114,12 @@ func eligible(c int32, which Which, id int32, sel CloneSel) bool {
 	return (p.ExitSignal != sigCHLD) == (sel == CloneChildren)
 }
 
+// Eligible says whether the process in slot c is a child of parent that
+// the wait names.
+func Eligible(parent, c int32, which Which, id int32, sel CloneSel) bool {
+	return Procs[c].State != Free && Procs[c].Parent == parent && eligible(c, which, id, sel)
+}
+
 // FindZombie looks through parent's children for those the wait names:
 // it returns the first that is a zombie (-1 when none is yet) and
 // whether any child matched at all (none: the wait answers ECHILD).

@@ -42,6 +42,7 @@ var parts = map[string]func(){
 	"orphan":   orphan,
 	"exec":     execs,
 	"hang":     hang,
+	"stop":     stopCont,
 }
 
 func main() {
@@ -57,7 +58,7 @@ func main() {
 	}
 	names := os.Args[1:]
 	if len(names) == 0 {
-		names = []string{"ids", "fork", "vfork", "waitopts", "kill", "orphan", "exec"}
+		names = []string{"ids", "fork", "vfork", "waitopts", "kill", "orphan", "exec", "stop"}
 	}
 	for _, n := range names {
 		f, ok := parts[n]
@@ -368,3 +369,40 @@ func hang() {
 	var b [1]byte
 	syscall.Read(p[0], b[:])
 }
+
+// stop: SIGSTOP stops a child, which wait4 with WUNTRACED reports
+// once; SIGCONT continues it, which WCONTINUED reports; a
+// stopped child is still killed by SIGKILL.
+func stopCont() {
+	pid, _ := rawClone(uintptr(syscall.SIGCHLD))
+	if pid == 0 {
+		for {
+			syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+		}
+	}
+	for _, sig := range stopSigs {
+		syscall.Kill(pid, sig)
+		got, ws, err := wait(pid, syscall.WUNTRACED)
+		check("stop", got == pid && err == nil && ws.Stopped() && ws.StopSignal() == sig,
+			"wait4(WUNTRACED) after %v: %d, %v, status %#x", sig, got, err, uint32(ws))
+		got, _, err = wait(pid, syscall.WUNTRACED|syscall.WNOHANG)
+		check("stop-once", got == 0 && err == nil, "a stop reported twice: %d, %v", got, err)
+		syscall.Kill(pid, syscall.SIGCONT)
+		got, ws, err = wait(pid, syscall.WCONTINUED)
+		check("cont", got == pid && err == nil && ws.Continued(),
+			"wait4(WCONTINUED) after SIGCONT: %d, %v, status %#x", got, err, uint32(ws))
+	}
+	syscall.Kill(pid, syscall.SIGSTOP)
+	wait(pid, syscall.WUNTRACED)
+	syscall.Kill(pid, syscall.SIGKILL)
+	got, ws, err := wait(pid, 0)
+	check("stop-kill", got == pid && err == nil && ws.Signaled() && ws.Signal() == syscall.SIGKILL,
+		"SIGKILL to a stopped child: %d, %v, status %#x", got, err, uint32(ws))
+}
+
+// stopSigs are the stop rounds: SIGSTOP twice (a stop after a continue
+// is reported again). SIGTSTP is left out: Linux 6.1 run as init
+// answered it in a way not yet understood here (a later SIGSTOP's stop
+// was never reported), and a process group's orphanhood, which decides
+// SIGTSTP's fate on Linux, is not modelled yet.
+var stopSigs = []syscall.Signal{syscall.SIGSTOP, syscall.SIGSTOP}
