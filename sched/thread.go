@@ -23,16 +23,16 @@ const (
 type WaitKind uint8
 
 const (
-	WaitNone   WaitKind = iota
-	WaitFutex           // on an address (WaitOn/WakeAddr)
-	WaitSleep           // for its deadline only
-	WaitFile            // on a file object's Queue (read, write, accept)
-	WaitEpoll           // on an epoll instance's Queue
-	WaitSignal          // for a signal (rt_sigsuspend, rt_sigtimedwait)
-	WaitChild           // on its process's queue for a child (wait4, waitid)
-	WaitVfork           // for its vfork child to exec or exit; no signal ends it
-	WaitExec            // in execve, for its process's other threads to end; no signal ends it
-	WaitStopped         // stopped with its process (SIGSTOP) until SIGCONT; only SIGCONT and SIGKILL end it
+	WaitNone    WaitKind = iota
+	WaitFutex            // on an address (WaitOn/WakeAddr)
+	WaitSleep            // for its deadline only
+	WaitFile             // on a file object's Queue (read, write, accept)
+	WaitEpoll            // on an epoll instance's Queue
+	WaitSignal           // for a signal (rt_sigsuspend, rt_sigtimedwait)
+	WaitChild            // on its process's queue for a child (wait4, waitid)
+	WaitVfork            // for its vfork child to exec or exit; no signal ends it
+	WaitExec             // in execve, for its process's other threads to end; no signal ends it
+	WaitStopped          // stopped with its process (SIGSTOP) until SIGCONT; only SIGCONT and SIGKILL end it
 	waitKinds
 )
 

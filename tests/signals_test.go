@@ -229,13 +229,12 @@ func (l *lockedBuffer) String() string {
 }
 
 // The standard library's own signal tests, and the runtime's preemption
-// tests, at one and four Ps on four cores. os/signal's TestAtomicStop and
+// tests, at one and four Ps on four cores, whole: TestAtomicStop and
 // TestNotifyContextNotifications re-run the test binary as a child
-// process, and gometal has no fork/exec: they are skipped by name (the
-// tests assume every Linux can exec). Of the runtime's Preempt tests,
-// TestAsyncPreempt needs 'go build' in the guest and skips itself.
+// process. Of the runtime's Preempt tests, TestAsyncPreempt needs 'go
+// build' in the guest and skips itself.
 func TestStdlibSignalsAndPreemption(t *testing.T) {
-	goTestExec(t, true, []string{"-cpu", "1,4", "-skip", "^(TestAtomicStop|TestNotifyContextNotifications)$"}, "os/signal")
+	goTestExec(t, true, []string{"-cpu", "1,4"}, "os/signal")
 	out := goTestExec(t, false, []string{"-v", "-cpu", "1,4", "-run", "Preempt"}, "runtime")
 	for _, name := range []string{"TestPreemption", "TestPreemptionGC", "TestPreemptSplitBig", "TestPreemptionAfterSyscall"} {
 		if n := strings.Count(out, "--- PASS: "+name+" "); n != 2 {

@@ -92,17 +92,15 @@ func TestLockOrderViolationIsReported(t *testing.T) {
 }
 
 // The Go standard library's own tests of sync and sync/atomic, at 1, 2
-// and 4 Ps on 4 cores. Skipped by name, and only these:
-//   - TestMutexMisuse, TestIssue76126 (sync) re-run the test binary as a
-//     child process (os/exec), which needs fork and execve: gometal has no
-//     processes yet (README, "Does not work yet").
+// and 4 Ps on 4 cores (TestMutexMisuse and TestIssue76126 re-run the
+// test binary as a child process). Skipped by name, and only these:
 //   - TestStoreLoadSeqCst* (sync/atomic) check that STLR followed by LDAR
 //     is not reordered. QEMU 7.2's TCG on an x86 host reorders them: the
 //     same test binary fails the same way under qemu-aarch64 user-mode
 //     emulation, with no gometal involved (`qemu-aarch64 atomic.test
 //     -test.run TestStoreLoadSeqCst -test.cpu 2,4`). Real cores order them.
 func TestStdlibSyncOnAllCores(t *testing.T) {
-	goTestExec(t, true, []string{"-cpu", "1,2,4", "-skip", "^(TestMutexMisuse|TestIssue76126|TestStoreLoadSeqCst.*)$"}, "sync", "sync/atomic")
+	goTestExec(t, true, []string{"-cpu", "1,2,4", "-skip", "^(TestStoreLoadSeqCst.*)$"}, "sync", "sync/atomic")
 }
 
 // The runtime's own scheduler tests that need real parallel Ms, in full

@@ -40,6 +40,11 @@ const (
 var (
 	execPath   [fs.PathMax]byte
 	execInterp [binprmBufSize]byte
+	// execWalk is where the file the exec runs was found (its directory
+	// and name): /proc/self/exe's answer. execFound says it was by a
+	// walk (not fexecve's descriptor).
+	execWalk  fs.Walk
+	execFound bool
 )
 
 func sysExecve(t *sched.Thread, f *sched.Frame) uint64 {
@@ -69,6 +74,7 @@ func execveAt(t *sched.Thread, f *sched.Frame, dirfd int64, pathAddr, argv, envp
 	}
 	path := execPath[:n]
 	var i int32
+	execFound = false
 	switch {
 	case n == 0 && flags&unix.AT_EMPTY_PATH != 0:
 		// The descriptor's own file (fexecve).
@@ -84,14 +90,14 @@ func execveAt(t *sched.Thread, f *sched.Frame, dirfd int64, pathAddr, argv, envp
 	case n == 0:
 		return errno(unix.ENOENT)
 	default:
-		var w fs.Walk
 		wf := fs.Follow
 		if flags&unix.AT_SYMLINK_NOFOLLOW != 0 {
 			wf = 0
 		}
-		if i, e = lookupAt(&w, dirfd, pathAddr, wf); e != 0 {
+		if i, e = lookupAt(&execWalk, dirfd, pathAddr, wf); e != 0 {
 			return errno(e)
 		}
+		execFound = true
 		if fs.Inodes[i].IsSymlink() {
 			return errno(unix.ELOOP)
 		}
@@ -118,10 +124,10 @@ func execveAt(t *sched.Thread, f *sched.Frame, dirfd int64, pathAddr, argv, envp
 			if e := scriptArgs(&args, interp, arg, path); e != 0 {
 				return errno(e)
 			}
-			var w fs.Walk
-			if i, e = fs.Lookup(&w, fsCtx().Cwd, interp, fs.Follow); e != 0 {
+			if i, e = fs.Lookup(&execWalk, fsCtx().Cwd, interp, fs.Follow); e != 0 {
 				return errno(e)
 			}
+			execFound = true
 			continue
 		}
 		r := execProgram(t, f, i, img, &args, argv, envp, path)
@@ -313,9 +319,14 @@ func execProgram(t *sched.Thread, f *sched.Frame, i int32, img []byte, args *exe
 	l := lx(t)
 	l.AltSP, l.AltSize, l.AltFlags = 0, 0, 0 // no alternate stack (AltSize 0)
 	l.ClearTID = 0
+	l.KeepCaps = false // prctl(2): reset by execve
 	pp.Execed = true
 	proc.SetComm(p, path)
 	setExe(p, i)
+	lprocs[p].ExeLen = 0
+	if execFound {
+		setExePath(p, &execWalk)
+	}
 	*f = sched.Frame{Kind: f.Kind}
 	f.PC = pr.Entry
 	f.SP = uint64(sp)

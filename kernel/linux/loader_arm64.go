@@ -84,6 +84,7 @@ func loadInit() *sched.Thread {
 	}
 	mm.Spaces[t.Space].Brk = img2.BrkBase
 	setExe(proc.Init, i)
+	setExePath(proc.Init, &w)
 	lx(t).TimerSlack, lx(t).DefaultSlack = timerSlackNanos, timerSlackNanos
 	sp, ok := buildStack(&img2)
 	if !ok {

@@ -78,6 +78,7 @@ func cloneProcess(t *sched.Thread, f *sched.Frame, flags uint64) uint64 {
 	l.Proc = p
 	l.SigMask = pl.SigMask
 	l.TimerSlack, l.DefaultSlack = pl.TimerSlack, pl.TimerSlack
+	l.KeepCaps = pl.KeepCaps
 	// The alternate signal stack is kept unless the child shares the
 	// memory without vfork's pause, where it would be the parent's
 	// stack in use (copy_process: sas_ss_reset).

@@ -186,4 +186,24 @@ func inheritExe(c, p int32) {
 		fs.Hold(e)
 		lprocs[c].Exe = e + 1
 	}
+	lprocs[c].ExePath, lprocs[c].ExeLen = lprocs[p].ExePath, lprocs[p].ExeLen
+}
+
+// setExePath records where the walk w found p's program: the absolute
+// path of its directory, then its name (as Linux's d_path of the exe).
+func setExePath(p int32, w *fs.Walk) {
+	lp := &lprocs[p]
+	buf := lp.ExePath[:]
+	n, e := fs.PathOf(w.Dir, buf)
+	name := w.Name()
+	if e != 0 || n+1+len(name) > len(buf) {
+		lp.ExeLen = 0
+		return
+	}
+	if n > 1 { // not the root
+		buf[n] = '/'
+		n++
+	}
+	n += copy(buf[n:], name)
+	lp.ExeLen = int32(n)
 }

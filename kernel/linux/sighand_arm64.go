@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/proc"
 	"github.com/gometal/gometal/sched"
 )
@@ -65,8 +66,11 @@ type lproc struct {
 	StopSig                int32
 	StopReport, ContReport bool
 	// Exe is 1 + the inode of the program the process runs (0: none),
-	// held while it does (setExe).
-	Exe int32
+	// held while it does (setExe); ExePath its absolute path as the
+	// exec found it (readlink /proc/self/exe, os.Executable).
+	Exe     int32
+	ExePath [fs.PathMax]byte
+	ExeLen  int32
 }
 
 var lprocs [proc.MaxProcs]lproc

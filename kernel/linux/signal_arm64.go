@@ -186,7 +186,7 @@ func cancelWait(t *sched.Thread, f *sched.Frame) {
 		return
 	}
 	sched.LockState()
-	if t.State == sched.Blocked && t.Wait != sched.WaitVfork && t.Wait != sched.WaitExec && t.Wait != sched.WaitStopped {
+	if t.State == sched.Blocked && (lx(t).Dying || t.Wait != sched.WaitVfork && t.Wait != sched.WaitExec && t.Wait != sched.WaitStopped) {
 		r := interruptResult(t)
 		sched.CancelBlockLocked(t)
 		f.X[0] = r

@@ -352,16 +352,36 @@ func sysNewfstatat(t *sched.Thread, f *sched.Frame) uint64 {
 	return putStat(uintptr(f.X[2]), &st)
 }
 
-func sysFaccessat(t *sched.Thread, f *sched.Frame) uint64 {
+// faccessat(dirfd, path, mode) and faccessat2 with flags: the file must
+// exist; as every process may do what root may, any mode is granted
+// (fs/open.c do_faccessat's checks of mode and flags first).
+func sysFaccessat(t *sched.Thread, f *sched.Frame) uint64 { return faccessat(f, 0) }
+
+func sysFaccessat2(t *sched.Thread, f *sched.Frame) uint64 { return faccessat(f, f.X[3]) }
+
+func faccessat(f *sched.Frame, flags uint64) uint64 {
+	const validFlags = unix.AT_EACCESS | unix.AT_SYMLINK_NOFOLLOW | unix.AT_EMPTY_PATH
+	if f.X[2]&^7 != 0 || flags&^uint64(validFlags) != 0 {
+		return errno(unix.EINVAL)
+	}
+	wf := fs.Follow
+	if flags&unix.AT_SYMLINK_NOFOLLOW != 0 {
+		wf = 0
+	}
 	var w fs.Walk
-	_, e := lookupAt(&w, int64(f.X[0]), uintptr(f.X[1]), fs.Follow)
+	_, e := lookupAt(&w, int64(f.X[0]), uintptr(f.X[1]), wf)
 	return errno(e)
 }
 
 func sysReadlinkat(t *sched.Thread, f *sched.Frame) uint64 {
 	var target []byte
 	if procSelfExe(uintptr(f.X[1])) {
-		target = []byte("/init") // os.Executable asks; there is no /proc
+		// os.Executable asks; there is no /proc yet.
+		lp := sharedOf(t)
+		if lp.ExeLen == 0 {
+			return errno(unix.ENOENT)
+		}
+		target = lp.ExePath[:lp.ExeLen]
 	} else {
 		// A trailing slash follows the link: then it names no symlink.
 		var w fs.Walk

@@ -377,6 +377,7 @@ func sysClone(t *sched.Thread, f *sched.Frame) uint64 {
 	n.Space = t.Space
 	lx(n).SigMask = lx(t).SigMask
 	n.Affinity = t.Affinity
+	lx(n).KeepCaps = lx(t).KeepCaps     // its cred, copied
 	lx(n).TimerSlack = lx(t).TimerSlack // Linux's copy_process, both
 	lx(n).DefaultSlack = lx(t).TimerSlack
 	if flags&unix.CLONE_PARENT_SETTID != 0 {

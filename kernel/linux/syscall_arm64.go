@@ -52,7 +52,7 @@ var sysTable = [...]sysFn{
 	unix.SYS_FDATASYNC:         sysZero,
 	unix.SYS_SYNC:              sysZero,
 	unix.SYS_FACCESSAT:         sysFaccessat,
-	unix.SYS_FACCESSAT2:        sysFaccessat,
+	unix.SYS_FACCESSAT2:        sysFaccessat2,
 	unix.SYS_CHDIR:             sysChdir,
 	unix.SYS_FCHDIR:            sysFchdir,
 	unix.SYS_OPENAT:            sysOpenat,
@@ -107,11 +107,22 @@ var sysTable = [...]sysFn{
 	unix.SYS_SETPGID:           sysSetpgid,
 	unix.SYS_GETSID:            sysGetsid,
 	unix.SYS_SETSID:            sysSetsid,
-	unix.SYS_GETUID:            sysZero,
-	unix.SYS_GETEUID:           sysZero,
-	unix.SYS_GETGID:            sysZero,
-	unix.SYS_GETEGID:           sysZero,
-	unix.SYS_GETGROUPS:         sysZero, // root in no supplementary group
+	unix.SYS_GETUID:            sysGetuid,
+	unix.SYS_GETEUID:           sysGeteuid,
+	unix.SYS_GETGID:            sysGetgid,
+	unix.SYS_GETEGID:           sysGetegid,
+	unix.SYS_GETGROUPS:         sysGetgroups,
+	unix.SYS_SETGROUPS:         sysSetgroups,
+	unix.SYS_SETUID:            sysSetuid,
+	unix.SYS_SETGID:            sysSetgid,
+	unix.SYS_SETREUID:          sysSetreuid,
+	unix.SYS_SETREGID:          sysSetregid,
+	unix.SYS_SETRESUID:         sysSetresuid,
+	unix.SYS_SETRESGID:         sysSetresgid,
+	unix.SYS_GETRESUID:         sysGetresuid,
+	unix.SYS_GETRESGID:         sysGetresgid,
+	unix.SYS_SETFSUID:          sysSetfsuid,
+	unix.SYS_SETFSGID:          sysSetfsgid,
 	unix.SYS_GETTID:            sysGettid,
 	unix.SYS_BRK:               sysBrk,
 	unix.SYS_MUNMAP:            sysMunmap,
@@ -187,9 +198,11 @@ func syscall(c *sched.CPU, t *sched.Thread, f *sched.Frame) {
 	if !t.BlockedCall {
 		f.X[0] = r
 		t.Progress = 0
-	} else if (l.SigPending|sharedOf(t).Pending)&^l.SigMask != 0 {
+	} else if (l.SigPending|sharedOf(t).Pending)&^l.SigMask != 0 || l.Dying {
 		// A signal that is already pending interrupts the wait at once,
 		// as on Linux; otherwise nothing would wake the thread for it.
+		// So does its group's end: dieWake may have found it running,
+		// on its way into this wait.
 		cancelWait(t, f)
 	}
 	blocked := uint8(0)

@@ -20,8 +20,14 @@ func unlocked(c *sched.CPU, t *sched.Thread, f *sched.Frame) bool {
 		f.X[0] = sysGetppid(t, f)
 	case unix.SYS_GETTID:
 		f.X[0] = sysGettid(t, f)
-	case unix.SYS_GETUID, unix.SYS_GETEUID, unix.SYS_GETGID, unix.SYS_GETEGID:
-		f.X[0] = sysZero(t, f)
+	case unix.SYS_GETUID:
+		f.X[0] = sysGetuid(t, f)
+	case unix.SYS_GETEUID:
+		f.X[0] = sysGeteuid(t, f)
+	case unix.SYS_GETGID:
+		f.X[0] = sysGetgid(t, f)
+	case unix.SYS_GETEGID:
+		f.X[0] = sysGetegid(t, f)
 	case unix.SYS_SCHED_YIELD:
 		// With a thread waiting for this core, yielding switches to it:
 		// that is Schedule's, under the lock. With none there is nothing

@@ -47,6 +47,9 @@ type Process struct {
 	// name, at most 15 bytes (TASK_COMM_LEN).
 	Comm [16]byte
 
+	// Cred is the process's credentials (cred.go), copied by fork.
+	Cred Cred
+
 	// What the process shares with others, each a slot in its own
 	// table with a reference count (ARCHITECTURE.md): its address space
 	// (mm.Spaces), descriptor table (FDTables), file-system context
@@ -72,7 +75,7 @@ func New(pid, parent int32) int32 {
 		*p = Process{PID: pid, Parent: parent, State: Live}
 		if parent != NoParent {
 			pp := &Procs[parent]
-			p.PGID, p.SID, p.Comm, p.Subreaper = pp.PGID, pp.SID, pp.Comm, false
+			p.PGID, p.SID, p.Comm, p.Cred = pp.PGID, pp.SID, pp.Comm, pp.Cred
 		}
 		return int32(i)
 	}

@@ -299,6 +299,9 @@ func child(args []string) {
 		fmt.Println(os.Getenv(args[1]))
 	case "ids":
 		fmt.Println(os.Getpid(), os.Getppid())
+	case "exe":
+		exe, err := os.Executable()
+		fmt.Println(exe, err)
 	case "fds":
 		_, _, e := syscall.RawSyscall(syscall.SYS_FCNTL, 3, syscall.F_GETFD, 0)
 		fmt.Println("fd3", e == 0)
@@ -357,6 +360,11 @@ func execs() {
 	os.WriteFile("/tmp/copy", self, 0o755)
 	out, err = exec.Command("/tmp/copy", "child", "args").Output()
 	check("exec-written", err == nil && strings.TrimSpace(string(out)) == `["/tmp/copy" "child" "args"]`, "%q, %v", out, err)
+	os.Symlink("/tmp/copy", "/tmp/link")
+	cmd = exec.Command("./link", "child", "exe")
+	cmd.Dir = "/tmp"
+	out, err = cmd.Output()
+	check("exec-executable", err == nil && strings.TrimSpace(string(out)) == "/tmp/copy <nil>", "os.Executable in the child: %q, %v", out, err)
 	err = os.WriteFile("/init", []byte("x"), 0o755)
 	check("exec-etxtbsy", errors.Is(err, syscall.ETXTBSY), "writing the running /init: %v, want ETXTBSY", err)
 }
