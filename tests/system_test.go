@@ -643,6 +643,39 @@ func TestProcesses(t *testing.T) {
 	}
 }
 
+// A fork bomb meets the process table's limit: fork answers EAGAIN,
+// the kernel and PID 1 live on, and once the children are reaped a
+// program runs again.
+func TestForkBomb(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "./tests/progs/procs", "--", "bomb")
+	r.expect(t, 0, "bomb: 63 children, then resource temporarily unavailable", "ok bomb-eagain", "ok bomb-reaped", "ok bomb-after", "procs ok")
+}
+
+// Spawning, exiting and reaping gives back what it took: the free pages
+// after two rounds of exec+fork cycles are what they were after one
+// (tests/progs/procs memory; make test-long runs 2,500 a round: 10,000
+// processes made and reaped in all).
+func TestProcessMemoryReturns(t *testing.T) {
+	t.Parallel()
+	cycles, timeout := "100", "10m"
+	if os.Getenv("GOMETAL_STD_FULL") == "1" {
+		cycles, timeout = "2500", "60m"
+	}
+	r := gometal(t, "run", "-timeout", timeout, "-env", "PROCS_CYCLES="+cycles, "./tests/progs/procs", "--", "memory")
+	r.expect(t, 0, "ok memory-returns", "procs ok")
+	logLine(t, r.out, `memory: \d+ cycles .*`)
+}
+
+// Out of memory, the kernel kills the process using the most (a child
+// that allocates without end), says which, and the rest live on.
+func TestOOMKillsTheBiggest(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "-m", "256M", "./tests/progs/procs", "--", "oom")
+	r.expect(t, 0, "gometal: out of memory faulting in", "(init) using", "ok oom-killed", "procs ok")
+	logLine(t, r.out, `gometal: out of memory .*`)
+}
+
 // A run that outlives its -timeout says where every thread was: the
 // kernel prints its state dump shortly before the CLI kills QEMU
 // (gometal.dumpafter). tests/progs/procs "hang" blocks its main thread

@@ -61,7 +61,7 @@ func userFault(t *sched.Thread, f *sched.Frame, esr, far uint64, inst bool) {
 		case mm.FaultOK:
 			return
 		case mm.FaultOOM:
-			appOutOfMemory(uintptr(far))
+			outOfMemory(t, uintptr(far))
 			return
 		case mm.FaultAccErr:
 			postFault(t, f, sigSEGV, segvACCERR, far)

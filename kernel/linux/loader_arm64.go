@@ -169,6 +169,7 @@ func loadSegment(s *mm.Space, img []byte, p *elf.Prog, bias uint64) bool {
 				}
 				return false
 			}
+			s.Resident++
 		}
 		// Copy the part of the file image that lands in this page.
 		segLo, segHi := uintptr(vaddr), uintptr(vaddr+p.Filesz)

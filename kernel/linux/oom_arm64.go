@@ -1,12 +1,57 @@
 package linux
 
-import "github.com/gometal/gometal/kernel"
+import (
+	"github.com/gometal/gometal/kernel"
+	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/kernel/proc"
+	"github.com/gometal/gometal/sched"
+)
 
-// appOutOfMemory ends the app when a page fault cannot be backed, as the
-// Linux OOM killer would, with a report instead of a hang.
-func appOutOfMemory(addr uintptr) {
-	kernel.Puts("gometal: out of memory: app killed faulting in ")
+// The OOM killer (Linux's mm/oom_kill.c, much simplified): when a page
+// fault cannot be backed, the live process with the most resident
+// memory is killed with SIGKILL, saying which, and the faulting thread
+// tries its access again once it runs next. While a victim is still on
+// its way out (its memory not yet given back) nobody else is killed:
+// the faulting thread yields and retries. PID 1 chosen ends the run.
+
+// outOfMemory answers t's fault at addr that found no free page.
+func outOfMemory(t *sched.Thread, addr uintptr) {
+	victim, size := int32(-1), int64(-1)
+	for p := range proc.Procs {
+		pp := &proc.Procs[p]
+		if pp.State != proc.Live || pp.MM < 0 {
+			continue
+		}
+		r := mm.Spaces[pp.MM].Resident
+		if lprocs[p].Exiting && r > 0 {
+			// Memory is on its way back: wait for it.
+			kernel.ThisCPU().SliceEnd = 0
+			return
+		}
+		if r > size {
+			victim, size = int32(p), r
+		}
+	}
+	if victim < 0 {
+		kernel.ThisCPU().SliceEnd = 0
+		return
+	}
+	vp := &proc.Procs[victim]
+	kernel.Puts("gometal: out of memory faulting in ")
 	kernel.PutHex(uint64(addr))
-	kernel.Puts(" (boot with more memory: -m)\n")
-	appExit(137)
+	kernel.Puts(" (pid ")
+	kernel.PutDec(int64(pidOf(t)))
+	kernel.Puts("): killed process ")
+	kernel.PutDec(int64(vp.PID))
+	kernel.Puts(" (")
+	putComm(&vp.Comm)
+	kernel.Puts(") using ")
+	kernel.PutDec(size * mm.PageSize >> 10)
+	kernel.Puts(" KiB\n")
+	procStats.OOMKills++
+	if victim == proc.Init {
+		kernel.Puts("gometal: out of memory: PID 1 killed (boot with more memory: -m)\n")
+		appExit(137)
+	}
+	killProcess(victim, sigKILL)
 }

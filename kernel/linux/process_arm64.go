@@ -360,4 +360,4 @@ func notifyParent(z int32) {
 }
 
 // procStats counts process events for the stats switch.
-var procStats struct{ Forks, Copies, Execs, Exits, Stops uint64 }
+var procStats struct{ Forks, Copies, Execs, Exits, Stops, OOMKills uint64 }

@@ -251,6 +251,16 @@ func printStats() {
 	// that another core delivers one (for SIGURG, that is the runtime's
 	// preemption request), blocking syscalls a signal cut short, and the
 	// sends and returns made without the kernel lock.
+	// Processes: made (and of those copied: fork), programs run, ended,
+	// stopped, and killed for memory.
+	kernel.Puts("gometal: stats: processes:")
+	putCounter("forks", procStats.Forks)
+	putCounter("fork-copies", procStats.Copies)
+	putCounter("execs", procStats.Execs)
+	putCounter("exits", procStats.Exits)
+	putCounter("stops", procStats.Stops)
+	putCounter("oom-kills", procStats.OOMKills)
+	kernel.Puts("\n")
 	kernel.Puts("gometal: stats: signals:")
 	for sig := 1; sig < nsig; sig++ {
 		if n := sigDelivered[sig]; n != 0 {

@@ -95,6 +95,7 @@ var sysTable = [...]sysFn{
 	unix.SYS_RT_SIGQUEUEINFO:   sysRtSigqueueinfo,
 	unix.SYS_RT_TGSIGQUEUEINFO: sysRtTgsigqueueinfo,
 	unix.SYS_UNAME:             sysUname,
+	unix.SYS_SYSINFO:           sysSysinfo,
 	unix.SYS_GETRLIMIT:         sysGetrlimit,
 	unix.SYS_PRLIMIT64:         sysPrlimit64,
 	unix.SYS_UMASK:             sysUmask,

@@ -27,6 +27,10 @@ type Space struct {
 	// Brk is the program break: the end of the loaded image (brk(2)
 	// answers it and moves it nowhere).
 	Brk uintptr
+
+	// Resident counts the pages the space owns (not the kernel's pages
+	// mapped into it), for the OOM killer's choice and the state dump.
+	Resident int64
 }
 
 // MaxCores bounds the cores that may Pin (drivers/cpu.MaxCPUs, which
@@ -106,6 +110,7 @@ func (s *Space) Fault(addr uintptr, acc Access) FaultResult {
 	if pa == 0 {
 		return FaultOOM
 	}
+	s.Resident++
 	s.mapAround(v, va, table)
 	// The zeroed frames, then the entries, must reach every core's walker
 	// (another core may touch these pages as soon as the kernel lock
@@ -150,6 +155,7 @@ func (s *Space) mapAround(v *VMA, va uintptr, table *[512]uint64) {
 			return
 		}
 		*e = userPTE(pa, v.Prot)
+		s.Resident++
 	}
 }
 
@@ -263,6 +269,7 @@ func (s *Space) dropPages(start, end uintptr) {
 	s.PT.Visit(start, end, func(va uintptr, e uint64) uint64 { return 0 }, func(old uint64) {
 		if pa := pteAddr(old); pa != 0 {
 			a.Put(pa)
+			s.Resident--
 		}
 	})
 	s.settle()

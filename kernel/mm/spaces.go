@@ -214,6 +214,7 @@ func copyPages(src, d *Space, start, end uintptr, shared bool) bool {
 			}
 			*PageBytes(np) = *PageBytes(pa)
 			pa = np
+			d.Resident++
 		}
 		*leaf = *e&^descAddrMask | uint64(pa)
 		return true

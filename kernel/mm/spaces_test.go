@@ -94,3 +94,26 @@ func TestCopySpace(t *testing.T) {
 		t.Errorf("after both go: %d spaces, %d pages used, want 0 and %d", LiveSpaces(), a.Used(), before+1)
 	}
 }
+
+// Resident follows the pages a space owns: faulted in (with
+// fault-around), copied by fork, given back by munmap.
+func TestResidentCount(t *testing.T) {
+	a := testAlloc(t, 400)
+	Spaces = [MaxSpaces]Space{}
+	i := NewSpace(a)
+	s := &Spaces[i]
+	base, _ := s.Mmap(0, 64*PageSize, ProtRead|ProtWrite, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	s.Fault(base, AccessWrite)
+	n := s.Resident
+	if n < 1 || n > faultAround {
+		t.Fatalf("after one fault: %d resident", n)
+	}
+	c := CopySpace(i)
+	if Spaces[c].Resident != n {
+		t.Errorf("the copy has %d resident, want %d", Spaces[c].Resident, n)
+	}
+	s.Munmap(base, 64*PageSize)
+	if s.Resident != 0 {
+		t.Errorf("after munmap: %d resident", s.Resident)
+	}
+}
