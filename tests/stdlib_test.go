@@ -119,7 +119,6 @@ const (
 	atRoot           = "re-runs the test binary by its path relative to its grandparent directory; the binary is /init, so that path is \"init\", with no slash, and exec looks it up in $PATH"
 	needsRecordLocks = "takes a record lock (fcntl F_SETLK) and looks for it from a child: gometal accepts F_SETLK and F_GETLK but keeps no locks yet"
 	needsRlimits     = "sets another process's RLIMIT_NOFILE with prlimit and reads it back: gometal accepts new limits and keeps none yet"
-	needsPidfd       = "uses pidfds (CLONE_PIDFD, pidfd_open): not implemented yet, so pidfd_open answers ENOSYS and os/exec takes its other way"
 	needsTTYPgrp     = "asks the console for its foreground process group (TIOCGPGRP/TIOCSPGRP): the console keeps none yet"
 	needsSCMCreds    = "expects SCM_CREDENTIALS delivered to the receiver and MSG_CMSG_CLOEXEC reported: gometal accepts SCM_CREDENTIALS but does not deliver it yet"
 	needsCapget      = "calls capget, which gometal does not have (ENOSYS where Linux answers EFAULT for a bad address)"
@@ -145,7 +144,6 @@ var stdlibSkips = map[string][]struct{ name, why string }{
 	},
 	"syscall": {
 		{"TestSCMCredentials", needsSCMCreds},
-		{"TestPidFD", needsPidfd},
 		{"TestZeroSysProcAttr", needsUserland},
 		{"TestSetpgid", needsUserland},
 		{"TestPgid", needsUserland},

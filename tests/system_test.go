@@ -631,13 +631,16 @@ func lineDiff(want, got []string) string {
 // a child; an orphan adopted by PID 1; os/exec running a program with
 // its arguments, environment and exit status, close-on-exec, execve's
 // errors (ENOENT, EACCES, ENOTDIR, ENOEXEC), a #! script and a program
-// the app wrote itself; ETXTBSY for the running program.
+// the app wrote itself, os.Executable in the child; ETXTBSY for the
+// running program; SIGSTOP and SIGCONT as wait4 reports them; pidfds
+// (readable at the exit, pidfd_send_signal, waitid(P_PIDFD)).
 func TestProcesses(t *testing.T) {
 	t.Parallel()
 	r := gometal(t, "run", "./tests/progs/procs")
 	r.expect(t, 0, "ok pid", "ok setsid", "ok fork-copy", "ok vfork-shared", "ok waitid-wnowait", "ok sigchld",
 		"ok kill-killed", "ok orphan", "ok exec-args", "ok exec-status", "ok exec-cloexec", "ok exec-enoexec",
-		"ok exec-script", "ok exec-written", "ok exec-etxtbsy", "procs ok")
+		"ok exec-script", "ok exec-written", "ok exec-executable", "ok exec-etxtbsy", "ok stop", "ok cont", "ok stop-kill",
+		"ok pidfd-ready", "ok pidfd-waitid", "ok pidfd-self-echild", "procs ok")
 	if strings.Contains(r.out, "FAIL") {
 		t.Errorf("a check failed:\n%s", r.out)
 	}

@@ -39,9 +39,9 @@ func cloneProcess(t *sched.Thread, f *sched.Frame, flags uint64) uint64 {
 	case flags&unix.CLONE_PARENT != 0 && lx(t).Proc == proc.Init:
 		// Init's siblings would have no parent (copy_process).
 		return errno(unix.EINVAL)
-	case flags&unix.CLONE_PIDFD != 0:
-		// No pidfds yet: pidfd_open answers ENOSYS, so Go's os/exec
-		// never asks for one (os/pidfd_linux.go).
+	case flags&unix.CLONE_PIDFD != 0 && flags&unix.CLONE_PARENT_SETTID != 0:
+		// clone(2) takes the pidfd's address where CLONE_PARENT_SETTID
+		// takes its own: both at once is EINVAL (kernel_clone).
 		return errno(unix.EINVAL)
 	}
 	if proc.Count() >= proc.MaxProcs {
@@ -94,6 +94,18 @@ func cloneProcess(t *sched.Thread, f *sched.Frame, flags uint64) uint64 {
 	if flags&unix.CLONE_CHILD_CLEARTID != 0 {
 		l.ClearTID = uintptr(f.X[4])
 	}
+	if flags&unix.CLONE_PIDFD != 0 {
+		// In the parent's table only: the child's was copied before.
+		fd := newPidfd(n.TID, 0)
+		if int64(fd) < 0 || !usermem.WriteU32(uintptr(f.X[2]), uint32(fd)) {
+			if int64(fd) >= 0 {
+				closeFD(int(fd))
+				fd = errno(unix.EFAULT)
+			}
+			undoClone(n, p)
+			return fd
+		}
+	}
 	procStats.Forks++
 	sched.Ready(n)
 	if flags&unix.CLONE_VFORK != 0 {
@@ -103,6 +115,14 @@ func cloneProcess(t *sched.Thread, f *sched.Frame, flags uint64) uint64 {
 		sched.Block(t, sched.WaitVfork, 0, 0)
 	}
 	return uint64(n.TID)
+}
+
+// undoClone takes back a child made by cloneProcess that never ran.
+func undoClone(n *sched.Thread, p int32) {
+	releaseObjects(p)
+	dropExe(p)
+	proc.Reap(p)
+	n.State = sched.Free
 }
 
 // shareOrCopy gives process p, cloned by t, its address space,
@@ -286,7 +306,9 @@ func processExited(p int32, status int32) {
 	releaseObjects(p)
 	dropExe(p)
 	vforkDone(p)
+	pid := proc.Procs[p].PID
 	reaper := proc.Exit(p, status)
+	pidfdExited(pid) // after Exit: readiness asks whether it is a zombie
 	if reaper != proc.NoParent && hasZombieChild(reaper) {
 		lprocs[reaper].ChildWait.Notify(^uint32(0))
 	}

@@ -147,6 +147,7 @@ func sysWaitid(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	var which proc.Which
 	id := int32(f.X[1])
+	nonblock := false
 	switch f.X[0] {
 	case unix.P_ALL:
 		which = proc.WaitAny
@@ -164,7 +165,16 @@ func sysWaitid(t *sched.Thread, f *sched.Frame) uint64 {
 			return errno(unix.EINVAL)
 		}
 	case unix.P_PIDFD:
-		return errno(unix.EBADF) // no descriptor is a pidfd yet
+		// The process the descriptor names, by its PID: gometal
+		// reuses no PID within a run.
+		_, pfd, e := pidfdProcess(f.X[1])
+		if e != 0 {
+			return errno(e)
+		}
+		which, id = proc.WaitPID, pfd.PID
+		if fl, _ := getFD(f.X[1]); fl.Nonblocking() {
+			nonblock = true // PIDFD_NONBLOCK: EAGAIN instead of waiting
+		}
 	default:
 		return errno(unix.EINVAL)
 	}
@@ -175,6 +185,9 @@ func sysWaitid(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(e)
 	}
 	if z < 0 {
+		if nonblock && opts&unix.WNOHANG == 0 {
+			return errno(unix.EAGAIN)
+		}
 		if opts&unix.WNOHANG != 0 {
 			// Nothing to report: Linux clears si_signo and si_pid
 			// (kernel_waitid's "nothing happened" case writes zeros).

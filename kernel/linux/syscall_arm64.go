@@ -130,6 +130,8 @@ var sysTable = [...]sysFn{
 	unix.SYS_CLONE:             sysClone,
 	unix.SYS_EXECVE:            sysExecve,
 	unix.SYS_EXECVEAT:          sysExecveat,
+	unix.SYS_PIDFD_OPEN:        sysPidfdOpen,
+	unix.SYS_PIDFD_SEND_SIGNAL: sysPidfdSendSignal,
 	unix.SYS_MMAP:              sysMmap,
 	unix.SYS_MPROTECT:          sysMprotect,
 	unix.SYS_MADVISE:           sysMadvise,

@@ -58,10 +58,11 @@ const (
 	KindEventfd
 	KindTimerfd
 	KindEpoll
+	KindPidfd
 	NumKinds
 )
 
-var kindNames = [NumKinds]string{"anon", "console", "file", "dir", "device", "pipe", "socket", "eventfd", "timerfd", "epoll"}
+var kindNames = [NumKinds]string{"anon", "console", "file", "dir", "device", "pipe", "socket", "eventfd", "timerfd", "epoll", "pidfd"}
 
 // String names k.
 func (k Kind) String() string { return kindNames[k] }

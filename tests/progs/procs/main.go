@@ -46,6 +46,7 @@ var parts = map[string]func(){
 	"hang":     hang,
 	"stop":     stopCont,
 	"bomb":     forkBomb,
+	"pidfd":    pidfds,
 	"memory":   memoryReturns,
 	"oom":      oomKill,
 }
@@ -56,14 +57,20 @@ func main() {
 		return
 	}
 	// As Linux's init in a bare initramfs (the reference run), make what
-	// os/exec and the checks expect: /tmp and /dev/null.
+	// os/exec and the checks expect: /tmp, /dev/null, /proc (for
+	// os.Executable; gometal answers /proc/self/exe without a /proc, and
+	// has no mount yet).
 	os.MkdirAll("/tmp", 0o1777)
+	if _, err := os.Stat("/proc/self"); err != nil {
+		os.MkdirAll("/proc", 0o555)
+		syscall.Mount("proc", "/proc", "proc", 0, "")
+	}
 	if _, err := os.Stat("/dev/null"); err != nil {
 		syscall.Mknod("/dev/null", syscall.S_IFCHR|0o666, 1<<8|3)
 	}
 	names := os.Args[1:]
 	if len(names) == 0 {
-		names = []string{"ids", "fork", "vfork", "waitopts", "kill", "orphan", "exec", "stop"}
+		names = []string{"ids", "fork", "vfork", "waitopts", "kill", "orphan", "exec", "stop", "pidfd"}
 	}
 	for _, n := range names {
 		f, ok := parts[n]
@@ -544,3 +551,49 @@ func oomKill() {
 // memorySlack is how far the free pages may move between the rounds
 // without a leak (this program's own heap).
 const memorySlack = 256
+
+// pidfd: a process descriptor names a child; it becomes readable when
+// the child exits, pidfd_send_signal reaches it, waitid(P_PIDFD)
+// reports it; our own pidfd's waitid is ECHILD.
+func pidfds() {
+	const sysPidfdOpen, sysPidfdSendSignal, pPIDFD = 434, 424, 3
+	var p [2]int
+	syscall.Pipe2(p[:], 0)
+	pid, _ := rawClone(uintptr(syscall.SIGCHLD))
+	if pid == 0 {
+		syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(p[1]), 0, 0)
+		var b [1]byte
+		syscall.RawSyscall(syscall.SYS_READ, uintptr(p[0]), uintptr(unsafe.Pointer(&b[0])), 1)
+		rawExit(0)
+	}
+	fd, _, e := syscall.RawSyscall(sysPidfdOpen, uintptr(pid), 0, 0)
+	check("pidfd-open", e == 0, "pidfd_open(child): %v", e)
+	ep, _ := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	syscall.EpollCtl(ep, syscall.EPOLL_CTL_ADD, int(fd), &syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(fd)})
+	ev := make([]syscall.EpollEvent, 1)
+	n, _ := syscall.EpollWait(ep, ev, 0)
+	check("pidfd-not-ready", n == 0, "a live child's pidfd is ready: %d", n)
+	_, _, e = syscall.RawSyscall6(sysPidfdSendSignal, fd, uintptr(syscall.SIGKILL), 0, 0, 0, 0)
+	check("pidfd-send-signal", e == 0, "pidfd_send_signal: %v", e)
+	// SIGCHLD may cut the wait short (epoll_wait is never restarted).
+	for {
+		var err error
+		if n, err = syscall.EpollWait(ep, ev, 5000); err != syscall.EINTR {
+			break
+		}
+	}
+	check("pidfd-ready", n == 1 && ev[0].Events&syscall.EPOLLIN != 0, "the pidfd after the exit: %d events %#x", n, ev[0].Events)
+	var info [128]byte
+	_, _, e = syscall.Syscall6(syscall.SYS_WAITID, pPIDFD, fd, uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED, 0, 0)
+	code := *(*int32)(unsafe.Pointer(&info[8]))
+	status := *(*int32)(unsafe.Pointer(&info[24]))
+	check("pidfd-waitid", e == 0 && code == 2 && status == int32(syscall.SIGKILL), "waitid(P_PIDFD): %v code %d status %d; want CLD_KILLED 9", e, code, status)
+	self, _, _ := syscall.RawSyscall(sysPidfdOpen, uintptr(os.Getpid()), 0, 0)
+	_, _, e = syscall.Syscall6(syscall.SYS_WAITID, pPIDFD, self, uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|syscall.WNOHANG, 0, 0)
+	check("pidfd-self-echild", e == syscall.ECHILD, "waitid(P_PIDFD, self): %v, want ECHILD", e)
+	_, _, e = syscall.RawSyscall(sysPidfdOpen, 4242, 0, 0)
+	check("pidfd-esrch", e == syscall.ESRCH, "pidfd_open(4242): %v, want ESRCH", e)
+	for _, c := range []uintptr{fd, self, uintptr(ep), uintptr(p[0]), uintptr(p[1])} {
+		syscall.Close(int(c))
+	}
+}
