@@ -65,6 +65,7 @@ func Start(b *BootInfo) {
 	cpu.WriteVBAR(uint64(vectorsAddr()))
 	cpu.TTBR0Walks(false)
 	sched.IdleIRQ = idleIRQ
+	sched.BeforeIdle = dropDeadSpace
 	cpu.Stuck = lockStuck
 	// The boot core holds the kernel lock until it enters the app, so
 	// secondaries that come up meanwhile wait for a finished kernel.

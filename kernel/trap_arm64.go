@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"sync/atomic"
+
 	"github.com/gometal/gometal/drivers/cpu"
 	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/kernel/mm"
@@ -144,6 +146,24 @@ func useSpace(c *sched.CPU, t *sched.Thread) {
 		mm.Spaces[old].Drop(c.ID)
 	}
 	c.UserSpace = t.Space + 1
+}
+
+// dropDeadSpace is sched.BeforeIdle: a core going idle that still points
+// at an address space no process references any more (its last thread
+// ran here) turns TTBR0 walks off, which drops its TLB, and lets go of
+// the space, so that mm.ReapSpaces can give its pages back now rather
+// than when the core next runs a thread (the OOM killer waits for
+// them). A reference count once 0 stays 0, so reading it without the
+// kernel lock can only keep a space a little longer.
+func dropDeadSpace(c *sched.CPU) {
+	i := c.UserSpace - 1
+	if i < 0 || atomic.LoadInt32(&mm.Spaces[i].Refs) != 0 {
+		return
+	}
+	cpu.TTBR0Walks(false)
+	c.UserRoot, c.UserSpace = 0, 0
+	usermem.Use(c.ID, nil) // useSpace sets it again with the next thread's
+	mm.Spaces[i].Drop(c.ID)
 }
 
 func ThisCPU() *sched.CPU { return (*sched.CPU)(cpu.Ptr(getCPU())) }

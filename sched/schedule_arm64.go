@@ -27,6 +27,11 @@ const WatchdogNanos = 1_000_000_000
 // lock only if something else (a due alarm, the UART) interrupted it too.
 var IdleIRQ func(c *CPU)
 
+// BeforeIdle is the kernel's hook for a core about to wait for an
+// interrupt with no lock held: it lets go of an address space nobody
+// uses any more, so that its memory can come back while the core idles.
+var BeforeIdle func(c *CPU)
+
 // HoldsKernel reports whether c holds KernelLock. Every kernel entry
 // takes it except the unlocked and lock-free system calls, but a core
 // that idled in Schedule may return from it without: see idle.
@@ -388,6 +393,9 @@ func idle(c *CPU) {
 		setTimer(c, at)
 	}
 	Release(c)
+	if BeforeIdle != nil {
+		BeforeIdle(c)
+	}
 	if poll {
 		pollUntil(c, d)
 	} else {

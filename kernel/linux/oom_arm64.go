@@ -16,6 +16,20 @@ import (
 
 // outOfMemory answers t's fault at addr that found no free page.
 func outOfMemory(t *sched.Thread, addr uintptr) {
+	// Memory of processes that have ended comes back once no core
+	// points at it: give back what the cores let go of, and ask those
+	// that still hold such a space (idle since its last thread) to let
+	// go (kernel's dropDeadSpace); the access runs again meanwhile.
+	mm.ReapSpaces()
+	if held := mm.DeadSpacesHeld(); held != 0 {
+		for core := 0; held != 0; core, held = core+1, held>>1 {
+			if held&1 != 0 {
+				sched.Kick(core)
+			}
+		}
+		kernel.ThisCPU().SliceEnd = 0
+		return
+	}
 	victim, size := int32(-1), int64(-1)
 	for p := range proc.Procs {
 		pp := &proc.Procs[p]

@@ -89,6 +89,18 @@ func ReapSpaces() {
 	}
 }
 
+// DeadSpacesHeld is the mask of cores that still point at a space no
+// process references any more (ReapSpaces waits for them).
+func DeadSpacesHeld() uint32 {
+	var m uint32
+	for i := range Spaces {
+		if s := &Spaces[i]; s.PT.Root != 0 && s.Refs == 0 {
+			m |= atomic.LoadUint32(&s.OnCores)
+		}
+	}
+	return m
+}
+
 // Live counts the spaces in use or waiting for a core to let go.
 func LiveSpaces() int {
 	n := 0
