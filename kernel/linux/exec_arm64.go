@@ -27,12 +27,10 @@ import (
 
 // Linux's limits (include/uapi/linux/binfmts.h, fs/exec.c).
 const (
-	binprmBufSize    = 256      // BINPRM_BUF_SIZE: a #! line is read from this much
-	maxScriptDepth   = 4        // interpreters of interpreters (BINPRM_MAX_RECURSION): then ELOOP
-	maxArgStrlen     = 32 << 12 // MAX_ARG_STRLEN: one argument or environment string
-	maxArgStrings    = 0x7FFFFFFF
-	execArgBudget    = mm.StackSize / 4 // argv+envp strings and pointers: a quarter of RLIMIT_STACK
-	execStackReserve = 16 << 10         // room below the strings for the pointer arrays' alignment and auxv
+	binprmBufSize = 256      // BINPRM_BUF_SIZE: a #! line is read from this much
+	maxArgStrlen  = 32 << 12 // MAX_ARG_STRLEN: one argument or environment string
+	maxArgStrings = 0x7FFFFFFF
+	execArgBudget = mm.StackSize / 4 // argv+envp strings and pointers: a quarter of RLIMIT_STACK
 )
 
 // The one exec in progress (under the kernel lock): the path as given,
@@ -103,7 +101,7 @@ func execveAt(t *sched.Thread, f *sched.Frame, dirfd int64, pathAddr, argv, envp
 		}
 	}
 	var args execArgs
-	for depth := 0; ; depth++ {
+	for {
 		if e := checkExecutable(i); e != 0 {
 			return errno(e)
 		}
@@ -112,10 +110,6 @@ func execveAt(t *sched.Thread, f *sched.Frame, dirfd int64, pathAddr, argv, envp
 			return errno(unix.ENOMEM)
 		}
 		if len(img) >= 2 && img[0] == '#' && img[1] == '!' {
-			if depth == maxScriptDepth {
-				releaseImage(pages)
-				return errno(unix.ELOOP)
-			}
 			interp, arg, ok := parseShebang(img)
 			releaseImage(pages)
 			if !ok {
@@ -248,12 +242,11 @@ func parseShebang(img []byte) (interp, arg []byte, ok bool) {
 }
 
 // scriptArgs puts a script's interpreter, its argument and the script's
-// path in front of the argv (whose argv[0] is dropped): one level, as a
-// nested script's interpreter replaces the first words again.
+// path in front of the argv (whose argv[0] is dropped). One level: a
+// script whose interpreter is itself a script answers ELOOP (Linux
+// allows four, BINPRM_MAX_RECURSION).
 func scriptArgs(a *execArgs, interp, arg, path []byte) unix.Errno {
 	if a.n > 0 {
-		// A script run as another script's interpreter: its own
-		// interpreter and argument go in front, the rest stays.
 		return unix.ELOOP
 	}
 	a.prefix[0] = interp
@@ -341,7 +334,7 @@ func execProgram(t *sched.Thread, f *sched.Frame, i int32, img []byte, args *exe
 func endOthers(p int32, t *sched.Thread) {
 	for i := range sched.Active() {
 		o := &sched.Threads[i]
-		if o == t || o.State == sched.Free || o.State == sched.Dead || lx(o).Proc != p {
+		if o == t || !liveIn(o, p) {
 			continue
 		}
 		lx(o).Dying = true
@@ -424,65 +417,44 @@ func execStack(s *mm.Space, pr *program, a *execArgs, argv, envp uintptr, path [
 	if total+uintptr(argc+envc+2)*8 > execArgBudget {
 		return 0, unix.E2BIG
 	}
-	sp := top
-	pushK := func(b []byte, nul bool) (uintptr, bool) {
-		n := uintptr(len(b))
-		if nul {
-			n++
-		}
-		sp -= n
-		if !usermem.CopyOutTo(s, sp, b) {
-			return 0, false
-		}
-		return sp, !nul || usermem.CopyOutTo(s, sp+uintptr(len(b)), []byte{0})
-	}
-	execfn, ok := pushK(path, true)
-	if !ok {
-		return 0, unix.EFAULT
-	}
-	// The strings go in reverse, so each area ends up in order: envp's,
-	// then argv's, below the file name.
-	envStart := sp - envBytes
-	sp = envStart
-	if !copyUserStrings(old, s, envp, 0, sp) {
-		return 0, unix.EFAULT
-	}
-	sp -= argBytes
-	userArgStart := sp
-	if !copyUserStrings(old, s, argv, a.skip, sp) {
-		return 0, unix.EFAULT
-	}
+	// Where everything goes, from the top down, before anything is
+	// copied: the strings, then (16-byte aligned) the random bytes, then
+	// argc, the two pointer arrays and the auxiliary vector.
+	execfn := top - uintptr(len(path)) - 1
+	envStart := execfn - envBytes
+	userArgStart := envStart - argBytes
 	var prefixAt [3]uintptr
+	at := userArgStart
 	for k := a.n - 1; k >= 0; k-- {
-		if prefixAt[k], ok = pushK(a.prefix[k], true); !ok {
-			return 0, unix.EFAULT
-		}
+		at -= uintptr(len(a.prefix[k])) + 1
+		prefixAt[k] = at
 	}
-	platform, ok1 := pushK([]byte("aarch64"), true)
-	sp &^= 15
-	var rnd [16]byte
-	fillRandom(rnd[:])
-	random, ok2 := pushK(rnd[:], false)
-	if !ok1 || !ok2 {
-		return 0, unix.EFAULT
-	}
+	const platformName = "aarch64"
+	platform := at - uintptr(len(platformName)) - 1
+	random := (platform - 16) &^ 15
 	auxv := pr.auxv(platform, random, execfn)
 	words := uintptr(1 + argc + 1 + envc + 1 + len(auxv))
-	sp -= words * 8
-	sp &^= 15
-	w := sp
-	put := func(v uint64) bool {
-		ok := usermem.CopyOutTo(s, w, usermem.BytesOf(unsafe.Pointer(&v), 8))
-		w += 8
-		return ok
+	sp := (random - words*8) &^ 15
+	argvAt := sp + 8
+	envpAt := argvAt + uintptr(argc+1)*8
+
+	// putString copies b and its NUL to dst in s.
+	putString := func(dst uintptr, b []byte) bool {
+		return usermem.CopyOutTo(s, dst, b) && usermem.CopyOutTo(s, dst+uintptr(len(b)), []byte{0})
 	}
-	ok = put(uint64(argc))
-	for k := 0; k < a.n; k++ {
-		ok = ok && put(uint64(prefixAt[k]))
+	putWord := func(dst uintptr, v uint64) bool {
+		return usermem.CopyOutTo(s, dst, usermem.BytesOf(unsafe.Pointer(&v), 8))
 	}
-	ok = ok && putStringPointers(s, &w, userArgStart, argc-a.n) && put(0)
-	ok = ok && putStringPointers(s, &w, envStart, envc) && put(0)
-	if !ok || !usermem.CopyOutTo(s, w, usermem.BytesOf(unsafe.Pointer(&auxv), unsafe.Sizeof(auxv))) {
+	var rnd [16]byte
+	fillRandom(rnd[:])
+	ok := putString(execfn, path) && putString(platform, []byte(platformName)) &&
+		usermem.CopyOutTo(s, random, rnd[:]) && putWord(sp, uint64(argc))
+	for k := 0; k < a.n && ok; k++ {
+		ok = putString(prefixAt[k], a.prefix[k]) && putWord(argvAt+uintptr(k)*8, uint64(prefixAt[k]))
+	}
+	ok = ok && copyUserStrings(old, s, argv, a.skip, userArgStart, argvAt+uintptr(a.n)*8) &&
+		copyUserStrings(old, s, envp, 0, envStart, envpAt)
+	if !ok || !usermem.CopyOutTo(s, envpAt+uintptr(envc+1)*8, usermem.BytesOf(unsafe.Pointer(&auxv), unsafe.Sizeof(auxv))) {
 		return 0, unix.EFAULT
 	}
 	return sp, 0
@@ -546,10 +518,17 @@ func userStrlen(s *mm.Space, addr uintptr) (uintptr, unix.Errno) {
 }
 
 // copyUserStrings copies the strings of the array at arr in from (from
-// its skip-th) one after another to dst in to, NULs included.
-func copyUserStrings(from, to *mm.Space, arr uintptr, skip int, dst uintptr) bool {
+// its skip-th) one after another to dst in to, NULs included, and each
+// one's new address to the pointer array at ptrs in to, with the NULL
+// that ends it.
+func copyUserStrings(from, to *mm.Space, arr uintptr, skip int, dst, ptrs uintptr) bool {
+	putPtr := func(v uint64) bool {
+		ok := usermem.CopyOutTo(to, ptrs, usermem.BytesOf(unsafe.Pointer(&v), 8))
+		ptrs += 8
+		return ok
+	}
 	if arr == 0 {
-		return true
+		return putPtr(0)
 	}
 	var buf [256]byte
 	for k := 0; ; k++ {
@@ -558,7 +537,7 @@ func copyUserStrings(from, to *mm.Space, arr uintptr, skip int, dst uintptr) boo
 			return false
 		}
 		if p == 0 {
-			return true
+			return putPtr(0)
 		}
 		l, e := userStrlen(from, uintptr(p))
 		if e != 0 {
@@ -566,6 +545,9 @@ func copyUserStrings(from, to *mm.Space, arr uintptr, skip int, dst uintptr) boo
 		}
 		if k < skip {
 			continue
+		}
+		if !putPtr(uint64(dst)) {
+			return false
 		}
 		for off := uintptr(0); off <= l; {
 			c := min(uintptr(len(buf)), l+1-off)
@@ -576,35 +558,4 @@ func copyUserStrings(from, to *mm.Space, arr uintptr, skip int, dst uintptr) boo
 			dst += c
 		}
 	}
-}
-
-// putStringPointers writes, at *w in s, a pointer to each of the n
-// consecutive NUL-terminated strings at start in s.
-func putStringPointers(s *mm.Space, w *uintptr, start uintptr, n int) bool {
-	var buf [256]byte
-	at := start
-	for k := 0; k < n; k++ {
-		v := uint64(at)
-		if !usermem.CopyOutTo(s, *w, usermem.BytesOf(unsafe.Pointer(&v), 8)) {
-			return false
-		}
-		*w += 8
-		// Past this string's NUL.
-		for {
-			c := min(uintptr(len(buf)), mm.PageSize-at&mm.PageMask)
-			if !usermem.CopyInFrom(s, buf[:c], at) {
-				return false
-			}
-			j := uintptr(0)
-			for j < c && buf[j] != 0 {
-				j++
-			}
-			at += j
-			if j < c {
-				at++
-				break
-			}
-		}
-	}
-	return true
 }

@@ -22,18 +22,6 @@ const sigStops = 1<<(sigSTOP-1) | 1<<(sigTSTP-1) | 1<<(sigTTIN-1) | 1<<(sigTTOU-
 
 func defaultStops(sig int) bool { return sigStops&sigBit(sig) != 0 }
 
-// Wait statuses of a stop and a continue (<sys/wait.h>: WIFSTOPPED with
-// WSTOPSIG, WIFCONTINUED).
-func stoppedStatus(sig int) int32 { return int32(sig)<<8 | 0x7f }
-
-const continuedStatus = 0xffff
-
-// CLD_* codes of a stop and a continue.
-const (
-	cldStopped   = 5
-	cldContinued = 6
-)
-
 // stopProcess stops t's process for sig, which t has just taken with
 // its default action.
 func stopProcess(t *sched.Thread, sig int) {
@@ -47,7 +35,7 @@ func stopProcess(t *sched.Thread, sig int) {
 	procStats.Stops++
 	for i := range sched.Active() {
 		o := &sched.Threads[i]
-		if o != t && o.State != sched.Free && o.State != sched.Dead && lx(o).Proc == p {
+		if o != t && liveIn(o, p) {
 			signalWake(o)
 		}
 	}
@@ -74,7 +62,7 @@ func dropPending(p int32, set uint64) {
 	lprocs[p].Pending &^= set
 	for i := range sched.Active() {
 		o := &sched.Threads[i]
-		if o.State != sched.Free && o.State != sched.Dead && lx(o).Proc == p {
+		if liveIn(o, p) {
 			lx(o).SigPending &^= set
 		}
 	}

@@ -60,15 +60,14 @@ func cloneProcess(t *sched.Thread, f *sched.Frame, flags uint64) uint64 {
 		n.State = sched.Free
 		return errno(unix.EAGAIN)
 	}
+	lprocs[p] = lproc{}
 	if e := shareOrCopy(t, p, flags); e != 0 {
-		proc.Reap(p)
-		n.State = sched.Free
+		undoClone(n, p)
 		return errno(e)
 	}
 	pp := &proc.Procs[p]
 	pp.ExitSignal = int32(flags & cloneExitSignal)
 	pp.Threads = 1
-	lprocs[p] = lproc{}
 	inheritExe(p, lx(t).Proc)
 
 	childRegs(n, f, flags)
@@ -117,7 +116,8 @@ func cloneProcess(t *sched.Thread, f *sched.Frame, flags uint64) uint64 {
 	return uint64(n.TID)
 }
 
-// undoClone takes back a child made by cloneProcess that never ran.
+// undoClone takes back a child made by cloneProcess that never ran:
+// the objects it has (releaseObjects skips those it has not: -1).
 func undoClone(n *sched.Thread, p int32) {
 	releaseObjects(p)
 	dropExe(p)
@@ -127,7 +127,8 @@ func undoClone(n *sched.Thread, p int32) {
 
 // shareOrCopy gives process p, cloned by t, its address space,
 // descriptor table, file-system context and handler table: t's
-// process's own where the flag asks to share, else copies.
+// process's own where the flag asks to share, else copies. On failure
+// the caller drops what p got (undoClone).
 func shareOrCopy(t *sched.Thread, p int32, flags uint64) unix.Errno {
 	src := procOf(t)
 	pp := &proc.Procs[p]
@@ -144,7 +145,6 @@ func shareOrCopy(t *sched.Thread, p int32, flags uint64) unix.Errno {
 		proc.FDTables[src.Files].Refs++
 		pp.Files = src.Files
 	} else if pp.Files = proc.CopyFDTable(src.Files); pp.Files < 0 {
-		releaseObjects(p)
 		return unix.EAGAIN
 	}
 	if flags&unix.CLONE_FS != 0 {
@@ -153,7 +153,6 @@ func shareOrCopy(t *sched.Thread, p int32, flags uint64) unix.Errno {
 	} else {
 		c := proc.FSContexts[src.FS]
 		if pp.FS = proc.NewFSContext(c); pp.FS < 0 {
-			releaseObjects(p)
 			return unix.EAGAIN
 		}
 		fs.Hold(c.Cwd)
@@ -162,7 +161,6 @@ func shareOrCopy(t *sched.Thread, p int32, flags uint64) unix.Errno {
 		sigHands[src.SigHand].Refs++
 		pp.SigHand = src.SigHand
 	} else if pp.SigHand = copySigHand(src.SigHand); pp.SigHand < 0 {
-		releaseObjects(p)
 		return unix.EAGAIN
 	}
 	return 0
@@ -339,9 +337,11 @@ func hasZombieChild(p int32) bool {
 
 // CLD_* si_code values for SIGCHLD (include/uapi/asm-generic/siginfo.h).
 const (
-	cldExited = 1
-	cldKilled = 2
-	cldDumped = 3
+	cldExited    = 1
+	cldKilled    = 2
+	cldDumped    = 3
+	cldStopped   = 5
+	cldContinued = 6
 )
 
 // childInfo is the siginfo a zombie's parent gets: si_pid, si_uid (0),

@@ -235,7 +235,7 @@ func postProcessSignal(p int32, sig int, info sigInfo, prefer *sched.Thread) {
 	}
 	for i := range sched.Active() {
 		o := &sched.Threads[i]
-		if o.State == sched.Free || o.State == sched.Dead || lx(o).Proc != p {
+		if !liveIn(o, p) {
 			continue
 		}
 		if o.State == sched.Blocked && o.Wait == sched.WaitSignal && lx(o).SigWait&bit != 0 {

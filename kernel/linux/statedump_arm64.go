@@ -78,7 +78,7 @@ func dumpState(why string) {
 		kernel.Puts("\n")
 		for i := range sched.Active() {
 			t := &sched.Threads[i]
-			if t.State != sched.Free && t.State != sched.Dead && lx(t).Proc == int32(p) {
+			if liveIn(t, int32(p)) {
 				dumpThread(t, now)
 			}
 		}

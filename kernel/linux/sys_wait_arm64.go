@@ -90,12 +90,12 @@ func eventStatus(c int32, ev int, keep bool) int32 {
 		if !keep {
 			lp.StopReport = false
 		}
-		return stoppedStatus(int(lp.StopSig))
+		return proc.Stopped(int(lp.StopSig))
 	case eventCont:
 		if !keep {
 			lp.ContReport = false
 		}
-		return continuedStatus
+		return proc.Continued
 	}
 	return proc.Procs[c].Status
 }

@@ -78,5 +78,10 @@ func newThread() *sched.Thread {
 // procOf returns the process t belongs to.
 func procOf(t *sched.Thread) *proc.Process { return &proc.Procs[lx(t).Proc] }
 
+// liveIn says whether t is a thread of process p that has not exited.
+func liveIn(t *sched.Thread, p int32) bool {
+	return t.State != sched.Free && t.State != sched.Dead && lx(t).Proc == p
+}
+
 // pidOf is t's process ID (its thread group ID).
 func pidOf(t *sched.Thread) int32 { return proc.Procs[lx(t).Proc].PID }

@@ -19,6 +19,12 @@ func Signaled(sig int, core bool) int32 {
 	return s
 }
 
+// Stopped is the status of a process sig stopped (WIFSTOPPED,
+// WSTOPSIG); Continued that of one SIGCONT continued (WIFCONTINUED).
+func Stopped(sig int) int32 { return int32(sig&0xff)<<8 | 0x7f }
+
+const Continued = 0xffff
+
 // sigCHLD is SIGCHLD: a child whose exit signal is another one (or
 // none) is a "clone" child, which only __WCLONE or __WALL waits for.
 const sigCHLD = 17

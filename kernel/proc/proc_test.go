@@ -66,6 +66,12 @@ func TestStatus(t *testing.T) {
 	if ws = unix.WaitStatus(Signaled(11, true)); !ws.CoreDump() || ws.Signal() != unix.SIGSEGV {
 		t.Errorf("Signaled(11, core) = %#x", ws)
 	}
+	if ws = unix.WaitStatus(Stopped(19)); !ws.Stopped() || ws.StopSignal() != unix.SIGSTOP {
+		t.Errorf("Stopped(19) = %#x", ws)
+	}
+	if ws = unix.WaitStatus(Continued); !ws.Continued() {
+		t.Errorf("Continued = %#x", ws)
+	}
 }
 
 func TestWaitSelection(t *testing.T) {
