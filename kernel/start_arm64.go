@@ -391,6 +391,9 @@ func initMemory(dtbPA uintptr) {
 	cpu.WriteTTBR1(uint64(root))
 	cpu.TLBIAll()
 	kernelRoot = root
+	if !mm.Pages.InitRefs() {
+		Panic("out of memory for the page frames' reference counts")
+	}
 	if Info("memory: ") {
 		PutDec(int64(mm.Pages.Total() * mm.PageSize >> 20))
 		Puts(" MiB usable")

@@ -5,6 +5,7 @@ import (
 	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/inet"
+	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/proc"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/kernel/vfs"
@@ -252,7 +253,8 @@ func printStats() {
 	// preemption request), blocking syscalls a signal cut short, and the
 	// sends and returns made without the kernel lock.
 	// Processes: made (and of those copied: fork), programs run, ended,
-	// stopped, and killed for memory.
+	// stopped, killed for memory, and the pages a write fault copied
+	// after a fork shared them (or took over, the last user).
 	kernel.Puts("gometal: stats: processes:")
 	putCounter("forks", procStats.Forks)
 	putCounter("fork-copies", procStats.Copies)
@@ -260,6 +262,8 @@ func printStats() {
 	putCounter("exits", procStats.Exits)
 	putCounter("stops", procStats.Stops)
 	putCounter("oom-kills", procStats.OOMKills)
+	putCounter("cow-copies", mm.COWCopies)
+	putCounter("cow-reuses", mm.COWReuses)
 	kernel.Puts("\n")
 	kernel.Puts("gometal: stats: signals:")
 	for sig := 1; sig < nsig; sig++ {

@@ -18,7 +18,20 @@ type Alloc struct {
 	free     uintptr // pages on the free list
 	total    uintptr
 	used     uintptr
+
+	// refs counts, per frame, the address spaces that map it (InitRefs):
+	// fork shares a frame between parent and child until one of them
+	// writes (copy-on-write), as Linux counts a page's users in its
+	// struct page. refs is the kernel address of a uint16 per frame
+	// from refBase up, refN of them; 0 until InitRefs.
+	refs    uintptr
+	refBase uintptr
+	refN    uintptr
 }
+
+// MaxFrameRefs bounds a frame's count: each address space maps a frame
+// at most once, so MaxSpaces bounds it (a uint16 holds far more).
+const MaxFrameRefs = 1<<16 - 1
 
 // Pages is the kernel's allocator.
 var Pages Alloc
@@ -53,11 +66,17 @@ func (a *Alloc) Get() uintptr {
 	}
 	a.used++
 	*pageWords(pa) = [512]uint64{}
+	if r := a.ref(pa); r != nil {
+		*r = 1
+	}
 	return pa
 }
 
 // Put returns a page.
 func (a *Alloc) Put(pa uintptr) {
+	if r := a.ref(pa); r != nil {
+		*r = 0
+	}
 	pageWords(pa)[0] = uint64(a.freeList)
 	a.freeList = pa
 	a.free++
@@ -67,3 +86,79 @@ func (a *Alloc) Put(pa uintptr) {
 // Used and Total count pages.
 func (a *Alloc) Used() uintptr  { return a.used }
 func (a *Alloc) Total() uintptr { return a.total }
+
+// InitRefs sets aside the frames' reference counts, a uint16 for every
+// frame from the lowest range's start to the highest's end, in pages
+// taken whole from one range (so the table is contiguous in the direct
+// map). Called once, after every AddRange and before the first Get of a
+// frame an address space will map; false when no range has the room.
+func (a *Alloc) InitRefs() bool {
+	if a.nranges == 0 {
+		return false
+	}
+	lo, hi := a.ranges[0].next, a.ranges[0].end
+	for i := 1; i < a.nranges; i++ {
+		lo = min(lo, a.ranges[i].next)
+		hi = max(hi, a.ranges[i].end)
+	}
+	n := (hi - lo) / PageSize
+	size := PageUp(n * 2)
+	for i := a.nranges - 1; i >= 0; i-- {
+		r := &a.ranges[i]
+		if r.end-r.next < size {
+			continue
+		}
+		table := r.next
+		r.next += size
+		a.used += size / PageSize
+		for p := table; p < table+size; p += PageSize {
+			*pageWords(p) = [512]uint64{}
+		}
+		a.refs, a.refBase, a.refN = table+PhysOffset, lo, n
+		return true
+	}
+	return false
+}
+
+// ref is pa's count, or nil before InitRefs (and for a frame outside
+// the table, which none handed out is).
+//
+//go:nocheckptr
+func (a *Alloc) ref(pa uintptr) *uint16 {
+	i := (pa - a.refBase) / PageSize
+	if a.refs == 0 || pa < a.refBase || i >= a.refN {
+		return nil
+	}
+	return (*uint16)(addrPtr(a.refs + 2*i))
+}
+
+// Refs is how many address spaces map the frame at pa (1 for a frame
+// just handed out by Get; 1 always before InitRefs).
+func (a *Alloc) Refs(pa uintptr) int {
+	if r := a.ref(pa); r != nil {
+		return int(*r)
+	}
+	return 1
+}
+
+// Ref adds an address space's use of the frame at pa (fork sharing
+// it); false when the count is full.
+func (a *Alloc) Ref(pa uintptr) bool {
+	r := a.ref(pa)
+	if r == nil || *r == MaxFrameRefs {
+		return false
+	}
+	*r++
+	return true
+}
+
+// Unref drops an address space's use of the frame at pa; the last one
+// gives the frame back (Put). It reports whether it did.
+func (a *Alloc) Unref(pa uintptr) bool {
+	if r := a.ref(pa); r != nil && *r > 1 {
+		*r--
+		return false
+	}
+	a.Put(pa)
+	return true
+}

@@ -12,6 +12,9 @@ func testAlloc(t *testing.T, pages int) *Alloc {
 	start := PageUp(uintptr(unsafe.Pointer(&buf[0])))
 	a := &Alloc{}
 	a.AddRange(start, start+uintptr(pages)*PageSize)
+	if pages > 8 && !a.InitRefs() {
+		t.Fatal("InitRefs")
+	}
 	t.Cleanup(func() { _ = buf[0] })
 	return a
 }

@@ -16,8 +16,6 @@ const (
 	attrDevice = 0 << 2 // MAIR_EL1 Attr0: Device-nGnRnE
 	attrNormal = 1 << 2 // MAIR_EL1 Attr1: Normal write-back
 
-	// descSWDirty is a software bit (bits[58:55] are ignored by hardware)
-	// unused for now but reserved for copy-on-write.
 	descAddrMask = 0x0000_FFFF_FFFF_F000
 )
 

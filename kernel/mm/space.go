@@ -100,9 +100,17 @@ func (s *Space) Fault(addr uintptr, acc Access) FaultResult {
 	}
 	e := &table[index(va, 3)]
 	if *e != 0 {
-		// A page exists (perhaps hidden by PROT_NONE, or left with old
-		// rights by mprotect): give it the VMA's rights.
-		*e = userPTE(pteAddr(*e), v.Prot)
+		pa := pteAddr(*e)
+		if acc == AccessWrite && s.A.Refs(pa) > 1 {
+			return s.breakCOW(va, e, pa, v.Prot)
+		}
+		// A page exists (perhaps hidden by PROT_NONE, left with old
+		// rights by mprotect, or shared by a fork whose other side has
+		// let go of it since): give it the VMA's rights.
+		if acc == AccessWrite && *e&descValid != 0 && !Writable(*e) {
+			COWReuses++
+		}
+		*e = s.pte(pa, v.Prot)
 		flushPage(va)
 		return FaultOK
 	}
@@ -118,6 +126,45 @@ func (s *Space) Fault(addr uintptr, acc Access) FaultResult {
 	publish()
 	*e = userPTE(pa, v.Prot)
 	publish()
+	return FaultOK
+}
+
+// pte is the entry for the frame pa with rights p in s: read-only
+// while another address space shares the frame (fork's copy-on-write),
+// whatever p says, so that the first write faults and copies.
+func (s *Space) pte(pa uintptr, p Prot) uint64 {
+	if s.A.Refs(pa) > 1 {
+		p &^= ProtWrite
+	}
+	return userPTE(pa, p)
+}
+
+// COWCopies counts the pages a write fault copied because a fork
+// shared them, COWReuses those it took over in place because it was
+// the last user (GOMETAL_STATS).
+var COWCopies, COWReuses uint64
+
+// breakCOW gives s a frame of its own for the shared frame pa that e
+// maps at va, as Linux's wp_page_copy: a copy of its bytes, mapped
+// with the VMA's rights p. The old entry is removed and invalidated on
+// every core before the new one is written (break-before-make, ARM ARM
+// D8.14.1: the output address changes), so no thread of s can write
+// the shared frame through a stale translation after it is copied;
+// another thread touching the page meanwhile faults and finds the new
+// entry once it has the kernel lock. s's share of pa goes; the last
+// space left with it takes it in place on its own write fault.
+func (s *Space) breakCOW(va uintptr, e *uint64, pa uintptr, p Prot) FaultResult {
+	np := s.A.Get()
+	if np == 0 {
+		return FaultOOM
+	}
+	*PageBytes(np) = *PageBytes(pa)
+	*e = 0
+	flushPage(va)
+	*e = userPTE(np, p)
+	publish()
+	s.A.Unref(pa)
+	COWCopies++
 	return FaultOK
 }
 
@@ -268,7 +315,7 @@ func (s *Space) dropPages(start, end uintptr) {
 	s.quiesce()
 	s.PT.Visit(start, end, func(va uintptr, e uint64) uint64 { return 0 }, func(old uint64) {
 		if pa := pteAddr(old); pa != 0 {
-			a.Put(pa)
+			a.Unref(pa)
 			s.Resident--
 		}
 	})
@@ -357,7 +404,7 @@ func (s *Space) Mprotect(addr, length uintptr, prot Prot) unix.Errno {
 		if prot == 0 {
 			return e &^ descValid // keep the frame, drop the access
 		}
-		return userPTE(pteAddr(e), prot)
+		return s.pte(pteAddr(e), prot)
 	}, nil)
 	s.settle()
 	return 0

@@ -164,7 +164,7 @@ func leaves(table uintptr, level int, base, start, end uintptr, fn func(va uintp
 // root, without invalidating.
 func clearPages(a *Alloc, root, start, end uintptr) {
 	leaves(root, 0, 0, start, end, func(va uintptr, e *uint64) bool {
-		a.Put(pteAddr(*e))
+		a.Unref(pteAddr(*e))
 		*e = 0
 		return true
 	})
@@ -183,12 +183,17 @@ func freeTables(a *Alloc, table uintptr, level int) {
 	a.Put(table)
 }
 
-// CopySpace makes a new space with src's mappings and a copy of every
-// page src has (fork without copy-on-write yet): each VMA as it is, each
-// present page (a hidden one too) copied into a new frame under the
-// same rights, kernel pages (VMAFixed) mapped as they are. It returns
-// the new slot, or -1 when a slot or memory runs out, leaving nothing
-// behind.
+// CopySpace makes a new space with src's mappings sharing src's pages
+// copy-on-write (fork, Linux's dup_mmap): each VMA as it is, each page
+// src has (a hidden one too) mapped to the same frame, counted once more
+// (Alloc.Ref), read-only in both spaces; the first write to it from
+// either copies it (Fault, breakCOW). Kernel pages (VMAFixed) are mapped
+// as they are, uncounted. Taking write access away from src's pages is a
+// change that restricts mappings, so it waits for src's pinned copies
+// (quiesce) and invalidates src's translations before it returns. It
+// returns the new slot, or -1 when a slot or memory runs out, leaving
+// nothing behind (src's pages stay read-only until a write fault finds
+// them unshared again).
 func CopySpace(src int32) int32 {
 	s := &Spaces[src]
 	n := NewSpace(s.A)
@@ -198,37 +203,40 @@ func CopySpace(src int32) int32 {
 	d := &Spaces[n]
 	d.VMAs = s.VMAs
 	d.Brk = s.Brk
+	s.quiesce()
 	ok := true
 	for i := 0; i < s.VMAs.Len() && ok; i++ {
 		v := s.VMAs.At(i)
-		ok = copyPages(s, d, v.Start, v.End, v.Flags&VMAFixed != 0)
+		ok = sharePages(s, d, v.Start, v.End, v.Flags&VMAFixed != 0)
 	}
+	// src's writable entries became read-only: no core may keep writing
+	// through a translation from before (TLBI VMALLE1IS, every core).
+	flushAll()
+	s.settle()
 	if !ok {
-		d.destroy() // frees what was copied; kernel pages stay
+		d.destroy() // drops the shares taken; kernel pages stay
 		return -1
 	}
 	return n
 }
 
-// copyPages copies into d the pages src maps in [start, end), or with
-// shared maps the same frames instead (kernel pages).
-func copyPages(src, d *Space, start, end uintptr, shared bool) bool {
+// sharePages maps into d the pages src maps in [start, end): the same
+// frames, counted, both entries read-only; with kernel set, kernel pages
+// as they are.
+func sharePages(src, d *Space, start, end uintptr, kernel bool) bool {
 	ok := leaves(src.PT.Root, 0, 0, start, end, func(va uintptr, e *uint64) bool {
 		leaf := d.PT.leaf(d.A, va, true)
 		if leaf == nil {
 			return false
 		}
-		pa := pteAddr(*e)
-		if !shared {
-			np := d.A.Get()
-			if np == 0 {
+		if !kernel {
+			if !src.A.Ref(pteAddr(*e)) {
 				return false
 			}
-			*PageBytes(np) = *PageBytes(pa)
-			pa = np
+			*e |= descAPRO
 			d.Resident++
 		}
-		*leaf = *e&^descAddrMask | uint64(pa)
+		*leaf = *e
 		return true
 	})
 	publish()

@@ -57,10 +57,12 @@ func TestSpaceTeardown(t *testing.T) {
 	}
 }
 
-// A fork's copy has every page of the original in frames of its own
-// (a write to one is not seen in the other) and the kernel's pages
-// shared; tearing both down gives every page back.
-func TestCopySpace(t *testing.T) {
+// A fork's copy shares every page of the original copy-on-write: the
+// same frame, counted twice, read-only in both; the first write from
+// either side copies it, the last holder takes it over in place, and
+// tearing both down gives every page back. Kernel pages are shared
+// uncounted.
+func TestCopyOnWrite(t *testing.T) {
 	a := testAlloc(t, 400)
 	Spaces = [MaxSpaces]Space{}
 	before := a.Used()
@@ -72,26 +74,135 @@ func TestCopySpace(t *testing.T) {
 	s.MapFixedPage(0x1000, kpage, ProtRead|ProtExec)
 	pa, _ := s.UserPage(base, AccessWrite)
 	PageBytes(pa)[7] = 42
+	used := a.Used()
 	c := CopySpace(i)
 	if c < 0 {
 		t.Fatal("CopySpace")
 	}
 	d := &Spaces[c]
+	if grew := a.Used() - used; grew > 7 { // a root and 2×3 tables below it
+		t.Errorf("fork took %d pages; only page tables were due", grew)
+	}
 	cpa, ok := d.UserPage(base, AccessRead)
-	if !ok || cpa == pa || PageBytes(cpa)[7] != 42 {
-		t.Fatalf("the copy's page: %#x (original %#x), byte %d", cpa, pa, PageBytes(cpa)[7])
+	if !ok || cpa != pa || a.Refs(pa) != 2 {
+		t.Fatalf("the copy's page: %#x (original %#x), refs %d", cpa, pa, a.Refs(pa))
 	}
-	PageBytes(cpa)[7] = 1
-	if PageBytes(pa)[7] != 42 {
-		t.Error("a write to the copy reached the original")
+	for _, sp := range []*Space{s, d} {
+		if _, desc, _ := sp.PT.Lookup(base); Writable(desc) {
+			t.Fatal("a shared page is writable")
+		}
 	}
-	if k, _, ok := d.PT.Lookup(0x1000); !ok || k != kpage {
-		t.Errorf("the kernel page in the copy: %#x, want %#x", k, kpage)
+	// An mprotect keeps a shared page read-only.
+	s.Mprotect(base, PageSize, ProtRead|ProtWrite)
+	if _, desc, _ := s.PT.Lookup(base); Writable(desc) {
+		t.Fatal("mprotect made a shared page writable")
+	}
+	copies, reuses := COWCopies, COWReuses
+	// The child writes: it gets a copy.
+	wpa, ok := d.UserPage(base, AccessWrite)
+	if !ok || wpa == pa || PageBytes(wpa)[7] != 42 || COWCopies != copies+1 {
+		t.Fatalf("the child's write: frame %#x (shared %#x), byte %d, copies %d", wpa, pa, PageBytes(wpa)[7], COWCopies-copies)
+	}
+	PageBytes(wpa)[7] = 1
+	if PageBytes(pa)[7] != 42 || a.Refs(pa) != 1 {
+		t.Errorf("after the child's copy: original byte %d, refs %d", PageBytes(pa)[7], a.Refs(pa))
+	}
+	// The parent writes: the last user takes the frame in place.
+	ppa, ok := s.UserPage(base, AccessWrite)
+	if !ok || ppa != pa || COWReuses != reuses+1 || COWCopies != copies+1 {
+		t.Errorf("the parent's write: frame %#x (want %#x), reuses %d", ppa, pa, COWReuses-reuses)
+	}
+	if k, _, ok := d.PT.Lookup(0x1000); !ok || k != kpage || a.Refs(kpage) != 1 {
+		t.Errorf("the kernel page in the copy: %#x, want %#x (refs %d)", k, kpage, a.Refs(kpage))
 	}
 	s.Put()
 	d.Put()
 	if LiveSpaces() != 0 || a.Used() != before+1 {
 		t.Errorf("after both go: %d spaces, %d pages used, want 0 and %d", LiveSpaces(), a.Used(), before+1)
+	}
+}
+
+// xv6's cowtest, on the host: a space holding most of memory forks (in
+// a loop), each child's pages go when it does, and a hidden page
+// survives the share.
+func TestForkMostOfMemory(t *testing.T) {
+	a := testAlloc(t, 400)
+	Spaces = [MaxSpaces]Space{}
+	i := NewSpace(a)
+	s := &Spaces[i]
+	const n = 300
+	base, _ := s.Mmap(0, n*PageSize, ProtRead|ProtWrite, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	for va := base; va < base+n*PageSize; va += PageSize {
+		pa, ok := s.UserPage(va, AccessWrite)
+		if !ok {
+			t.Fatal("fault")
+		}
+		PageBytes(pa)[0] = byte(va >> PageShift)
+	}
+	s.Mprotect(base, PageSize, 0)
+	used := a.Used()
+	for round := 0; round < 50; round++ {
+		c := CopySpace(i)
+		if c < 0 {
+			t.Fatalf("round %d: fork of %d pages failed with %d free", round, n, a.Total()-a.Used())
+		}
+		d := &Spaces[c]
+		// The child writes a few pages, reads the rest.
+		for k := uintptr(1); k < n; k++ {
+			va := base + k*PageSize
+			acc := AccessRead
+			if k%50 == 0 {
+				acc = AccessWrite
+			}
+			pa, ok := d.UserPage(va, acc)
+			if !ok || PageBytes(pa)[0] != byte(va>>PageShift) {
+				t.Fatalf("round %d: child's page %d wrong", round, k)
+			}
+		}
+		d.Put()
+		if a.Used() != used {
+			t.Fatalf("round %d: %d pages used after the child went, want %d", round, a.Used(), used)
+		}
+	}
+	if s.Mprotect(base, PageSize, ProtRead|ProtWrite) != 0 {
+		t.Fatal("mprotect")
+	}
+	pa, ok := s.UserPage(base, AccessWrite)
+	if !ok || PageBytes(pa)[0] != byte(base>>PageShift) {
+		t.Error("the hidden page lost its bytes")
+	}
+}
+
+// A fork that runs out of memory leaves nothing behind: the frames it
+// shared count one user again, and the parent writes them in place.
+func TestForkOutOfMemory(t *testing.T) {
+	a := testAlloc(t, 60)
+	Spaces = [MaxSpaces]Space{}
+	i := NewSpace(a)
+	s := &Spaces[i]
+	// Pages spread one per 2 MiB need a level-3 table each in the copy.
+	const n = 20
+	base := uintptr(MmapBottom)
+	for k := uintptr(0); k < n; k++ {
+		if _, e := s.Mmap(base+k<<21, PageSize, ProtRead|ProtWrite, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED); e != 0 {
+			t.Fatal(e)
+		}
+		if _, ok := s.UserPage(base+k<<21, AccessWrite); !ok {
+			t.Fatalf("fault %d (%d used of %d)", k, a.Used(), a.Total())
+		}
+	}
+	used := a.Used()
+	if c := CopySpace(i); c >= 0 {
+		t.Fatalf("fork with %d pages free succeeded", a.Total()-used)
+	}
+	if a.Used() != used || LiveSpaces() != 1 {
+		t.Fatalf("a failed fork left %d pages, %d spaces", a.Used()-used, LiveSpaces())
+	}
+	for k := uintptr(0); k < n; k++ {
+		pa, _, _ := s.PT.Lookup(base + k<<21)
+		if a.Refs(pa) != 1 {
+			t.Fatalf("page %d: refs %d", k, a.Refs(pa))
+		}
 	}
 }
 

@@ -7,6 +7,10 @@ import "github.com/gometal/gometal/drivers/cpu"
 // on all cores after).
 func flushPage(va uintptr) { cpu.TLBIPage(va) }
 
+// flushAll removes every translation from every core's TLB (TLBI
+// VMALLE1IS).
+func flushAll() { cpu.TLBIAll() }
+
 // publish orders page-table stores before later walks on any core.
 func publish() { cpu.BarrierISHST() }
 

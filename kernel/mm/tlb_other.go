@@ -4,6 +4,7 @@ package mm
 
 // Host tests have no TLB and no other cores' walkers.
 func flushPage(va uintptr) {}
+func flushAll()            {}
 func publish()             {}
 
 // fence: host tests' atomics are sequentially consistent already.
