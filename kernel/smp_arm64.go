@@ -141,6 +141,7 @@ func coreFailed(c *sched.CPU, why string) {
 // wake-up interrupts (PPIs and SGIs are banked per core).
 func initCPULocal(c *sched.CPU) {
 	cpu.WriteVBAR(uint64(vectorsAddr()))
+	initASIDWidth()
 	timer.InitCPU()
 	gic.InitCPU(c.ID)
 	gic.Enable(c.ID, timerIRQ)

@@ -101,6 +101,7 @@ func Start(b *BootInfo) {
 		lockStuckSeconds = 1
 	}
 	cpu.StuckTicks = timer.NanosToTicks(lockStuckSeconds * 1e9)
+	initASIDs()
 	initCPULocal(c)
 	c.MPIDR = cpu.ReadMPIDR() & mpidrAffMask
 	c.Alive.Store(true)
@@ -256,6 +257,9 @@ func readBootargs() {
 			if ms, ok := parseSize(v, 0); ok {
 				DumpAfterNanos = ms * 1e6
 			}
+		}
+		if v, ok := bytesCut(w, "gometal.asidbits="); ok {
+			asidBitsArg, _ = parseSize(v, 0)
 		}
 		if v, ok := bytesCut(w, "gometal.copyout="); ok && NumCopyouts < len(CopyoutArgs) {
 			CopyoutArgs[NumCopyouts] = v

@@ -123,12 +123,15 @@ func finishTrap(c *sched.CPU, f *sched.Frame, stateHeld bool) {
 }
 
 // useSpace points this core's TTBR0 at the page table of t's address
-// space, and usermem's copies at the space, when t runs in another one
-// than the core's last thread; threads of one process switch with no
-// register write. The core holds the space until it moves on to another
-// (mm.Space.Hold), so that its tables outlive every walk this core may
-// make of them: with no ASIDs yet, the move drops this core's whole
-// TLB, and only then lets go of the old space.
+// space, under the space's ASID, and usermem's copies at the space,
+// when t runs in another one than the core's last thread; threads of
+// one process switch with no register write. The core holds the space
+// until it moves on to another (mm.Space.Hold), so that its tables
+// outlive every walk this core may make of them. The translations the
+// core cached for the old space stay in its TLB, tagged with that
+// space's ASID, which no other space gets before every core has dropped
+// its TLB (a new ASID generation, kernel/mm/asid.go): a dead space's
+// entries are never used, and a live one's are there when it comes back.
 func useSpace(c *sched.CPU, t *sched.Thread) {
 	if t == nil {
 		return
@@ -139,8 +142,10 @@ func useSpace(c *sched.CPU, t *sched.Thread) {
 	}
 	s.Hold(c.ID)
 	usermem.Use(c.ID, s)
-	cpu.WriteTTBR0(uint64(s.PT.Root))
-	cpu.TTBR0Walks(true) // also drops this core's stale TLB entries
+	switchTTBR0(c, s)
+	if c.UserRoot == 0 {
+		cpu.TTBR0Walks(true) // off since boot or dropDeadSpace
+	}
 	c.UserRoot = s.PT.Root
 	if old := c.UserSpace - 1; old >= 0 {
 		mm.Spaces[old].Drop(c.ID)

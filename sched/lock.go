@@ -16,6 +16,7 @@ import "github.com/gometal/gometal/drivers/cpu"
 //	rank 6    a wait queue's (64 by hash: a futex queue's by its
 //	          address, waitaddr.go; an object queue's by the queue's)
 //	rank 7+i  core i's state lock (the scheduler's state, below)
+//	last      the ASID allocator's (RankASID)
 //
 // Ranks 2 to 4 are the start of splitting KernelLock by object: a read
 // or write of an anonymous pipe or an eventfd, and an epoll_pwait on
@@ -45,6 +46,9 @@ const (
 	RankSignal    = 5
 	RankWaitQueue = 6
 	RankCore      = 7 // core i's is RankCore + i
+	// RankASID is the ASID allocator's (kernel/asid_arm64.go), after
+	// every core's: taken with nothing after it.
+	RankASID = RankCore + cpu.MaxCPUs
 )
 
 // KernelLock serializes the kernel: a core takes it on every system call

@@ -68,6 +68,21 @@ func ReadCurrentEL() uint64
 func ReadSP() uint64
 
 func WriteTTBR0(v uint64)
+
+// ASIDBits is the width of this core's ASIDs: 16 where
+// ID_AA64MMFR0_EL1.ASIDBits says 0b0010, else 8 (ARM ARM D13.2.64).
+func ASIDBits() uint
+
+// UseASIDs16 sets TCR_EL1.AS, so that TTBR0_EL1[63:48] is a 16-bit
+// ASID (else bits [55:48], 8), and drops this core's TLB, whose
+// entries were tagged under the old width (ARM ARM D13.2.131).
+func UseASIDs16()
+
+// SwitchTTBR0 points TTBR0_EL1 at a table with an ASID (v: the table's
+// physical address | ASID<<48); with flush, it then drops this core's
+// whole TLB (TLBI VMALLE1; DSB NSH; ISB): the ASIDs began a new
+// generation since this core last switched.
+func SwitchTTBR0(v uint64, flush bool)
 func WriteTTBR1(v uint64)
 func WriteVBAR(v uint64)
 func WriteTPIDREL1(v uint64)

@@ -254,7 +254,8 @@ func printStats() {
 	// sends and returns made without the kernel lock.
 	// Processes: made (and of those copied: fork), programs run, ended,
 	// stopped, killed for memory, and the pages a write fault copied
-	// after a fork shared them (or took over, the last user).
+	// after a fork shared them (or took over, the last user), and the
+	// ASID generations begun (kernel/mm/asid.go).
 	kernel.Puts("gometal: stats: processes:")
 	putCounter("forks", procStats.Forks)
 	putCounter("fork-copies", procStats.Copies)
@@ -264,6 +265,7 @@ func printStats() {
 	putCounter("oom-kills", procStats.OOMKills)
 	putCounter("cow-copies", mm.COWCopies)
 	putCounter("cow-reuses", mm.COWReuses)
+	putCounter("asid-rollovers", kernel.ASIDRollovers())
 	kernel.Puts("\n")
 	kernel.Puts("gometal: stats: signals:")
 	for sig := 1; sig < nsig; sig++ {

@@ -7,6 +7,7 @@ const (
 	descPage  = 3       // bits[1:0] = 0b11 at level 3: page
 	descBlock = 1       // bits[1:0] = 0b01 at levels 1-2: block
 	descAF    = 1 << 10 // access flag: set, so no access-flag faults
+	descNG    = 1 << 11 // not global: the entry matches its ASID only (asid.go)
 	descSHIn  = 3 << 8  // inner shareable
 	descAPEL0 = 1 << 6  // AP[1]: EL0 may access
 	descAPRO  = 1 << 7  // AP[2]: read-only
@@ -32,7 +33,7 @@ const (
 // executes app memory (PXN always); EL0 gets execute only with ProtExec.
 // A page with no access at all is simply not mapped.
 func userPTE(pa uintptr, p Prot) uint64 {
-	d := uint64(pa)&descAddrMask | descPage | descAF | descSHIn | attrNormal | descAPEL0 | descPXN
+	d := uint64(pa)&descAddrMask | descPage | descAF | descNG | descSHIn | attrNormal | descAPEL0 | descPXN
 	if p&ProtWrite == 0 {
 		d |= descAPRO
 	}

@@ -31,6 +31,10 @@ type Space struct {
 	// Resident counts the pages the space owns (not the kernel's pages
 	// mapped into it), for the OOM killer's choice and the state dump.
 	Resident int64
+
+	// ASID is the space's ID in the ASID allocator (asid.go: generation
+	// and ASID; 0: none yet), under the allocator's lock.
+	ASID uint64
 }
 
 // MaxCores bounds the cores that may Pin (drivers/cpu.MaxCPUs, which
@@ -154,6 +158,7 @@ var COWCopies, COWReuses uint64
 // entry once it has the kernel lock. s's share of pa goes; the last
 // space left with it takes it in place on its own write fault.
 func (s *Space) breakCOW(va uintptr, e *uint64, pa uintptr, p Prot) FaultResult {
+	// lab:cow begin
 	np := s.A.Get()
 	if np == 0 {
 		return FaultOOM
@@ -166,6 +171,16 @@ func (s *Space) breakCOW(va uintptr, e *uint64, pa uintptr, p Prot) FaultResult 
 	s.A.Unref(pa)
 	COWCopies++
 	return FaultOK
+	// lab:cow stub
+	// // TODO(lab cow): s wrote to (or the kernel writes for it into) the
+	// // frame pa, which another address space shares. Give s a frame of
+	// // its own (s.A.Get; none left is FaultOOM) holding pa's bytes
+	// // (PageBytes), map it at va with rights p (userPTE) in e, break
+	// // before make (flushPage, publish), and drop s's share of pa
+	// // (s.A.Unref). Count it in COWCopies.
+	// _, _, _ = publish, flushPage, COWCopies
+	// return FaultAccErr
+	// lab:cow end
 }
 
 // faultAround is how many pages a first touch maps: the page touched and

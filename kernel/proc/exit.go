@@ -51,6 +51,7 @@ func Exit(i int32, status int32) (reaper int32) {
 // (PR_SET_CHILD_SUBREAPER), else PID 1 (find_new_reaper). PID 1's own
 // children have no reaper (NoParent): its exit ends the run.
 func Reaper(i int32) int32 {
+	// lab:wait begin
 	if i == Init {
 		return NoParent
 	}
@@ -60,6 +61,12 @@ func Reaper(i int32) int32 {
 		}
 	}
 	return Init
+	// lab:wait stub
+	// // TODO(lab wait): walk up from Procs[i].Parent to the first live
+	// // ancestor marked Subreaper; none: Init. Init's own reaper is
+	// // NoParent.
+	// return Init
+	// lab:wait end
 }
 
 // Reap frees the zombie in slot i once its parent has collected it.
@@ -103,6 +110,7 @@ func Select(pid, pgid int32) (Which, int32) {
 
 // eligible says whether the process in slot c is one the wait names.
 func eligible(c int32, which Which, id int32, sel CloneSel) bool {
+	// lab:wait begin
 	p := &Procs[c]
 	switch which {
 	case WaitPID:
@@ -118,6 +126,13 @@ func eligible(c int32, which Which, id int32, sel CloneSel) bool {
 		return true
 	}
 	return (p.ExitSignal != sigCHLD) == (sel == CloneChildren)
+	// lab:wait stub
+	// // TODO(lab wait): does the wait name the process in slot c? which
+	// // and id say by what (any, its PID, its PGID); sel by its exit
+	// // signal (SIGCHLD: a normal child; another: a clone child).
+	// _ = sigCHLD
+	// return false
+	// lab:wait end
 }
 
 // Eligible says whether the process in slot c is a child of parent that
@@ -130,6 +145,7 @@ func Eligible(parent, c int32, which Which, id int32, sel CloneSel) bool {
 // it returns the first that is a zombie (-1 when none is yet) and
 // whether any child matched at all (none: the wait answers ECHILD).
 func FindZombie(parent int32, which Which, id int32, sel CloneSel) (zombie int32, matched bool) {
+	// lab:wait begin
 	zombie = -1
 	for c := range Procs {
 		ci := int32(c)
@@ -142,4 +158,9 @@ func FindZombie(parent int32, which Which, id int32, sel CloneSel) (zombie int32
 		}
 	}
 	return zombie, matched
+	// lab:wait stub
+	// // TODO(lab wait): look through the table for parent's children
+	// // that the wait names (eligible).
+	// return -1, false
+	// lab:wait end
 }

@@ -49,6 +49,8 @@ var parts = map[string]func(){
 	"pidfd":    pidfds,
 	"memory":   memoryReturns,
 	"oom":      oomKill,
+	"cow":      cowFork,
+	"asid":     asidSpaces,
 }
 
 func main() {
@@ -596,4 +598,153 @@ func pidfds() {
 	for _, c := range []uintptr{fd, self, uintptr(ep), uintptr(p[0]), uintptr(p[1])} {
 		syscall.Close(int(c))
 	}
+}
+
+// cowSize is the memory a cow check's parent holds when it forks.
+const cowSize = 64 << 20
+
+// same reports whether b holds s, comparing byte by byte: a forked
+// child of a Go program runs on one thread, so it calls nothing that
+// may need the runtime.
+func same(b []byte, s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b[i] != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// cow: fork shares memory copy-on-write, as xv6's cowtest checks it. A
+// parent holding 64 MiB forks without the free memory dropping by
+// more than its page tables; the child sees every page as it was and
+// its writes stay its own; the kernel writes into a shared page through
+// read(2), in the child and in the parent, and only the reader sees it;
+// forking in a loop gives every page back.
+func cowFork() {
+	buf := make([]byte, cowSize)
+	for i := 0; i < cowSize; i += 4096 {
+		buf[i] = byte(i >> 12)
+	}
+	var in, own, res, hold [2]int
+	for _, p := range []*[2]int{&in, &own, &res, &hold} {
+		if err := syscall.Pipe2(p[:], 0); err != nil {
+			check("cow-pipe", false, "pipe2: %v", err)
+			return
+		}
+	}
+	const at = 5*4096 + 100 // a page both sides share
+	free := freePages()
+	pid, e := rawClone(uintptr(syscall.SIGCHLD))
+	if pid == 0 {
+		// The kernel writes into a page shared with the parent (this
+		// read waits until the parent has counted its free memory).
+		ok := byte('y')
+		syscall.RawSyscall(syscall.SYS_READ, uintptr(in[0]), uintptr(unsafe.Pointer(&buf[at])), 8)
+		if !same(buf[at:], "kernel!!") {
+			ok = 'r'
+		}
+		for i := 0; i < cowSize; i += 4096 {
+			if buf[i] != byte(i>>12) {
+				ok = 'n'
+			}
+		}
+		for i := 0; i < cowSize; i += 16 * 4096 {
+			buf[i] = 0xee
+		}
+		var b [1]byte
+		syscall.RawSyscall(syscall.SYS_READ, uintptr(hold[0]), uintptr(unsafe.Pointer(&b[0])), 1)
+		// The parent's read(2) into its own copy did not reach this one.
+		if !same(buf[at+8:], "\x00\x00\x00\x00") {
+			ok = 'p'
+		}
+		rawWrite(res[1], []byte{ok})
+		rawExit(0)
+	}
+	check("cow-fork", e == 0 && pid > 0, "clone: %v", e)
+	// While the child lives, sharing: 64 MiB forked for its page tables.
+	took := int64(free) - int64(freePages())
+	check("cow-shared", took < 1024, "fork of %d MiB took %d pages; with copy-on-write only page tables are due", cowSize>>20, took)
+	syscall.Write(in[1], []byte("kernel!!"))
+	syscall.Write(own[1], []byte("parent"))
+	var got [6]byte
+	// This read(2) fills a page the child may still share.
+	syscall.Read(own[0], buf[at+8:at+14])
+	copy(got[:], buf[at+8:at+14])
+	syscall.Write(hold[1], []byte{1})
+	var b [1]byte
+	syscall.Read(res[0], b[:])
+	check("cow-child", b[0] == 'y', "the child saw %q (y: all well; n: a page differed; r: its read(2) was lost; p: the parent's read(2) reached it)", b[0])
+	_, ws, err := wait(pid, 0)
+	check("cow-wait", err == nil && ws.Exited() && ws.ExitStatus() == 0, "wait4: %v, %#x", err, uint32(ws))
+	bad := 0
+	for i := 0; i < cowSize; i += 4096 {
+		if buf[i] != byte(i>>12) {
+			bad++
+		}
+	}
+	check("cow-parent", bad == 0 && string(got[:]) == "parent" && string(buf[at:at+8]) != "kernel!!",
+		"the parent's copy: %d pages changed by the child, its own read(2) gave %q", bad, got[:])
+	// Fork in a loop, each child writing 16 pages: the pages come back.
+	before := freePages()
+	for round := 0; round < 100; round++ {
+		pid, _ := rawClone(uintptr(syscall.SIGCHLD))
+		if pid == 0 {
+			for i := 0; i < 16; i++ {
+				buf[i*4096*64] = 1
+			}
+			rawExit(0)
+		}
+		wait(pid, 0)
+	}
+	lost := int64(before) - int64(freePages())
+	check("cow-loop", lost < 512, "100 forks of %d MiB kept %d pages", cowSize>>20, lost)
+	runtime.KeepAlive(buf)
+}
+
+// asidCell is a word each process of the asid check writes its PID
+// into and reads back, its own after fork (copy-on-write).
+var asidCell [1]uintptr
+
+// asid: 256 processes, 8 alive at a time, each writing its PID into a
+// word of its own memory and reading it back across 100 yields, so
+// that the cores switch between their address spaces all along. Run
+// with gometal.asidbits=4 (15 ASIDs), the ASID generation rolls over
+// many times; a stale translation would show a process another's word.
+func asidSpaces() {
+	const total, alive = 256, 8
+	started, bad, running := 0, 0, 0
+	for started < total || running > 0 {
+		for running < alive && started < total {
+			pid, e := rawClone(uintptr(syscall.SIGCHLD))
+			if pid == 0 {
+				me, _, _ := syscall.RawSyscall(syscall.SYS_GETPID, 0, 0, 0)
+				for i := 0; i < 100; i++ {
+					asidCell[0] = me
+					syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+					if asidCell[0] != me {
+						rawExit(3)
+					}
+				}
+				rawExit(0)
+			}
+			if e != 0 {
+				check("asid-fork", false, "clone: %v", e)
+				return
+			}
+			started++
+			running++
+		}
+		asidCell[0] = 1
+		_, ws, err := wait(-1, 0)
+		if err != nil {
+			check("asid-wait", false, "wait4: %v", err)
+			return
+		}
+		running--
+		if !ws.Exited() || ws.ExitStatus() != 0 {
+			bad++
+		}
+	}
+	check("asid-own-memory", bad == 0 && asidCell[0] == 1, "%d of %d processes saw another's memory or died", bad, total)
 }
