@@ -214,6 +214,17 @@ func enabledDevice(n fdt.Node) (uintptr, bool) {
 	return uintptr(addr), ok
 }
 
+// Cmdline is the kernel's command line as the device tree gave it
+// (/proc/cmdline).
+func Cmdline() []byte {
+	if ch := dtb.Path("/chosen"); ch >= 0 {
+		if args, ok := dtb.StringProp(ch, "bootargs"); ok {
+			return args
+		}
+	}
+	return nil
+}
+
 func readBootargs() {
 	ch := dtb.Path("/chosen")
 	if ch < 0 {

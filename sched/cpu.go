@@ -75,6 +75,10 @@ type CPU struct {
 	// while the profiler is on (ProfPeriod != 0; kernel/prof_arm64.go),
 	// and IdleSince when the core last went to WFI (kept only then).
 	ProfNext, IdleSince uint64
+	// IdleTicks is the time the core spent idle, in counter ticks
+	// (/proc/stat, /proc/uptime): from its last heartbeat before WFI
+	// to its wake-up, so no extra counter read is made for it.
+	IdleTicks uint64
 
 	armed uint64 // deadline the timer is to be programmed for (0: stopped)
 	// deadline is c's earliest thread deadline or alarm (0: none) as
@@ -170,3 +174,14 @@ func InitCPU(id int) *CPU {
 // deadline or alarm as its last Schedule found it (0: none), for the
 // state dump.
 func NextDeadline(c *CPU) uint64 { return c.deadline }
+
+// OnlineCPUs counts the cores that run threads.
+func OnlineCPUs() int {
+	n := 0
+	for i := range CPUs {
+		if CPUs[i].Online {
+			n++
+		}
+	}
+	return n
+}

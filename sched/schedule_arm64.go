@@ -363,6 +363,7 @@ func schedule(c *CPU, f *Frame) {
 // Running here under every core's state lock and sends the SGI
 // (linux.signalWake).
 func idle(c *CPU) {
+	since := c.Heartbeat // when the core last looked: idle time starts about there
 	d := threadDeadline(c.ID, c.Heartbeat)
 	if c.ID == 0 {
 		// The boot core keeps a watchdog tick while idle: if every core
@@ -402,6 +403,7 @@ func idle(c *CPU) {
 		cpu.WFI()
 	}
 	c.Heartbeat = timer.Now()
+	c.IdleTicks += c.Heartbeat - since
 	if !poll {
 		learnLate(c, at)
 	}

@@ -156,3 +156,7 @@ func Live() int {
 	}
 	return n
 }
+
+// LastTID is the most recent thread ID handed out (/proc/loadavg's last
+// field).
+func LastTID() int32 { return nextTID - 1 }

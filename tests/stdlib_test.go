@@ -115,7 +115,6 @@ func skipPattern(t *testing.T, pkg string) string {
 // Why tests are skipped, by cause.
 const (
 	needsUserland    = "runs a program it expects in $PATH (pwd, cat, sleep): gometal's root holds the app and no userland yet (the interactive-system issue brings u-root's)"
-	needsProcfs      = "reads /proc (/proc/self/exe, /proc/PID/task): gometal has no /proc yet"
 	atRoot           = "re-runs the test binary by its path relative to its grandparent directory; the binary is /init, so that path is \"init\", with no slash, and exec looks it up in $PATH"
 	needsRecordLocks = "takes a record lock (fcntl F_SETLK) and looks for it from a child: gometal accepts F_SETLK and F_GETLK but keeps no locks yet"
 	needsRlimits     = "sets another process's RLIMIT_NOFILE with prlimit and reads it back: gometal accepts new limits and keeps none yet"
@@ -150,7 +149,6 @@ var stdlibSkips = map[string][]struct{ name, why string }{
 		{"TestPrlimitOtherProcess", needsUserland},
 		{"TestForeground", needsTTYPgrp},
 		{"TestForegroundSignal", needsTTYPgrp},
-		{"TestSetuidEtc", needsProcfs},
 		{"TestAllThreadsSyscallError", needsCapget},
 		{"TestFcntlFlock", needsRecordLocks},
 		{"TestPrlimitFileLimit", needsRlimits},

@@ -658,6 +658,20 @@ func TestCopyOnWriteFork(t *testing.T) {
 	r.expect(t, 0, "ok cow-shared", "ok cow-child", "ok cow-parent", "ok cow-loop", "procs ok")
 }
 
+// /proc as programs read it (tests/progs/procfs): /proc/self and each
+// process's stat (52 fields), status, cmdline, environ, comm, maps,
+// exe, cwd, fd/ and task/, a child's directory alive, as a zombie and
+// gone once reaped, a thread's hidden /proc/TID, the system-wide files
+// in Linux's formats, and nothing made, written or removed there. Every
+// line is what Linux 6.1 prints with the program as init.
+func TestProcfs(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "./tests/progs/procfs")
+	r.expect(t, 0, "ok self", "ok exe", "ok stat-fields", "ok stat-ids", "ok status ^State", "ok maps", "ok fd-file",
+		"ok fd-pipe", "ok fd-open", "ok task-status", "ok task-hidden", "ok child-zombie", "ok child-reaped",
+		"ok meminfo SwapFree", "ok cpuinfo", "ok mounts", "ok ro-create", "procfs ok")
+}
+
 // ASIDs roll over and every process still sees only its own memory
 // (tests/progs/procs asid): 256 processes, 8 at a time, each checking a
 // word of its own across 100 yields, with the ASID space forced down to

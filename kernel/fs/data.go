@@ -239,3 +239,7 @@ func Chunk(n *Inode, off int64, zero *[mm.PageSize]byte) []byte {
 	}
 	return zero[in:end]
 }
+
+// DataPages counts the pages file data holds (/proc/meminfo's Shmem:
+// the root is a tmpfs).
+func DataPages() uintptr { return dataPages }

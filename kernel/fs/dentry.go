@@ -206,6 +206,9 @@ func Parent(i int32) int32 {
 	if i == RootIno {
 		return RootIno
 	}
+	if on := Inodes[i].mountedOn; on != 0 {
+		i = on // a mounted root's ".." is its mountpoint's
+	}
 	if k := Inodes[i].dentry; k >= 0 {
 		return dentries[k].dir
 	}
@@ -218,6 +221,10 @@ func Parent(i int32) int32 {
 func PathOf(i int32, buf []byte) (int, unix.Errno) {
 	end := len(buf)
 	for i != RootIno {
+		if on := Inodes[i].mountedOn; on != 0 {
+			i = on
+			continue
+		}
 		k := Inodes[i].dentry
 		if k < 0 {
 			return 0, unix.ENOENT
@@ -249,6 +256,7 @@ func PathOf(i int32, buf []byte) (int, unix.Errno) {
 func Entry(i int32, pos int64) (ino int32, nm []byte, next int64, ok bool) {
 	switch {
 	case pos <= 0:
+		refresh(i)
 		return i, dotName[:1], 1, true
 	case pos == 1:
 		if p := Parent(i); p >= 0 {
@@ -257,7 +265,7 @@ func Entry(i int32, pos int64) (ino int32, nm []byte, next int64, ok bool) {
 		pos = firstEntryPos
 	}
 	for k := Inodes[i].first; k >= 0; k = dentries[k].next {
-		if d := &dentries[k]; d.seq >= pos {
+		if d := &dentries[k]; d.seq >= pos && !Inodes[d.inode].Synth.Hidden {
 			return d.inode, d.nameIn(k), d.seq + 1, true
 		}
 	}
@@ -269,3 +277,34 @@ func Entry(i int32, pos int64) (ino int32, nm []byte, next int64, ok bool) {
 const firstEntryPos = 2
 
 var dotName = [2]byte{'.', '.'}
+
+// PathOfAny writes into buf an absolute path of inode i, a directory
+// or a file (one of its names, the first found: /proc/PID/fd's links),
+// and returns its length; 0 when it has none (unlinked) or the path
+// does not fit.
+func PathOfAny(i int32, buf []byte) int {
+	if Inodes[i].IsDir() {
+		n, e := PathOf(i, buf)
+		if e != 0 {
+			return 0
+		}
+		return n
+	}
+	for k := range dentries {
+		d := &dentries[k]
+		if d.inode != i {
+			continue
+		}
+		n, e := PathOf(d.dir, buf)
+		nm := d.nameIn(int32(k))
+		if e != 0 || n+1+len(nm) > len(buf) {
+			return 0
+		}
+		if n > 1 {
+			buf[n] = '/'
+			n++
+		}
+		return n + copy(buf[n:], nm)
+	}
+	return 0
+}

@@ -29,7 +29,12 @@ func (n *Inode) Read(f *vfs.File, buf uintptr, count uint64, off int64) uint64 {
 	if off < 0 {
 		pos = f.Pos
 	}
-	r := readData(n, buf, count, pos)
+	var r uint64
+	if n.Synth.Kind != 0 {
+		r = SynthRead(n.Index(), buf, count, pos)
+	} else {
+		r = readData(n, buf, count, pos)
+	}
 	if off < 0 && !vfs.IsErr(r) {
 		f.Pos += int64(r)
 	}
@@ -39,6 +44,9 @@ func (n *Inode) Read(f *vfs.File, buf uintptr, count uint64, off int64) uint64 {
 func (n *Inode) Write(f *vfs.File, buf uintptr, count uint64, off int64) uint64 {
 	if n.IsDir() {
 		return vfs.Err(unix.EBADF)
+	}
+	if n.Synth.Kind != 0 {
+		return vfs.Err(unix.EIO) // opened for writing only by a kernel path: none writes here
 	}
 	pos := off
 	if off < 0 {

@@ -70,6 +70,13 @@ type Inode struct {
 	// tells it apart from a later pipe in the same slot (fifo.go).
 	fifoPipe int32
 	fifoTag  uint64
+
+	// Synth: what a synthetic inode shows (synth.go); zero for the
+	// rest. mounted: on a mountpoint, the root mounted there;
+	// mountedOn: on such a root, its mountpoint (0: none).
+	Synth     Synth
+	mounted   int32
+	mountedOn int32
 }
 
 // Inodes is the inode table; slot 0 is never used, so that 0 can mean
@@ -140,6 +147,8 @@ func (n *Inode) Link() []byte {
 	switch {
 	case !n.IsSymlink():
 		return nil
+	case n.Synth.Kind != 0:
+		return LinkBuf[:SynthLink(n.Index())]
 	case n.linkPage != 0:
 		return mm.PageBytes(n.linkPage)[:n.linkLen]
 	}
@@ -162,12 +171,19 @@ func (n *Inode) SetLink(target []byte) unix.Errno {
 	return 0
 }
 
-// fsDev is st_dev for every file: there is one file system.
-const fsDev = 1
+// fsDev is st_dev for the root's files, synthDev for /proc's (two
+// file systems: os.SameFile and find -xdev tell them apart by it).
+const (
+	fsDev    = 1
+	synthDev = 2
+)
 
 // Stat is stat(2) of n.
 func (n *Inode) StatTo(st *unix.Stat_t) {
 	st.Dev = fsDev
+	if n.Synth.Kind != 0 {
+		st.Dev = synthDev
+	}
 	st.Ino = n.Ino
 	st.Mode = n.Mode
 	st.Rdev = uint64(n.Rdev)

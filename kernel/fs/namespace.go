@@ -20,8 +20,12 @@ func Create(w *Walk, mode uint32) (int32, unix.Errno) {
 		return -1, unix.EEXIST
 	case w.nameLen == 0:
 		return -1, unix.ENOENT
-	case Inodes[w.Dir].Nlink == 0 && w.Dir != RootIno:
+	case removed(w.Dir):
 		return -1, unix.ENOENT
+	case readOnly(w.Dir) != 0 && mode&unix.S_IFMT == unix.S_IFREG:
+		return -1, unix.EACCES // an O_CREAT open: lookup_open with no ->create
+	case readOnly(w.Dir) != 0:
+		return -1, unix.EPERM
 	}
 	i, e := makeNode(w.Dir, w.Name(), mode)
 	if e == 0 {
@@ -70,6 +74,10 @@ func Unlink(w *Walk, rmdir bool) unix.Errno {
 	}
 	n := &Inodes[w.Node]
 	switch {
+	case n.mountedOn != 0:
+		return unix.EBUSY // a mountpoint (the walk went on to the root mounted there)
+	case readOnly(w.Dir) != 0:
+		return unix.EPERM
 	case !rmdir && w.Tail&TailDir != 0 && !n.IsDir():
 		return unix.ENOTDIR
 	case rmdir && !n.IsDir():
@@ -99,10 +107,18 @@ func Rename(from, to *Walk) unix.Errno {
 		return unix.EBUSY // the root
 	}
 	src := &Inodes[from.Node]
+	switch {
+	case src.mountedOn != 0 || to.Node >= 0 && Inodes[to.Node].mountedOn != 0:
+		return unix.EBUSY
+	case (readOnly(from.Dir) != 0) != (readOnly(to.Dir) != 0):
+		return unix.EXDEV // between file systems
+	case readOnly(from.Dir) != 0:
+		return unix.EPERM
+	}
 	if (from.Tail|to.Tail)&TailDir != 0 && !src.IsDir() {
 		return unix.ENOTDIR
 	}
-	if Inodes[to.Dir].Nlink == 0 && to.Dir != RootIno {
+	if removed(to.Dir) {
 		return unix.ENOENT
 	}
 	if src.IsDir() {
@@ -146,9 +162,13 @@ func Link(i int32, w *Walk) unix.Errno {
 		return unix.EPERM
 	case w.Node >= 0:
 		return unix.EEXIST
+	case Inodes[i].Synth.Kind != 0 && readOnly(w.Dir) == 0:
+		return unix.EXDEV // from /proc to the root's file system
+	case readOnly(w.Dir) != 0:
+		return unix.EPERM
 	case w.Tail != 0:
 		return unix.ENOENT // a new name cannot end in "/" (do_linkat)
-	case w.nameLen == 0 || Inodes[w.Dir].Nlink == 0 && w.Dir != RootIno:
+	case w.nameLen == 0 || removed(w.Dir):
 		return unix.ENOENT
 	}
 	if _, e := addName(w.Dir, w.Name(), i); e != 0 {

@@ -112,7 +112,7 @@ func Resolve(w *Walk, base int32, p []byte, flags WalkFlags) unix.Errno {
 		i = j
 		// cur is a directory here: the root, a directory a component
 		// reached, or one a symlink led to (checked below).
-		if Inodes[cur].Nlink == 0 && cur != RootIno {
+		if removed(cur) {
 			return unix.ENOENT // removed: nothing is in it, nothing can be made
 		}
 		switch string(comp) {
@@ -138,7 +138,12 @@ func Resolve(w *Walk, base int32, p []byte, flags WalkFlags) unix.Errno {
 		}
 		w.Dir = cur
 		w.nameLen = copy(w.name[:], comp)
+		refresh(cur)
 		k := lookupName(cur, comp)
+		if k < 0 && Inodes[cur].Synth.Kind != 0 && SynthLookup != nil {
+			SynthLookup(cur, copy(SynthName[:], comp))
+			k = lookupName(cur, comp)
+		}
 		if k < 0 {
 			w.Node = -1
 			if last {
@@ -146,7 +151,7 @@ func Resolve(w *Walk, base int32, p []byte, flags WalkFlags) unix.Errno {
 			}
 			return unix.ENOENT
 		}
-		i2 := dentries[k].inode
+		i2 := crossMount(dentries[k].inode)
 		w.Node = i2
 		n := &Inodes[i2]
 		follow := !last || flags&Follow != 0 || slash && flags&ForCreate == 0
@@ -212,4 +217,10 @@ func (w *Walk) Found() (int32, unix.Errno) {
 		return -1, unix.ENOTDIR
 	}
 	return w.Node, 0
+}
+
+// removed says whether directory i was removed (rmdir, or renamed over):
+// it has no name left, and it is not the root nor a mounted root.
+func removed(i int32) bool {
+	return Inodes[i].Nlink == 0 && i != RootIno && Inodes[i].mountedOn == 0
 }

@@ -31,13 +31,18 @@ const (
 	maxArgStrlen  = 32 << 12 // MAX_ARG_STRLEN: one argument or environment string
 	maxArgStrings = 0x7FFFFFFF
 	execArgBudget = mm.StackSize / 4 // argv+envp strings and pointers: a quarter of RLIMIT_STACK
+	// maxScriptDepth is how many #! scripts may lead to the program:
+	// exec_binprm gives up with ELOOP when a sixth handler would run
+	// ("4 levels of binfmt rewrites", its comment says; five scripts
+	// then the ELF, as Linux 6.1 as init runs them).
+	maxScriptDepth = 5
 )
 
 // The one exec in progress (under the kernel lock): the path as given,
-// and a #! line's interpreter path and argument.
+// and each #! line's interpreter path and argument.
 var (
 	execPath   [fs.PathMax]byte
-	execInterp [binprmBufSize]byte
+	execInterp [maxScriptDepth][binprmBufSize]byte
 	// execWalk is where the file the exec runs was found (its directory
 	// and name): /proc/self/exe's answer. execFound says it was by a
 	// walk (not fexecve's descriptor).
@@ -55,11 +60,14 @@ func sysExecveat(t *sched.Thread, f *sched.Frame) uint64 {
 
 // execArgs is what the new stack's argv starts with before the caller's
 // argv: for a script, its interpreter, the #! line's argument and the
-// script's path (binfmt_script replaces argv[0] with these).
+// script's path (binfmt_script replaces argv[0] with these); for a
+// script run as another's interpreter, that one's interpreter and
+// argument in front again.
 type execArgs struct {
-	prefix [3][]byte
+	prefix [2*maxScriptDepth + 1][]byte
 	n      int
 	skip   int // the caller's argv entries left out (argv[0] for a script)
+	depth  int // scripts met
 }
 
 func execveAt(t *sched.Thread, f *sched.Frame, dirfd int64, pathAddr, argv, envp uintptr, flags uint64) uint64 {
@@ -110,7 +118,7 @@ func execveAt(t *sched.Thread, f *sched.Frame, dirfd int64, pathAddr, argv, envp
 			return errno(unix.ENOMEM)
 		}
 		if len(img) >= 2 && img[0] == '#' && img[1] == '!' {
-			interp, arg, ok := parseShebang(img)
+			interp, arg, ok := parseShebang(img, &execInterp[min(args.depth, maxScriptDepth-1)])
 			releaseImage(pages)
 			if !ok {
 				return errno(unix.ENOEXEC)
@@ -176,7 +184,7 @@ func releaseImage(pages int) {
 // trailing blanks go; the name runs to the first blank or NUL, and the
 // argument, if any, from the next non-blank to the line's end. Both are
 // copied to execInterp.
-func parseShebang(img []byte) (interp, arg []byte, ok bool) {
+func parseShebang(img []byte, into *[binprmBufSize]byte) (interp, arg []byte, ok bool) {
 	at := func(j int) byte {
 		if j < len(img) {
 			return img[j]
@@ -226,38 +234,49 @@ func parseShebang(img []byte) (interp, arg []byte, ok bool) {
 	if iSep >= 0 {
 		nameEnd = iSep
 	}
-	nb := copy(execInterp[:], img[iName:min(nameEnd, len(img))])
-	interp = execInterp[:nb]
+	nb := copy(into[:], img[iName:min(nameEnd, len(img))])
+	interp = into[:nb]
 	if iSep >= 0 && at(iSep) != 0 {
 		if iArg := nextNonBlank(iSep, iEnd); iArg >= 0 && iArg < iEnd {
 			end := iArg
 			for end < iEnd && at(end) != 0 {
 				end++
 			}
-			na := copy(execInterp[nb:], img[iArg:min(end, len(img))])
-			arg = execInterp[nb : nb+na]
+			na := copy(into[nb:], img[iArg:min(end, len(img))])
+			arg = into[nb : nb+na]
 		}
 	}
 	return interp, arg, true
 }
 
 // scriptArgs puts a script's interpreter, its argument and the script's
-// path in front of the argv (whose argv[0] is dropped). One level: a
-// script whose interpreter is itself a script answers ELOOP (Linux
-// allows four, BINPRM_MAX_RECURSION).
+// path in front of the argv (whose argv[0] is dropped), as
+// load_script does: remove_arg_zero, then push the script's path, the
+// argument and the interpreter. For a script that is another script's
+// interpreter, the argv's first entry is that interpreter's name, which
+// load_script drops and pushes back as the script's path: so the new
+// interpreter and argument go in front of what is there. Past
+// maxScriptDepth scripts the answer is ELOOP.
 func scriptArgs(a *execArgs, interp, arg, path []byte) unix.Errno {
-	if a.n > 0 {
+	if a.depth == maxScriptDepth {
 		return unix.ELOOP
 	}
+	a.depth++
+	if a.n == 0 {
+		a.prefix[0] = path
+		a.n = 1
+		a.skip = 1
+	}
+	k := 1
+	if arg != nil {
+		k = 2
+	}
+	copy(a.prefix[k:a.n+k], a.prefix[:a.n])
 	a.prefix[0] = interp
-	a.n = 1
 	if arg != nil {
 		a.prefix[1] = arg
-		a.n = 2
 	}
-	a.prefix[a.n] = path
-	a.n++
-	a.skip = 1
+	a.n += k
 	return 0
 }
 
@@ -423,7 +442,7 @@ func execStack(s *mm.Space, pr *program, a *execArgs, argv, envp uintptr, path [
 	execfn := top - uintptr(len(path)) - 1
 	envStart := execfn - envBytes
 	userArgStart := envStart - argBytes
-	var prefixAt [3]uintptr
+	var prefixAt [len(a.prefix)]uintptr
 	at := userArgStart
 	for k := a.n - 1; k >= 0; k-- {
 		at -= uintptr(len(a.prefix[k])) + 1
@@ -457,6 +476,8 @@ func execStack(s *mm.Space, pr *program, a *execArgs, argv, envp uintptr, path [
 	if !ok || !usermem.CopyOutTo(s, envpAt+uintptr(envc+1)*8, usermem.BytesOf(unsafe.Pointer(&auxv), unsafe.Sizeof(auxv))) {
 		return 0, unix.EFAULT
 	}
+	s.ArgStart, s.ArgEnd = at, envStart
+	s.EnvStart, s.EnvEnd = envStart, execfn
 	return sp, 0
 }
 

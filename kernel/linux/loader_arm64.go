@@ -61,6 +61,7 @@ func loadInit() *sched.Thread {
 		unpackFailed(&ue)
 	}
 	writeResolvConf()
+	mountProc()
 	initCwd()
 	var w fs.Walk
 	i, e := fs.Lookup(&w, fs.RootIno, []byte("/init"), fs.Follow)
@@ -243,6 +244,9 @@ func buildStack(img *program) (uintptr, bool) {
 		return 0, false
 	}
 	_ = strsEnd
+	s := usermem.Cur()
+	s.ArgStart, s.ArgEnd = argStart, argStart+uintptr(len(argvData))
+	s.EnvStart, s.EnvEnd = envStart, envStart+uintptr(len(envData))
 	// Pointer arrays: count the strings first.
 	argc := countStrings(argvData)
 	envc := countStrings(envData)

@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"github.com/gometal/gometal/kernel/clock"
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/proc"
@@ -60,7 +61,7 @@ func cloneProcess(t *sched.Thread, f *sched.Frame, flags uint64) uint64 {
 		n.State = sched.Free
 		return errno(unix.EAGAIN)
 	}
-	lprocs[p] = lproc{}
+	lprocs[p] = lproc{Start: clock.Monotonic()}
 	if e := shareOrCopy(t, p, flags); e != 0 {
 		undoClone(n, p)
 		return errno(e)

@@ -71,6 +71,9 @@ type lproc struct {
 	Exe     int32
 	ExePath [fs.PathMax]byte
 	ExeLen  int32
+	// Start is when the process was made (CLOCK_MONOTONIC ns: /proc's
+	// starttime).
+	Start int64
 }
 
 var lprocs [proc.MaxProcs]lproc

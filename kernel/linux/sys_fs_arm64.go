@@ -131,6 +131,8 @@ func openat(t *sched.Thread, f *sched.Frame) uint64 {
 		return openFIFO(t, nd, flags&^openOnlyFlags, flags&unix.O_CLOEXEC != 0)
 	case mode == unix.S_IFSOCK:
 		return errno(unix.ENXIO) // a socket file is connected to, not opened (open(2))
+	case fs.IsSynth(i) && (write || flags&unix.O_TRUNC != 0):
+		return errno(unix.EACCES) // /proc's files are read-only here (comm too)
 	case nd.Running > 0 && write:
 		return errno(unix.ETXTBSY)
 	}
@@ -374,25 +376,18 @@ func faccessat(f *sched.Frame, flags uint64) uint64 {
 }
 
 func sysReadlinkat(t *sched.Thread, f *sched.Frame) uint64 {
-	var target []byte
-	if procSelfExe(uintptr(f.X[1])) {
-		// os.Executable asks; there is no /proc yet.
-		lp := sharedOf(t)
-		if lp.ExeLen == 0 {
-			return errno(unix.ENOENT)
-		}
-		target = lp.ExePath[:lp.ExeLen]
-	} else {
-		// A trailing slash follows the link: then it names no symlink.
-		var w fs.Walk
-		i, e := lookupAt(&w, int64(f.X[0]), uintptr(f.X[1]), 0)
-		if e != 0 {
-			return errno(e)
-		}
-		if !fs.Inodes[i].IsSymlink() {
-			return errno(unix.EINVAL)
-		}
-		target = fs.Inodes[i].Link()
+	// A trailing slash follows the link: then it names no symlink.
+	var w fs.Walk
+	i, e := lookupAt(&w, int64(f.X[0]), uintptr(f.X[1]), 0)
+	if e != 0 {
+		return errno(e)
+	}
+	if !fs.Inodes[i].IsSymlink() {
+		return errno(unix.EINVAL)
+	}
+	target := fs.Inodes[i].Link()
+	if len(target) == 0 && fs.IsSynth(i) {
+		return errno(unix.ENOENT) // a /proc link of a process gone
 	}
 	if uint64(len(target)) > f.X[3] {
 		target = target[:f.X[3]]
@@ -401,13 +396,6 @@ func sysReadlinkat(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EFAULT)
 	}
 	return uint64(len(target))
-}
-
-// procSelfExe reports whether the app's path at addr is /proc/self/exe.
-func procSelfExe(addr uintptr) bool {
-	var b [len("/proc/self/exe") + 1]byte
-	n, e := usermem.CopyInString(b[:], addr)
-	return e == 0 && string(b[:n]) == "/proc/self/exe"
 }
 
 // sysGetdents64 lists a directory from its description's position on:

@@ -534,12 +534,19 @@ func putField(dst *[65]byte, s string) {
 	copy(dst[:], s)
 }
 
+// The kernel's release and version as uname(2) and /proc/version tell
+// them: Linux 6.1's ABI is what gometal answers to.
+const (
+	unameRelease = "6.1.0-gometal"
+	unameVersion = "#1 SMP gometal"
+)
+
 func sysUname(t *sched.Thread, f *sched.Frame) uint64 {
 	var u unix.Utsname
 	copy(u.Sysname[:], "Linux")
 	copy(u.Nodename[:], "gometal")
-	copy(u.Release[:], "6.1.0-gometal")
-	copy(u.Version[:], "#1 SMP gometal")
+	copy(u.Release[:], unameRelease)
+	copy(u.Version[:], unameVersion)
 	copy(u.Machine[:], "aarch64")
 	copy(u.Domainname[:], "(none)")
 	if !usermem.CopyOut(uintptr(f.X[0]), usermem.BytesOf(unsafe.Pointer(&u), unsafe.Sizeof(u))) {

@@ -20,6 +20,8 @@ type sysFn func(t *sched.Thread, f *sched.Frame) uint64
 // to handlers. The handlers live in sys_<area>.go.
 var sysTable = [...]sysFn{
 	unix.SYS_GETCWD:            sysGetcwd,
+	unix.SYS_MOUNT:             sysMount,
+	unix.SYS_UMOUNT2:           sysUmount2,
 	unix.SYS_EVENTFD2:          sysEventfd2,
 	unix.SYS_EPOLL_CREATE1:     sysEpollCreate1,
 	unix.SYS_EPOLL_CTL:         sysEpollCtl,

@@ -28,6 +28,11 @@ type Space struct {
 	// answers it and moves it nowhere).
 	Brk uintptr
 
+	// Where the program's arguments and environment strings are in its
+	// stack (Linux's mm->arg_start and kin: /proc/PID/cmdline and
+	// environ read them), set when the stack is built.
+	ArgStart, ArgEnd, EnvStart, EnvEnd uintptr
+
 	// Resident counts the pages the space owns (not the kernel's pages
 	// mapped into it), for the OOM killer's choice and the state dump.
 	Resident int64

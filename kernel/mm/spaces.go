@@ -203,6 +203,7 @@ func CopySpace(src int32) int32 {
 	d := &Spaces[n]
 	d.VMAs = s.VMAs
 	d.Brk = s.Brk
+	d.ArgStart, d.ArgEnd, d.EnvStart, d.EnvEnd = s.ArgStart, s.ArgEnd, s.EnvStart, s.EnvEnd
 	s.quiesce()
 	ok := true
 	for i := 0; i < s.VMAs.Len() && ok; i++ {

@@ -10,6 +10,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/gometal/gometal/tests/progs/internal/guest"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -21,16 +22,8 @@ import (
 	"unsafe"
 )
 
-var failed bool
-
-func check(name string, ok bool, format string, args ...any) {
-	if ok {
-		fmt.Println("ok", name)
-		return
-	}
-	failed = true
-	fmt.Printf("FAIL %s: %s\n", name, fmt.Sprintf(format, args...))
-}
+// check prints "ok NAME" or "FAIL NAME: why".
+var check = guest.Checkf
 
 // errnoOf returns the errno of a raw system call's result.
 func errnoOf(_, _ uintptr, e syscall.Errno) syscall.Errno { return e }
@@ -82,7 +75,7 @@ func main() {
 		}
 		f()
 	}
-	if failed {
+	if guest.Failed() {
 		os.Exit(1)
 	}
 	fmt.Println("procs ok")
@@ -305,6 +298,8 @@ func child(args []string) {
 	switch args[0] {
 	case "args":
 		fmt.Printf("%q\n", os.Args)
+	default: // a nested script's argv (exec)
+		fmt.Printf("%q\n", os.Args)
 	case "exit":
 		var n int
 		fmt.Sscan(args[1], &n)
@@ -379,6 +374,29 @@ func execs() {
 	out, err = exec.Command("/tmp/script", "args", "x").Output()
 	check("exec-script", err == nil && strings.TrimSpace(string(out)) == `["/init" "child" "/tmp/script" "args" "x"]`,
 		"script's argv %q, %v", out, err)
+	// Scripts whose interpreters are scripts: Linux rewrites argv at
+	// each level (binfmt_script) and gives up past its depth.
+	for depth := 2; depth <= 6; depth++ {
+		for j := 1; j <= depth; j++ {
+			line := fmt.Sprintf("#!/tmp/n%d_%d a%d\n", depth, j+1, j)
+			if j == depth {
+				line = "#!/init child\n"
+			}
+			os.WriteFile(fmt.Sprintf("/tmp/n%d_%d", depth, j), []byte(line), 0o755)
+		}
+		out, err := exec.Command(fmt.Sprintf("/tmp/n%d_1", depth), "x").Output()
+		want := []string{"/init", "child", fmt.Sprintf("/tmp/n%d_%d", depth, depth)}
+		for j := depth - 1; j >= 1; j-- {
+			want = append(want, fmt.Sprintf("a%d", j), fmt.Sprintf("/tmp/n%d_%d", depth, j))
+		}
+		want = append(want, "x")
+		name := fmt.Sprintf("exec-nested-%d", depth)
+		if depth <= 5 {
+			check(name, err == nil && strings.TrimSpace(string(out)) == fmt.Sprintf("%q", want), "argv %s, %v; want %q", out, err, want)
+		} else {
+			check(name, errors.Is(err, syscall.ELOOP), "six scripts deep: %v, want ELOOP", err)
+		}
+	}
 	// A program the app wrote (its bytes in pages, not the archive).
 	self, _ := os.ReadFile("/init")
 	os.WriteFile("/tmp/copy", self, 0o755)

@@ -20,6 +20,18 @@ func Check(what string, ok bool, got ...any) {
 	}
 }
 
+// Checkf prints "ok name" or, if ok is false, "FAIL name: " and the
+// formatted reason, and remembers the failure: the style of programs
+// whose every line is compared with Linux's (tests/progs/procs).
+func Checkf(name string, ok bool, format string, args ...any) {
+	if ok {
+		fmt.Println("ok", name)
+		return
+	}
+	failed = true
+	fmt.Printf("FAIL %s: %s\n", name, fmt.Sprintf(format, args...))
+}
+
 // Failed reports whether any Check failed.
 func Failed() bool { return failed }
 

@@ -13,3 +13,12 @@ func resetTables() {
 	dataPages, maxDataPages = 0, 0
 	inos, inodeHint, dentryHint = 0, RootIno, 0
 }
+
+// HostReset empties the file system and unpacks an empty initramfs
+// with a limit of limit bytes (host tests of the packages above).
+func HostReset(limit uint64) bool {
+	resetTables()
+	Archive = nil
+	_, ok := Init(limit)
+	return ok
+}

@@ -1,0 +1,188 @@
+package fs
+
+import "golang.org/x/sys/unix"
+
+// Synthetic files: inodes whose bytes, or whose symlink target, the
+// kernel makes when they are read — /proc's (kernel/procfs). The tree
+// keeps their names and inodes like any other's, so the walk, getdents,
+// stat and open treat them alike; what differs comes through three
+// hooks the layer that knows processes sets at boot:
+//
+//   - SynthRead reads a synthetic file (made afresh on each read, as
+//     Linux's seq_file makes /proc's);
+//   - SynthLink writes a synthetic symlink's target into LinkBuf (a
+//     "magic" link: /proc/self names the caller's own directory);
+//   - SynthRefresh brings a synthetic directory's entries up to date
+//     just before a lookup in it or a listing of it starts (a /proc
+//     directory per process, a link per descriptor), as Linux's
+//     proc_root_lookup and proc_pid_readdir look at the tasks then.
+//
+// Synthetic directories are read-only to the app: nothing can be made,
+// removed or renamed in them (Linux's proc gives EPERM, and EACCES for
+// an O_CREAT open), and synthetic files cannot be opened for writing.
+
+// Synth tells what a synthetic inode shows: a kind the hooks' owner
+// defines (0: an ordinary inode), the process and a number (a
+// descriptor) it is about.
+type Synth struct {
+	Kind uint8
+	// Hidden: looked up by name but not listed (a thread's /proc/TID,
+	// which Linux finds and does not list).
+	Hidden bool
+	PID    int32
+	Arg    int32
+}
+
+var (
+	SynthRead    func(i int32, buf uintptr, count uint64, off int64) uint64
+	SynthLink    func(i int32) int
+	SynthRefresh func(dir int32)
+	// SynthLookup may make the entry named SynthName[:n] of synthetic
+	// directory dir when a lookup finds none (a hidden one). The name
+	// is in a global, not a slice argument: a slice passed through a
+	// function value escapes, and would move the walk's buffer to the
+	// heap (ARCHITECTURE.md).
+	SynthLookup func(dir int32, n int)
+)
+
+// SynthName holds the name SynthLookup is asked for.
+var SynthName [NameMax]byte
+
+// LinkBuf holds the target SynthLink made (under the kernel lock, used
+// before the next call).
+var LinkBuf [PathMax]byte
+
+// IsSynth says whether inode i is synthetic.
+func IsSynth(i int32) bool { return Inodes[i].Synth.Kind != 0 }
+
+// MakeSynth makes a synthetic inode of mode named nm in directory dir.
+func MakeSynth(dir int32, nm []byte, mode uint32, s Synth) (int32, unix.Errno) {
+	i, e := makeNode(dir, nm, mode)
+	if e == 0 {
+		Inodes[i].Synth = s
+	}
+	return i, e
+}
+
+// NewSynthRoot makes a synthetic directory with no name: the root of a
+// file system mounted somewhere (Mount), held for good.
+func NewSynthRoot(s Synth) (int32, unix.Errno) {
+	i, e := newInode(unix.S_IFDIR | 0o555)
+	if e == 0 {
+		Inodes[i].Synth = s
+		Inodes[i].Opens++
+	}
+	return i, e
+}
+
+// RemoveSynth removes the name dentry-less callers know by directory
+// and name (a synthetic entry SynthRefresh finds stale), with
+// everything under it.
+func RemoveSynth(dir int32, nm []byte) {
+	k := lookupName(dir, nm)
+	if k < 0 {
+		return
+	}
+	removeTree(dentries[k].inode)
+	dropName(k)
+}
+
+// removeTree drops every name under directory i (a synthetic tree: no
+// mount inside, nothing the app made).
+func removeTree(i int32) {
+	if !Inodes[i].IsDir() {
+		return
+	}
+	for k := Inodes[i].first; k >= 0; k = Inodes[i].first {
+		removeTree(dentries[k].inode)
+		dropName(k)
+	}
+}
+
+// SynthEntries calls fn with each entry of synthetic directory dir (its
+// inode and name) until fn answers false.
+func SynthEntries(dir int32, fn func(i int32, nm []byte) bool) {
+	for k := Inodes[dir].first; k >= 0; {
+		next := dentries[k].next // fn may remove k
+		if !fn(dentries[k].inode, dentries[k].nameIn(k)) {
+			return
+		}
+		k = next
+	}
+}
+
+// LookupIn returns the inode named nm in directory dir, or -1.
+func LookupIn(dir int32, nm []byte) int32 {
+	if k := lookupName(dir, nm); k >= 0 {
+		return dentries[k].inode
+	}
+	return -1
+}
+
+// refresh updates synthetic directory dir before it is looked in.
+func refresh(dir int32) {
+	if Inodes[dir].Synth.Kind != 0 && SynthRefresh != nil {
+		SynthRefresh(dir)
+	}
+}
+
+// readOnly answers a change to the entries of directory dir: EPERM for
+// a synthetic one (Linux's proc has no mkdir, unlink or rename: vfs_mkdir
+// and its kin answer EPERM), else 0.
+func readOnly(dir int32) unix.Errno {
+	if Inodes[dir].Synth.Kind != 0 {
+		return unix.EPERM
+	}
+	return 0
+}
+
+// Mounts: a directory another file system's root is mounted on. The
+// walk goes from the mountpoint to the root (follow_mount), ".." from
+// the root to the mountpoint's parent, and getcwd up through the
+// mountpoint. There is one file system beside the root's today, /proc.
+
+// Mount makes root (a NewSynthRoot) show at directory dir: EBUSY if
+// something is mounted there already or root is mounted elsewhere.
+func Mount(dir, root int32) unix.Errno {
+	switch {
+	case !Inodes[dir].IsDir():
+		return unix.ENOTDIR
+	case Inodes[dir].mounted != 0 || Inodes[root].mountedOn != 0:
+		return unix.EBUSY
+	}
+	Inodes[dir].mounted = root
+	Inodes[root].mountedOn = dir
+	Inodes[dir].Opens++ // a mountpoint lives while mounted
+	return 0
+}
+
+// Unmount undoes Mount of whatever is mounted on directory dir (or
+// whose root dir is): EINVAL if nothing is.
+func Unmount(dir int32) unix.Errno {
+	if on := Inodes[dir].mountedOn; on != 0 {
+		dir = on
+	}
+	root := Inodes[dir].mounted
+	if root == 0 {
+		return unix.EINVAL
+	}
+	Inodes[dir].mounted = 0
+	Inodes[root].mountedOn = 0
+	Drop(dir)
+	return 0
+}
+
+// MountedAt returns the root mounted on dir, or 0.
+func MountedAt(dir int32) int32 { return Inodes[dir].mounted }
+
+// MountPoint returns the directory the root i is mounted on, or 0.
+func MountPoint(i int32) int32 { return Inodes[i].mountedOn }
+
+// crossMount is where a walk reaching inode i goes: the root mounted
+// on it, if any.
+func crossMount(i int32) int32 {
+	if r := Inodes[i].mounted; r != 0 {
+		return r
+	}
+	return i
+}
