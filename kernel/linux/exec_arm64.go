@@ -334,6 +334,7 @@ func execProgram(t *sched.Thread, f *sched.Frame, i int32, img []byte, args *exe
 	l.KeepCaps = false // prctl(2): reset by execve
 	pp.Execed = true
 	proc.SetComm(p, path)
+	l.Comm = pp.Comm
 	setExe(p, i)
 	lprocs[p].ExeLen = 0
 	if execFound {

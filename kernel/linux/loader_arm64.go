@@ -117,6 +117,7 @@ func newInitProcess() *sched.Thread {
 	pp := &proc.Procs[p]
 	pp.Threads = 1
 	proc.SetComm(p, []byte("/init"))
+	lx(t).Comm = pp.Comm
 	pp.MM = mm.NewSpace(&mm.Pages)
 	pp.Files = proc.NewFDTable()
 	pp.FS = proc.NewFSContext(proc.FSContext{Cwd: fs.RootIno, Umask: umaskDefault})

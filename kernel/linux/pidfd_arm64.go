@@ -80,6 +80,16 @@ func pidfdProcess(fd uint64) (int32, *pidFD, unix.Errno) {
 	return proc.ByPID(p.PID), p, 0
 }
 
+// pidfdLive is the slot of the live process pidfd fd names: EBADF for
+// no pidfd, ESRCH once the process has exited.
+func pidfdLive(fd uint64) (int32, unix.Errno) {
+	p, _, e := pidfdProcess(fd)
+	if e == 0 && (p < 0 || proc.Procs[p].State != proc.Live) {
+		e = unix.ESRCH
+	}
+	return p, e
+}
+
 // pidfdExited tells the descriptors of the process that has just
 // exited (pid) that they are readable.
 func pidfdExited(pid int32) {
@@ -112,12 +122,9 @@ func sysPidfdSendSignal(t *sched.Thread, f *sched.Frame) uint64 {
 	if f.X[3] != 0 || !validSignal(sig) {
 		return errno(unix.EINVAL)
 	}
-	p, _, e := pidfdProcess(f.X[0])
+	p, e := pidfdLive(f.X[0])
 	if e != 0 {
 		return errno(e)
-	}
-	if p < 0 || proc.Procs[p].State != proc.Live {
-		return errno(unix.ESRCH)
 	}
 	info := userInfo(t, siUSER)
 	if a := uintptr(f.X[2]); a != 0 {
@@ -127,4 +134,32 @@ func sysPidfdSendSignal(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 	}
 	return send(t, p, nil, sig, info)
+}
+
+// sysPidfdGetfd is pidfd_getfd(2): a new descriptor (close-on-exec) in
+// the caller's table for the description the process behind the pidfd
+// has at targetfd, as a dup across processes (SCM_RIGHTS without the
+// other's help). flags must be 0; a descriptor that is no pidfd, or a
+// targetfd the process does not have, is EBADF; a process that has
+// exited, ESRCH. The ptrace access check Linux makes passes: every
+// process is root here.
+func sysPidfdGetfd(t *sched.Thread, f *sched.Frame) uint64 {
+	if f.X[2] != 0 {
+		return errno(unix.EINVAL)
+	}
+	p, e := pidfdLive(f.X[0])
+	if e != 0 {
+		return errno(e)
+	}
+	target := f.X[1]
+	ft := &proc.FDTables[proc.Procs[p].Files]
+	if target >= uint64(len(ft.Slots)) || ft.Slots[target].File == 0 {
+		return errno(unix.EBADF)
+	}
+	fd := freeFD(0)
+	if fd < 0 {
+		return errno(unix.EMFILE)
+	}
+	shareFD(fd, ft.Slots[target].File-1, true)
+	return uint64(fd)
 }

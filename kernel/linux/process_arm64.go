@@ -61,7 +61,10 @@ func cloneProcess(t *sched.Thread, f *sched.Frame, flags uint64) uint64 {
 		n.State = sched.Free
 		return errno(unix.EAGAIN)
 	}
-	lprocs[p] = lproc{Start: clock.Monotonic()}
+	lprocs[p] = lproc{Start: clock.Monotonic(), ParentTID: t.TID}
+	if flags&unix.CLONE_PARENT != 0 {
+		lprocs[p].ParentTID = lprocs[lx(t).Proc].ParentTID
+	}
 	if e := shareOrCopy(t, p, flags); e != 0 {
 		undoClone(n, p)
 		return errno(e)
@@ -79,6 +82,8 @@ func cloneProcess(t *sched.Thread, f *sched.Frame, flags uint64) uint64 {
 	l.SigMask = pl.SigMask
 	l.TimerSlack, l.DefaultSlack = pl.TimerSlack, pl.TimerSlack
 	l.KeepCaps = pl.KeepCaps
+	l.Comm = pl.Comm
+	pp.Comm = pl.Comm // the forking thread's name, not its process's
 	// The alternate signal stack is kept unless the child shares the
 	// memory without vfork's pause, where it would be the parent's
 	// stack in use (copy_process: sas_ss_reset).
@@ -232,6 +237,7 @@ func exitThread(t *sched.Thread, code int) {
 	t.State = sched.Dead
 	p := lx(t).Proc
 	pp := &proc.Procs[p]
+	parentThreadExited(t, p)
 
 	if pp.Threads--; pp.Threads > 0 {
 		if pp.Threads == 1 {

@@ -97,7 +97,7 @@ func readProc(i int32, buf uintptr, count uint64, off int64) uint64 {
 	case procfs.KStatus:
 		procStatus(o, slot, s.Arg)
 	case procfs.KComm:
-		o.Raw(commOf(slot)).Byte('\n')
+		o.Raw(commOf(slot, s.Arg)).Byte('\n')
 	case procfs.KMaps:
 		procMaps(o, slot)
 	case procfs.KPidMounts:
@@ -179,9 +179,14 @@ func readProcMemory(s *mm.Space, start, end uintptr, buf uintptr, count uint64, 
 	return done
 }
 
-// commOf is a process's name.
-func commOf(slot int32) []byte {
+// commOf is a process's name, or with tid not 0 that thread's.
+func commOf(slot, tid int32) []byte {
 	c := proc.Procs[slot].Comm[:]
+	for i := range sched.Active() {
+		if t := &sched.Threads[i]; tid != 0 && t.TID == tid && liveIn(t, slot) {
+			c = lx(t).Comm[:]
+		}
+	}
 	for i, b := range c {
 		if b == 0 {
 			return c[:i]
@@ -305,7 +310,7 @@ func procStat(o *procfs.Buf, slot, tid int32) {
 		rss = uintptr(s.Resident)
 		brk, argS, argE, envS, envE = s.Brk, s.ArgStart, s.ArgEnd, s.EnvStart, s.EnvEnd
 	}
-	o.Dec(int64(id)).Str(" (").Raw(commOf(slot)).Str(") ").Byte(st).Byte(' ')
+	o.Dec(int64(id)).Str(" (").Raw(commOf(slot, tid)).Str(") ").Byte(st).Byte(' ')
 	o.Dec(ppidOf(slot)).Byte(' ').Dec(int64(p.PGID)).Byte(' ').Dec(int64(p.SID)).Byte(' ')
 	o.Str("0 -1 ")                     // tty_nr, tpgid: no controlling terminal
 	o.Str("4194560 ")                  // flags: PF_FORKNOEXEC|PF_RANDOMIZE-like, as Linux shows a user task
@@ -336,7 +341,7 @@ func procStatus(o *procfs.Buf, slot, tid int32) {
 		id = tid
 	}
 	pend, shd, blocked, ign, caught := sigSets(slot)
-	o.Str("Name:\t").Raw(commOf(slot)).Byte('\n')
+	o.Str("Name:\t").Raw(commOf(slot, tid)).Byte('\n')
 	umask := uint32(0o022)
 	if p.State == proc.Live {
 		umask = proc.FSContexts[p.FS].Umask

@@ -74,6 +74,12 @@ type lproc struct {
 	// Start is when the process was made (CLOCK_MONOTONIC ns: /proc's
 	// starttime).
 	Start int64
+	// ParentTID is the thread the process counts as its parent (Linux's
+	// real_parent is a thread: the one that forked it, then another of
+	// its group or the reaper as they exit), and PdeathSig the signal
+	// the process gets each time that thread exits (PR_SET_PDEATHSIG; 0:
+	// none).
+	ParentTID, PdeathSig int32
 }
 
 var lprocs [proc.MaxProcs]lproc

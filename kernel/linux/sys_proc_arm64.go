@@ -393,7 +393,8 @@ func sysClone(t *sched.Thread, f *sched.Frame) uint64 {
 	n.Space = t.Space
 	lx(n).SigMask = lx(t).SigMask
 	n.Affinity = t.Affinity
-	lx(n).KeepCaps = lx(t).KeepCaps     // its cred, copied
+	lx(n).KeepCaps = lx(t).KeepCaps // its cred, copied
+	lx(n).Comm = lx(t).Comm
 	lx(n).TimerSlack = lx(t).TimerSlack // Linux's copy_process, both
 	lx(n).DefaultSlack = lx(t).TimerSlack
 	if flags&unix.CLONE_PARENT_SETTID != 0 {
@@ -607,6 +608,15 @@ func sysUmask(t *sched.Thread, f *sched.Frame) uint64 {
 	return uint64(old)
 }
 
+// putInt32 writes v at the app's address a (prctl's PR_GET_* that
+// answer through a pointer): 0, or EFAULT.
+func putInt32(a uint64, v int32) uint64 {
+	if !usermem.WriteU32(uintptr(a), uint32(v)) {
+		return errno(unix.EFAULT)
+	}
+	return 0
+}
+
 func sysPrctl(t *sched.Thread, f *sched.Frame) uint64 {
 	switch f.X[0] {
 	case unix.PR_GET_KEEPCAPS:
@@ -621,6 +631,46 @@ func sysPrctl(t *sched.Thread, f *sched.Frame) uint64 {
 			return errno(unix.EINVAL)
 		}
 		lx(t).KeepCaps = f.X[1] == 1
+		return 0
+	case unix.PR_SET_PDEATHSIG:
+		if sig := int(f.X[1]); sig != 0 && !validSignal(sig) {
+			return errno(unix.EINVAL)
+		}
+		sharedOf(t).PdeathSig = int32(f.X[1])
+		return 0
+	case unix.PR_GET_PDEATHSIG:
+		return putInt32(f.X[1], sharedOf(t).PdeathSig)
+	case unix.PR_SET_CHILD_SUBREAPER:
+		procOf(t).Subreaper = f.X[1] != 0
+		return 0
+	case unix.PR_GET_CHILD_SUBREAPER:
+		v := int32(0)
+		if procOf(t).Subreaper {
+			v = 1
+		}
+		return putInt32(f.X[1], v)
+	case unix.PR_SET_NAME:
+		// The calling thread's name, at most 15 bytes; the leader's is
+		// the process's too (/proc/PID/comm).
+		var name [len(proc.Process{}.Comm)]byte
+		n, e := usermem.CopyInString(name[:len(name)-1], uintptr(f.X[1]))
+		if e != 0 && e != unix.ENAMETOOLONG {
+			return errno(e)
+		}
+		if e == unix.ENAMETOOLONG {
+			n = len(name) - 1
+		}
+		c := &lx(t).Comm
+		*c = [len(c)]byte{}
+		copy(c[:], name[:n])
+		if t.TID == pidOf(t) {
+			procOf(t).Comm = *c
+		}
+		return 0
+	case unix.PR_GET_NAME:
+		if !usermem.CopyOut(uintptr(f.X[1]), lx(t).Comm[:]) {
+			return errno(unix.EFAULT)
+		}
 		return 0
 	case unix.PR_GET_TIMERSLACK:
 		return lx(t).TimerSlack

@@ -134,6 +134,7 @@ var sysTable = [...]sysFn{
 	unix.SYS_EXECVEAT:          sysExecveat,
 	unix.SYS_PIDFD_OPEN:        sysPidfdOpen,
 	unix.SYS_PIDFD_SEND_SIGNAL: sysPidfdSendSignal,
+	unix.SYS_PIDFD_GETFD:       sysPidfdGetfd,
 	unix.SYS_MMAP:              sysMmap,
 	unix.SYS_MPROTECT:          sysMprotect,
 	unix.SYS_MADVISE:           sysMadvise,

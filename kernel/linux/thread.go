@@ -19,6 +19,11 @@ type lthread struct {
 	AltFlags   int32
 	ClearTID   uintptr
 	KeepCaps   bool // prctl PR_SET_KEEPCAPS
+	// Comm is the thread's name (Linux's task comm: PR_SET_NAME names
+	// the calling thread, a new thread or process takes its creator's,
+	// execve sets it from the file); the process's (proc.Process.Comm,
+	// /proc/PID/comm) is its leader thread's.
+	Comm [16]byte
 
 	// TimerSlack is how much later than asked the thread's sleeps may
 	// end, and DefaultSlack what PR_SET_TIMERSLACK 0 puts back: both

@@ -40,6 +40,7 @@ var parts = map[string]func(){
 	"stop":     stopCont,
 	"bomb":     forkBomb,
 	"pidfd":    pidfds,
+	"prctl":    prctls,
 	"memory":   memoryReturns,
 	"oom":      oomKill,
 	"cow":      cowFork,
@@ -65,7 +66,7 @@ func main() {
 	}
 	names := os.Args[1:]
 	if len(names) == 0 {
-		names = []string{"ids", "fork", "vfork", "waitopts", "kill", "orphan", "exec", "stop", "pidfd"}
+		names = []string{"ids", "fork", "vfork", "waitopts", "kill", "orphan", "exec", "stop", "pidfd", "prctl"}
 	}
 	for _, n := range names {
 		f, ok := parts[n]
@@ -577,6 +578,7 @@ const memorySlack = 256
 // reports it; our own pidfd's waitid is ECHILD.
 func pidfds() {
 	const sysPidfdOpen, sysPidfdSendSignal, pPIDFD = 434, 424, 3
+	const sysPidfdGetfd = 438
 	var p [2]int
 	syscall.Pipe2(p[:], 0)
 	pid, _ := rawClone(uintptr(syscall.SIGCHLD))
@@ -613,8 +615,165 @@ func pidfds() {
 	check("pidfd-self-echild", e == syscall.ECHILD, "waitid(P_PIDFD, self): %v, want ECHILD", e)
 	_, _, e = syscall.RawSyscall(sysPidfdOpen, 4242, 0, 0)
 	check("pidfd-esrch", e == syscall.ESRCH, "pidfd_open(4242): %v, want ESRCH", e)
+	_, _, e = syscall.RawSyscall(sysPidfdGetfd, fd, uintptr(p[0]), 0)
+	check("pidfd-getfd-esrch", e == syscall.ESRCH, "pidfd_getfd of a reaped child: %v, want ESRCH", e)
+	pidfdGetfd()
 	for _, c := range []uintptr{fd, self, uintptr(ep), uintptr(p[0]), uintptr(p[1])} {
 		syscall.Close(int(c))
+	}
+}
+
+// pidfdGetfd: pidfd_getfd(2) gives the caller a close-on-exec
+// descriptor for the description a child holds, with Linux's errors.
+func pidfdGetfd() {
+	const sysPidfdOpen, sysPidfdGetfd = 434, 438
+	var p, q [2]int
+	syscall.Pipe2(p[:], 0)
+	syscall.Pipe2(q[:], 0)
+	pid, _ := rawClone(uintptr(syscall.SIGCHLD))
+	if pid == 0 {
+		// A pipe made after the fork is only the child's.
+		var r [2]int32
+		syscall.RawSyscall(syscall.SYS_PIPE2, uintptr(unsafe.Pointer(&r[0])), 0, 0)
+		syscall.RawSyscall(syscall.SYS_WRITE, uintptr(q[1]), uintptr(unsafe.Pointer(&r[1])), 4)
+		var b [1]byte
+		syscall.RawSyscall(syscall.SYS_READ, uintptr(r[0]), uintptr(unsafe.Pointer(&b[0])), 1)
+		if b[0] != 'g' {
+			rawExit(1)
+		}
+		rawExit(0)
+	}
+	var wfd int32
+	syscall.Read(q[0], (*[4]byte)(unsafe.Pointer(&wfd))[:])
+	fd, _, _ := syscall.RawSyscall(sysPidfdOpen, uintptr(pid), 0, 0)
+	got, _, e := syscall.RawSyscall(sysPidfdGetfd, fd, uintptr(wfd), 0)
+	flags, _ := fcntl(int(got), syscall.F_GETFD)
+	check("pidfd-getfd", e == 0 && flags == syscall.FD_CLOEXEC, "pidfd_getfd(child, %d): %d %v, flags %d", wfd, got, e, flags)
+	if e == 0 {
+		syscall.Write(int(got), []byte("g")) // into the child's own pipe
+		syscall.Close(int(got))
+	}
+	_, ws, err := wait(pid, 0)
+	check("pidfd-getfd-shared", err == nil && ws.Exited() && ws.ExitStatus() == 0, "the child read through the descriptor we got: %v %#x", err, uint32(ws))
+	_, _, e = syscall.RawSyscall(sysPidfdGetfd, fd, 0, 1)
+	check("pidfd-getfd-einval", e == syscall.EINVAL, "flags 1: %v, want EINVAL", e)
+	_, _, e = syscall.RawSyscall(sysPidfdGetfd, uintptr(p[0]), 0, 0)
+	check("pidfd-getfd-ebadf", e == syscall.EBADF, "a pipe as the pidfd: %v, want EBADF", e)
+	for _, c := range []int{int(fd), p[0], p[1], q[0], q[1]} {
+		syscall.Close(c)
+	}
+}
+
+func fcntl(fd, cmd int) (int, error) {
+	r, _, e := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), uintptr(cmd), 0)
+	if e != 0 {
+		return -1, e
+	}
+	return int(r), nil
+}
+
+// prctl: the options a process sets on itself (prctl(2)): its name
+// (comm), whether it is a subreaper, and PR_SET_PDEATHSIG, whose signal
+// comes when the parent *thread* exits: the grandchild of a child that
+// exits gets it (and is adopted), and so does the child of a thread
+// that exits while its process lives on.
+func prctls() {
+	const prSetName, prGetName, prSetPdeathsig, prGetPdeathsig = 15, 16, 1, 2
+	const prSetSubreaper, prGetSubreaper = 36, 37
+	// PR_SET_NAME names the calling thread; the process's name is its
+	// leader's.
+	runtime.LockOSThread()
+	name := []byte("renamed-process-long\x00")
+	syscall.RawSyscall(syscall.SYS_PRCTL, prSetName, uintptr(unsafe.Pointer(&name[0])), 0)
+	var got [16]byte
+	syscall.RawSyscall(syscall.SYS_PRCTL, prGetName, uintptr(unsafe.Pointer(&got[0])), 0)
+	tcomm, _ := os.ReadFile(fmt.Sprintf("/proc/self/task/%d/comm", syscall.Gettid()))
+	comm, _ := os.ReadFile("/proc/self/comm")
+	want := "init\n"
+	if syscall.Gettid() == os.Getpid() {
+		want = "renamed-process\n"
+	}
+	check("prctl-name", string(got[:]) == "renamed-process\x00" && string(tcomm) == "renamed-process\n" && string(comm) == want,
+		"PR_GET_NAME %q, the thread's comm %q, the process's %q", got, tcomm, comm)
+	name = []byte("init\x00")
+	syscall.RawSyscall(syscall.SYS_PRCTL, prSetName, uintptr(unsafe.Pointer(&name[0])), 0)
+	runtime.UnlockOSThread()
+	var v int32 = -1
+	syscall.RawSyscall(syscall.SYS_PRCTL, prGetSubreaper, uintptr(unsafe.Pointer(&v)), 0)
+	check("prctl-subreaper", v == 0, "PR_GET_CHILD_SUBREAPER %d", v)
+	_, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetPdeathsig, 99, 0)
+	check("prctl-pdeathsig-einval", e == syscall.EINVAL, "PR_SET_PDEATHSIG 99: %v", e)
+	syscall.RawSyscall(syscall.SYS_PRCTL, prSetPdeathsig, uintptr(syscall.SIGUSR2), 0)
+	syscall.RawSyscall(syscall.SYS_PRCTL, prGetPdeathsig, uintptr(unsafe.Pointer(&v)), 0)
+	check("prctl-pdeathsig-get", v == int32(syscall.SIGUSR2), "PR_GET_PDEATHSIG %d", v)
+	syscall.RawSyscall(syscall.SYS_PRCTL, prSetPdeathsig, 0, 0)
+
+	var res, ready [2]int
+	syscall.Pipe2(res[:], 0)
+	syscall.Pipe2(ready[:], 0)
+	// waitDeath is the grandchild's (or child's) part: SIGUSR1 blocked
+	// and asked for at the parent thread's death, ready said, then the
+	// signal awaited; it reports the signal and its parent then.
+	waitDeath := func() {
+		set := uint64(1) << (syscall.SIGUSR1 - 1)
+		syscall.RawSyscall6(syscall.SYS_RT_SIGPROCMASK, 0 /* SIG_BLOCK */, uintptr(unsafe.Pointer(&set)), 0, 8, 0, 0)
+		syscall.RawSyscall(syscall.SYS_PRCTL, prSetPdeathsig, uintptr(syscall.SIGUSR1), 0)
+		one := [1]byte{1}
+		syscall.RawSyscall(syscall.SYS_WRITE, uintptr(ready[1]), uintptr(unsafe.Pointer(&one[0])), 1)
+		ts := syscall.Timespec{Sec: 20}
+		var info [128]byte
+		sig, _, _ := syscall.RawSyscall6(syscall.SYS_RT_SIGTIMEDWAIT, uintptr(unsafe.Pointer(&set)), uintptr(unsafe.Pointer(&info[0])), uintptr(unsafe.Pointer(&ts)), 8, 0, 0)
+		ppid, _, _ := syscall.RawSyscall(syscall.SYS_GETPPID, 0, 0, 0)
+		out := [2]byte{byte(sig), byte(ppid)}
+		syscall.RawSyscall(syscall.SYS_WRITE, uintptr(res[1]), uintptr(unsafe.Pointer(&out[0])), 2)
+		rawExit(0)
+	}
+	a, _ := rawClone(uintptr(syscall.SIGCHLD))
+	if a == 0 {
+		b, _ := rawClone(uintptr(syscall.SIGCHLD))
+		if b == 0 {
+			waitDeath()
+		}
+		var one [1]byte
+		syscall.RawSyscall(syscall.SYS_READ, uintptr(ready[0]), uintptr(unsafe.Pointer(&one[0])), 1)
+		rawExit(0)
+	}
+	wait(a, 0)
+	var out [2]byte
+	syscall.Read(res[0], out[:])
+	check("pdeathsig-process", out[0] == byte(syscall.SIGUSR1) && out[1] == byte(os.Getpid()),
+		"the grandchild got signal %d, parent %d after its parent exited; want %d and %d", out[0], out[1], syscall.SIGUSR1, os.Getpid())
+	wait(-1, 0) // the grandchild, adopted
+
+	// A thread that forks and exits while its process lives on. Go
+	// ends a thread whose goroutine exits locked to it, but never the
+	// main thread: a goroutine that finds itself there tries again.
+	var pid int
+	for pid == 0 {
+		done := make(chan int)
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
+			if syscall.Gettid() == os.Getpid() {
+				runtime.UnlockOSThread()
+				done <- 0
+				return
+			}
+			pid, _ := rawClone(uintptr(syscall.SIGCHLD))
+			if pid == 0 {
+				waitDeath()
+			}
+			var one [1]byte
+			syscall.Read(ready[0], one[:])
+			done <- pid
+		}()
+		pid = <-done
+	}
+	syscall.Read(res[0], out[:])
+	check("pdeathsig-thread", out[0] == byte(syscall.SIGUSR1) && out[1] == byte(os.Getpid()),
+		"the child of an exited thread got signal %d, parent %d; want %d and %d", out[0], out[1], syscall.SIGUSR1, os.Getpid())
+	wait(pid, 0)
+	for _, c := range []int{res[0], res[1], ready[0], ready[1]} {
+		syscall.Close(c)
 	}
 }
 
