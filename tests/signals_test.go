@@ -142,9 +142,17 @@ func TestCtrlCIsSIGINT(t *testing.T) {
 // once the program says it waits for it.
 func gometalCtrlC(t *testing.T, mode string) result {
 	t.Helper()
+	return gometalCtrlCAt(t, []string{signalsProg, "--", mode}, "waiting for Ctrl-C")
+}
+
+// gometalCtrlCAt runs gometal run with args (a program and its
+// arguments) at a pseudo-terminal and types Ctrl-C once at each of
+// prompts, in order, when the program prints it.
+func gometalCtrlCAt(t *testing.T, args []string, prompts ...string) result {
+	t.Helper()
 	master, slave := openPTY(t)
 	defer master.Close()
-	cmd := exec.Command(gometalBin, "run", "-smp", "2", signalsProg, "--", mode)
+	cmd := exec.Command(gometalBin, append([]string{"run", "-smp", "2"}, args...)...)
 	cmd.Dir = repoRoot
 	var out lockedBuffer
 	cmd.Stdin = slave
@@ -164,17 +172,19 @@ func gometalCtrlC(t *testing.T, mode string) result {
 			}
 		}
 	}()
-	deadline := time.Now().Add(60 * time.Second)
-	for !strings.Contains(out.String(), "waiting for Ctrl-C") {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			cmd.Wait()
-			t.Fatalf("program never said it was waiting:\n%s", out.String())
+	for _, prompt := range prompts {
+		deadline := time.Now().Add(60 * time.Second)
+		for !strings.Contains(out.String(), prompt) {
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("program never printed %q:\n%s", prompt, out.String())
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if _, err := master.Write([]byte{0x03}); err != nil {
-		t.Fatal(err)
+		if _, err := master.Write([]byte{0x03}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	err := cmd.Wait()
 	status := 0

@@ -647,6 +647,43 @@ func TestProcesses(t *testing.T) {
 	}
 }
 
+// The console's job control (tests/progs/procs jobctl, every line of
+// which Debian's Linux 6.1 prints too, running the program as init): PID
+// 1 has no controlling terminal (/dev/tty is ENXIO); a session leader
+// takes the console with TIOCSCTTY (opening /dev/console gives none);
+// TIOCGPGRP, TIOCSPGRP and TIOCGSID with Linux's errors; a background
+// read through /dev/tty stops its group with SIGTTIN and runs again
+// after SIGCONT, and is EIO with SIGTTIN ignored or blocked or in an
+// orphaned group; TIOCSPGRP and TCSETS from the background stop with
+// SIGTTOU unless it is ignored; TIOCNOTTY hangs the foreground group up
+// (SIGHUP, SIGCONT); TIOCSCTTY 1 takes another session's terminal; and a
+// leader's exit hangs up its foreground group and wakes its orphaned
+// stopped one.
+func TestJobControl(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "-timeout", "120s", "./tests/progs/procs", "--", "jobctl")
+	r.expect(t, 0, "ok jobctl-devtty-enxio", "ok jobctl-console-noctty", "ok jobctl-tiocsctty", "ok jobctl-tiocgpgrp",
+		"ok jobctl-tiocgsid", "ok jobctl-devtty", "ok jobctl-tiocspgrp-esrch", "ok jobctl-tiocspgrp-eperm", "ok jobctl-tiocspgrp",
+		"ok jobctl-read-orphaned", "ok jobctl-tiocspgrp-orphaned", "ok jobctl-sigttin", "ok jobctl-sigttin-restart",
+		"ok jobctl-read-ignored", "ok jobctl-read-blocked", "ok jobctl-sigttou", "ok jobctl-sigttou-tcsets",
+		"ok jobctl-sigttou-ignored", "ok jobctl-tiocnotty", "ok jobctl-tiocnotty-gone", "ok jobctl-tiocsctty-taken",
+		"ok jobctl-tiocsctty-steal", "ok jobctl-stolen", "ok jobctl-exit-hangup", "ok jobctl-exit-orphaned",
+		"ok jobctl-exit-released", "procs ok")
+	if strings.Contains(r.out, "FAIL") {
+		t.Errorf("a check failed:\n%s", r.out)
+	}
+}
+
+// Ctrl-C typed at the terminal goes to the console's foreground process
+// group when a session holds the console, and not to PID 1; with none,
+// to PID 1 (gometal's choice: Linux would signal nobody).
+func TestConsoleInterrupt(t *testing.T) {
+	t.Parallel()
+	r := gometalCtrlCAt(t, []string{"./tests/progs/procs", "--", "intr"},
+		"intr: type ^C for the foreground group", "intr: type ^C for PID 1")
+	r.expect(t, 0, "ok intr-foreground", "ok intr-session", "ok intr-init", "procs ok")
+}
+
 // Fork shares memory copy-on-write (tests/progs/procs cow, xv6's
 // cowtest): a 64 MiB parent forks for the price of its page tables, the
 // child sees the parent's pages and its writes (its own and the

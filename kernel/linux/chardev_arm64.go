@@ -39,7 +39,18 @@ func openCharDev(i int32, flags uint32) uint64 {
 		}
 		return fd
 	case devConsole, devTTY:
-		return openFD(&tty.Console, flags, cloexec)
+		// /dev/tty is the caller's controlling terminal, ENXIO with none
+		// (tty_open_current_tty). Neither open makes the console one
+		// (ctty_arm64.go).
+		if fs.Inodes[i].Rdev == devTTY && !procOf(current()).CTTY {
+			return errno(unix.ENXIO)
+		}
+		fd := openFD(&tty.Console, flags, cloexec)
+		if !vfs.IsErr(fd) {
+			fl, _ := getFD(fd)
+			openedConsole(fl, fs.Inodes[i].Rdev == devTTY)
+		}
+		return fd
 	}
 	return errno(unix.ENXIO)
 }

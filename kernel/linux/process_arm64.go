@@ -312,7 +312,18 @@ func processExited(p int32, status int32) {
 	dropExe(p)
 	vforkDone(p)
 	pid := proc.Procs[p].PID
+	var kids [proc.MaxProcs]bool
+	stopped := anyStopped()
+	if stopped {
+		childrenOf(p, &kids)
+	}
 	reaper := proc.Exit(p, status)
+	// The console and the process groups p's end leaves behind, as
+	// Linux's do_exit and exit_notify (ctty_arm64.go).
+	consoleExited(p)
+	if stopped {
+		exitOrphans(p, &kids)
+	}
 	pidfdExited(pid) // after Exit: readiness asks whether it is a zombie
 	if reaper != proc.NoParent && hasZombieChild(reaper) {
 		lprocs[reaper].ChildWait.Notify(^uint32(0))

@@ -403,6 +403,12 @@ func deliverSignals(t *sched.Thread, f *sched.Frame) (stop bool) {
 			continue
 		}
 		if a.handler == sigDFL && defaultStops(sig) {
+			// SIGTSTP, SIGTTIN and SIGTTOU do nothing in an orphaned
+			// group, which nobody would continue; SIGSTOP always
+			// stops (Linux's get_signal).
+			if sig != sigSTOP && proc.OrphanedGroup(procOf(t).PGID, -1) {
+				continue
+			}
 			stopProcess(t, sig)
 			return true
 		}
@@ -565,6 +571,3 @@ func putSiginfo(b []byte, sig int, info *sigInfo) {
 	put64(b, 16, info.Fields[0])
 	put64(b, 24, info.Fields[1])
 }
-
-// ttySignal is tty.Signal: Ctrl-C or Ctrl-\ typed on the console.
-func ttySignal(sig int) { postProcessSignal(proc.Init, sig, sigInfo{Code: siKERNEL}, nil) }

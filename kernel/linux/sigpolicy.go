@@ -46,7 +46,9 @@ func ignored(sig int, handler uint64) bool {
 // rewinding the PC to the SVC and putting back the first argument:
 // reads and writes of pipes, the console and sockets, accept, connect,
 // an open of a FIFO waiting for its partner (fifo_open), wait4 and
-// waitid (do_wait), and a futex wait without a timeout. Sleeps, futex waits with a timeout
+// waitid (do_wait), the console's ioctls from the background
+// (tty_check_change: TIOCSPGRP, TCSETS), and a futex wait without a
+// timeout. Sleeps, futex waits with a timeout
 // (-ERESTART_RESTARTBLOCK), epoll waits and rt_sigsuspend (-ERESTARTNOHAND)
 // and rt_sigtimedwait return EINTR whatever the flags say.
 func restartsAfterHandler(nr uint64, args *[6]uint64, saFlags uint64) bool {
@@ -58,7 +60,8 @@ func restartsAfterHandler(nr uint64, args *[6]uint64, saFlags uint64) bool {
 		unix.SYS_WRITE, unix.SYS_WRITEV, unix.SYS_PWRITE64,
 		unix.SYS_ACCEPT, unix.SYS_ACCEPT4, unix.SYS_CONNECT,
 		unix.SYS_RECVFROM, unix.SYS_SENDTO, unix.SYS_OPENAT,
-		unix.SYS_WAIT4, unix.SYS_WAITID: // do_wait's -ERESTARTSYS
+		unix.SYS_WAIT4, unix.SYS_WAITID, // do_wait's -ERESTARTSYS
+		unix.SYS_IOCTL:
 		return true
 	case unix.SYS_FUTEX:
 		op := args[1] & futexCmdMask

@@ -4,6 +4,7 @@ import (
 	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/proc"
+	"github.com/gometal/gometal/kernel/tty"
 	"github.com/gometal/gometal/sched"
 )
 
@@ -46,6 +47,15 @@ func dumpState(why string) {
 		}
 		kernel.Puts(", last system call ")
 		kernel.PutDec(int64(c.LastSyscall))
+		kernel.Puts("\n")
+	}
+	// Who the console's foreground is: a run stuck on job control (a
+	// group stopped by SIGTTIN) shows it here.
+	if tty.Session != 0 {
+		kernel.Puts("gometal:   console: controlling terminal of session ")
+		kernel.PutDec(int64(tty.Session))
+		kernel.Puts(", foreground group ")
+		kernel.PutDec(int64(tty.Pgrp))
 		kernel.Puts("\n")
 	}
 	for p := range proc.Procs {

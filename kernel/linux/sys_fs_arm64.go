@@ -505,12 +505,17 @@ func sysFchdir(t *sched.Thread, f *sched.Frame) uint64 {
 	return 0
 }
 
-// ioctl: the object answers (the console: terminal requests), or
-// ENOTTY.
+// ioctl: the object answers (the console: terminal requests, its job
+// control here: ctty_arm64.go), or ENOTTY.
 func sysIoctl(t *sched.Thread, f *sched.Frame) uint64 {
 	fl, ok := getFD(f.X[0])
 	if !ok {
 		return errno(unix.EBADF)
+	}
+	if fl.Impl.Kind() == vfs.KindConsole {
+		if r, handled := consoleIoctl(t, fl, f.X[1], uintptr(f.X[2])); handled {
+			return r
+		}
 	}
 	return fl.Impl.Ioctl(fl, f.X[1], uintptr(f.X[2]))
 }

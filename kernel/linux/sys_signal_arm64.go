@@ -141,8 +141,9 @@ func checkTgid(tgid int64) uint64 {
 }
 
 // send posts a valid signal to process p (target nil) or to one of its
-// threads. Signal 0 only checks that the target exists; SIGKILL cannot
-// be caught, blocked or ignored, and ends the process at once.
+// threads, for t (nil: the kernel's own). Signal 0 only checks that the
+// target exists; SIGKILL cannot be caught, blocked or ignored, and ends
+// the process at once.
 func send(t *sched.Thread, p int32, target *sched.Thread, sig int, info sigInfo) uint64 {
 	switch {
 	case sig == 0:
@@ -150,7 +151,7 @@ func send(t *sched.Thread, p int32, target *sched.Thread, sig int, info sigInfo)
 		killProcess(p, sig)
 	case target == nil:
 		prefer := t
-		if lx(t).Proc != p {
+		if t != nil && lx(t).Proc != p {
 			prefer = nil
 		}
 		postProcessSignal(p, sig, info, prefer)
@@ -184,21 +185,46 @@ func sysKill(t *sched.Thread, f *sched.Frame) uint64 {
 	if pid == -1<<31 {
 		return errno(unix.ESRCH) // -INT_MIN has no positive group (kill_something_info)
 	}
-	me := lx(t).Proc
-	group := -pid
-	if pid == 0 {
-		group = procOf(t).PGID
+	if pid != -1 {
+		group := -pid
+		if pid == 0 {
+			group = procOf(t).PGID
+		}
+		if !killGroup(group, sig, info, t) {
+			return errno(unix.ESRCH)
+		}
+		return 0
 	}
+	me := lx(t).Proc
 	found := false
-	// The caller's own process last: a SIGKILL to it must not stop the
-	// sending before the others have theirs.
 	for i := range proc.Procs {
 		p := int32(i)
-		pp := &proc.Procs[i]
-		if pp.State != proc.Live || p == me && pid == -1 {
+		if proc.Procs[i].State != proc.Live || p == me || p == proc.Init {
 			continue
 		}
-		if pid == -1 && p == proc.Init || pid != -1 && pp.PGID != group {
+		found = true
+		send(t, p, nil, sig, info)
+	}
+	if !found {
+		return errno(unix.ESRCH)
+	}
+	return 0
+}
+
+// killGroup sends sig to every live process of group pgid, for t (nil:
+// the kernel: the console's signals) and says whether there was one
+// (Linux's __kill_pgrp_info). The caller's own process comes last: a
+// SIGKILL to it must not stop the sending before the others have
+// theirs; in it, t takes the signal if it does not block it.
+func killGroup(pgid int32, sig int, info sigInfo, t *sched.Thread) bool {
+	me := int32(-1)
+	if t != nil {
+		me = lx(t).Proc
+	}
+	found := false
+	for i := range proc.Procs {
+		p := int32(i)
+		if proc.Procs[i].State != proc.Live || proc.Procs[i].PGID != pgid {
 			continue
 		}
 		found = true
@@ -206,13 +232,10 @@ func sysKill(t *sched.Thread, f *sched.Frame) uint64 {
 			send(t, p, nil, sig, info)
 		}
 	}
-	if pid != -1 && procOf(t).PGID == group {
+	if me >= 0 && proc.Procs[me].PGID == pgid {
 		send(t, me, nil, sig, info)
 	}
-	if !found {
-		return errno(unix.ESRCH)
-	}
-	return 0
+	return found
 }
 
 // threadSignal sends sig to thread tid with info; tgid, if not 0, is the

@@ -228,4 +228,5 @@ func Install() {
 	kernel.OS = kernel.Personality{Syscall: syscall, Unlocked: unlocked, LockFree: lockFree, Exception: exception, Resume: deliverSignals, Pending: signalsPending, Init: loadInit}
 	sched.AlarmFired = alarmFired
 	tty.Signal = ttySignal
+	tty.JobControl = ttyJobControl
 }

@@ -195,3 +195,97 @@ func TestSetpgidSetsid(t *testing.T) {
 		t.Errorf("GroupExists")
 	}
 }
+
+// The controlling terminal follows the process: fork passes it on,
+// setsid drops it, and the console leaving a session takes it from
+// every process of that session.
+func TestControllingTerminalFlag(t *testing.T) {
+	reset()
+	init := New(1, NoParent)
+	sh := fork(t, init, 2)
+	Setsid(sh)
+	Procs[sh].CTTY = true
+	job := fork(t, sh, 3)
+	if !Procs[job].CTTY || !Leader(sh) || Leader(job) || Leader(init) {
+		t.Fatalf("fork: ctty %v; leaders %v %v %v", Procs[job].CTTY, Leader(sh), Leader(job), Leader(init))
+	}
+	other := fork(t, sh, 4)
+	Setsid(other)
+	if Procs[other].CTTY {
+		t.Errorf("setsid kept the controlling terminal")
+	}
+	Procs[other].CTTY = true // pretend it took another one
+	ClearCTTY(2)
+	if Procs[sh].CTTY || Procs[job].CTTY || !Procs[other].CTTY {
+		t.Errorf("ClearCTTY(2): %v %v %v", Procs[sh].CTTY, Procs[job].CTTY, Procs[other].CTTY)
+	}
+}
+
+// TIOCSPGRP's lookup: a group's session, else a process's, else a
+// session's ID that names neither (no session), else nothing.
+func TestSessionOfGroup(t *testing.T) {
+	reset()
+	init := New(1, NoParent) // group 0, session 0
+	sh := fork(t, init, 2)
+	Setsid(sh)
+	fork(t, sh, 3)
+	Setpgid(sh, 3, 0)
+	fork(t, sh, 4)
+	Setpgid(sh, 4, 3)
+	for _, c := range []struct {
+		id, sid int32
+		ok      bool
+	}{
+		{3, 2, true},  // a group
+		{4, 2, true},  // a member's PID
+		{1, 0, true},  // PID 1, which leads no group: its session
+		{0, 0, false}, // no ID
+		{9, 0, false},
+	} {
+		if sid, ok := SessionOfGroup(c.id); sid != c.sid || ok != c.ok {
+			t.Errorf("SessionOfGroup(%d) = %d, %v; want %d, %v", c.id, sid, ok, c.sid, c.ok)
+		}
+	}
+	// The leader gone (reaped) and its group empty, its session's ID
+	// names no session.
+	Exit(sh, Exited(0))
+	Reap(sh)
+	if sid, ok := SessionOfGroup(2); !ok || sid == 2 {
+		t.Errorf("a session's ID with no group or process: %d, %v; want found, no session", sid, ok)
+	}
+}
+
+// A group is orphaned when no live member's parent is in another group
+// of its session; PID 1 as the parent connects nothing.
+func TestOrphanedGroup(t *testing.T) {
+	reset()
+	init := New(1, NoParent)
+	sh := fork(t, init, 2)
+	Setsid(sh)
+	job := fork(t, sh, 3)
+	Setpgid(sh, 3, 0)
+	if OrphanedGroup(3, -1) {
+		t.Errorf("a job whose parent is its shell is orphaned")
+	}
+	if !OrphanedGroup(2, -1) {
+		t.Errorf("the shell's group (its parent PID 1) is not orphaned")
+	}
+	if !OrphanedGroup(3, job) {
+		t.Errorf("ignoring its only member, a group is not orphaned")
+	}
+	// The shell exits: the job goes to PID 1 and is orphaned.
+	Exit(sh, Exited(0))
+	if !OrphanedGroup(3, -1) {
+		t.Errorf("a job adopted by PID 1 is not orphaned")
+	}
+	// A parent in another session does not connect either.
+	reset()
+	init = New(1, NoParent)
+	a := fork(t, init, 2)
+	Setsid(a)
+	b := fork(t, a, 3)
+	Setsid(b)
+	if !OrphanedGroup(3, -1) {
+		t.Errorf("a leader whose parent is in another session: not orphaned")
+	}
+}

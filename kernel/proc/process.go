@@ -43,6 +43,12 @@ type Process struct {
 	// Subreaper: PR_SET_CHILD_SUBREAPER; orphaned descendants come here
 	// instead of to PID 1.
 	Subreaper bool
+	// CTTY: the console is the process's controlling terminal (Linux's
+	// signal->tty; gometal has one terminal). Inherited by fork, cleared
+	// by setsid; the Linux layer sets and clears it with the console's
+	// session (kernel/linux/ctty_arm64.go). A process that has it is in
+	// the console's session.
+	CTTY bool
 	// Comm is the name /proc and the trace show: the executable's base
 	// name, at most 15 bytes (TASK_COMM_LEN).
 	Comm [16]byte
@@ -75,7 +81,7 @@ func New(pid, parent int32) int32 {
 		*p = Process{PID: pid, Parent: parent, State: Live}
 		if parent != NoParent {
 			pp := &Procs[parent]
-			p.PGID, p.SID, p.Comm, p.Cred = pp.PGID, pp.SID, pp.Comm, pp.Cred
+			p.PGID, p.SID, p.CTTY, p.Comm, p.Cred = pp.PGID, pp.SID, pp.CTTY, pp.Comm, pp.Cred
 		}
 		return int32(i)
 	}

@@ -24,7 +24,27 @@ type consoleFile struct {
 // Console is the one console; every description of it shares it.
 var Console consoleFile
 
+// viaTTY marks the descriptions opened through /dev/tty (5:0), indexed
+// like vfs.Files. Linux opens /dev/console with console_fops, whose
+// reads a background process may make (n_tty's job_control: "don't
+// stop on /dev/console"), and /dev/tty with tty_fops, whose reads are
+// job-controlled; descriptors 0-2 of PID 1 are /dev/console's.
+var viaTTY [vfs.MaxFiles]bool
+
+// OpenedAsTTY marks f, just opened, as opened through /dev/tty.
+func OpenedAsTTY(f *vfs.File) { viaTTY[f.Index()] = true }
+
+// Release forgets how the description was opened.
+func (c *consoleFile) Release(f *vfs.File) { viaTTY[f.Index()] = false }
+
+// Read takes typed input; through /dev/tty it asks JobControl first,
+// even for no bytes (Linux's vfs_read does not skip n_tty_read for 0).
 func (c *consoleFile) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	if viaTTY[f.Index()] {
+		if r := JobControl(); r != 0 {
+			return r
+		}
+	}
 	if n == 0 {
 		return 0
 	}

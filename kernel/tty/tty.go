@@ -20,14 +20,34 @@ import (
 // is passed as is.
 var Echo bool
 
-// Output writes a byte to every console port; Signal sends a signal to
-// the app from the terminal (si_code SI_KERNEL, as the tty layer sends
-// it). The kernel sets both before the first byte arrives. Output takes
-// a byte, not a slice: a slice passed through a function value escapes,
-// and kernel code must not allocate (ARCHITECTURE.md).
+// Output writes a byte to every console port; Signal sends a signal
+// from the terminal (si_code SI_KERNEL, as the tty layer sends it) to
+// the foreground process group pgrp, 0 when the console has none (the
+// kernel then signals PID 1: kernel/linux's ttySignal). JobControl is
+// asked before a read through a description opened as /dev/tty: 0 lets
+// the read go on, anything else is its result (EIO, or the read cut
+// short by SIGTTIN: n_tty's job_control). The kernel sets them before
+// the first byte arrives. Output takes a byte, not a slice: a slice
+// passed through a function value escapes, and kernel code must not
+// allocate (ARCHITECTURE.md).
 var (
-	Output func(c byte)
-	Signal func(sig int)
+	Output     func(c byte)
+	Signal     func(pgrp int32, sig int)
+	JobControl func() uint64
+)
+
+// The console as a controlling terminal (Linux's tty->ctrl.session,
+// tty->ctrl.pgrp and TTY_HUPPED): the session it belongs to and that
+// session's foreground process group, 0 when it belongs to none; and
+// whether a session leader's exit has hung it up since it was last
+// opened (Linux hangs a terminal up once until it is opened again). This
+// package knows no processes: these are IDs, and the rules that need
+// processes (who may take the console, who is in the background) are
+// the Linux layer's (kernel/linux/ctty_arm64.go), under the kernel lock,
+// which the receive interrupt that reads Pgrp for Ctrl-C holds too.
+var (
+	Session, Pgrp int32
+	HungUp        bool
 )
 
 // The tty's default VINTR and VQUIT characters (termios(3)).
@@ -44,8 +64,13 @@ var (
 
 func rxLen() int { return (rxTail - rxHead + len(rxRing)) % len(rxRing) }
 
-// Reset empties the input ring (host tests; the kernel's starts empty).
-func Reset() { rxHead, rxTail = 0, 0 }
+// Reset empties the input ring and forgets the session (host tests; the
+// kernel's start empty).
+func Reset() {
+	rxHead, rxTail = 0, 0
+	Session, Pgrp, HungUp = 0, 0, false
+	viaTTY = [vfs.MaxFiles]bool{}
+}
 
 // Input takes bytes a console port received and tells the console's
 // waiters (a read that answered EAGAIN, epoll instances) if there is
@@ -84,7 +109,7 @@ func signal(c byte) {
 	Output(c + '@')
 	Output('\n')
 	rxHead = rxTail
-	Signal(sig)
+	Signal(Pgrp, sig)
 }
 
 // takeRx copies up to n buffered bytes to the app.

@@ -18,6 +18,8 @@ import (
 type term struct {
 	out  []byte
 	sigs []int
+	to   []int32 // the foreground group each signal went to
+	jobs int     // JobControl's calls
 	buf  uintptr
 	f    *vfs.File
 }
@@ -30,7 +32,8 @@ func setup(t *testing.T, echo bool) *term {
 	Reset()
 	Echo = echo
 	Output = func(c byte) { tm.out = append(tm.out, c) }
-	Signal = func(sig int) { tm.sigs = append(tm.sigs, sig) }
+	Signal = func(pgrp int32, sig int) { tm.sigs, tm.to = append(tm.sigs, sig), append(tm.to, pgrp) }
+	JobControl = func() uint64 { tm.jobs++; return 0 }
 	tm.f = &vfs.Files[vfs.Alloc(&Console, unix.O_RDWR)]
 	t.Cleanup(func() { Echo = false })
 	return tm
@@ -38,7 +41,12 @@ func setup(t *testing.T, echo bool) *term {
 
 func (tm *term) read(t *testing.T) (string, uint64) {
 	t.Helper()
-	r := Console.Read(tm.f, tm.buf, 100, -1)
+	return tm.readFrom(t, tm.f)
+}
+
+func (tm *term) readFrom(t *testing.T, f *vfs.File) (string, uint64) {
+	t.Helper()
+	r := Console.Read(f, tm.buf, 100, -1)
 	if vfs.IsErr(r) {
 		return "", r
 	}
@@ -111,5 +119,39 @@ func TestWriteGoesToOutput(t *testing.T) {
 	}
 	if string(tm.out) != "hello\n" {
 		t.Errorf("output %q", tm.out)
+	}
+}
+
+// Ctrl-C goes to the console's foreground process group, which the
+// kernel's Signal is told (0: none, and the kernel picks PID 1).
+func TestSignalNamesForegroundGroup(t *testing.T) {
+	tm := setup(t, true)
+	Input([]byte{0x03})
+	Session, Pgrp = 5, 7
+	Input([]byte{0x1c})
+	if len(tm.to) != 2 || tm.to[0] != 0 || tm.to[1] != 7 || tm.sigs[1] != int(unix.SIGQUIT) {
+		t.Errorf("signals %v to groups %v; want SIGINT to none, then SIGQUIT to 7", tm.sigs, tm.to)
+	}
+}
+
+// A read through /dev/tty asks JobControl first, and what it answers is
+// the read's result, with the input left for the foreground; a read
+// through the console's other descriptions (/dev/console, PID 1's 0-2)
+// never asks. A description closed and reused forgets it.
+func TestJobControlGuardsReadsThroughDevTTY(t *testing.T) {
+	tm := setup(t, false)
+	tty := &vfs.Files[vfs.Alloc(&Console, unix.O_RDWR)]
+	OpenedAsTTY(tty)
+	Input([]byte("x"))
+	JobControl = func() uint64 { tm.jobs++; return vfs.Err(unix.EIO) }
+	if _, r := tm.readFrom(t, tty); r != vfs.Err(unix.EIO) || tm.jobs != 1 {
+		t.Errorf("background read = %#x after %d checks, want EIO after 1", r, tm.jobs)
+	}
+	if got, _ := tm.read(t); got != "x" || tm.jobs != 1 {
+		t.Errorf("read through the console = %q after %d checks; want the input, unchecked", got, tm.jobs)
+	}
+	Console.Release(tty)
+	if _, r := tm.readFrom(t, tty); r != vfs.Err(unix.EAGAIN) || tm.jobs != 1 {
+		t.Errorf("a released description was still checked (%d), read %#x", tm.jobs, r)
 	}
 }
