@@ -135,6 +135,7 @@ func Start(b *BootInfo) {
 	c.SliceEnd = timer.Now() + timer.NanosToTicks(sched.SliceNanos)
 	useSpace(c, t)
 	c.Heartbeat = timer.Now()
+	t.ResumedAt = c.Heartbeat
 	f := (*sched.Frame)(cpu.Ptr(c.KStackTop - sched.FrameSize))
 	*f = t.Ctx
 	sched.ArmTimer(c)

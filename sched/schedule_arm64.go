@@ -313,6 +313,9 @@ func schedule(c *CPU, f *Frame) {
 			trace.RecordLater(c.ID, trace.KindStop, trace.StopExit, 0, tid)
 			cur.State = Free
 		}
+		if cur.ResumedAt != 0 && now > cur.ResumedAt {
+			cur.CPUTicks += now - cur.ResumedAt
+		}
 		c.Current = -1
 	}
 	for {
@@ -331,6 +334,7 @@ func schedule(c *CPU, f *Frame) {
 			t.State = Running
 			t.CPU = int32(c.ID)
 			c.Current = i
+			t.ResumedAt = c.Heartbeat
 			c.SliceEnd = c.Heartbeat + timer.NanosToTicks(SliceNanos)
 			c.Stats.Switches++
 			*f = t.Ctx

@@ -52,6 +52,14 @@ type Thread struct {
 	// Affinity is the set of cores the thread may run on (bit i = core
 	// i); 0 means every online core.
 	Affinity uint64
+	// CPUTicks is the counter time the thread has run, up to its last
+	// switch-out, and ResumedAt when it last began to run (under its
+	// core's state lock, as Schedule switches it; 0: never ran). Time
+	// is counted from the core's kernel entry before the switch to the
+	// one after: the thread's user and system time together, at no
+	// extra counter read (getrusage, times and /proc report it as user
+	// time).
+	CPUTicks, ResumedAt uint64
 	// Space is the slot in mm.Spaces of the address space the thread
 	// runs in (its process's, Linux's task->mm): the core points TTBR0
 	// at it before resuming the thread.
@@ -160,3 +168,13 @@ func Live() int {
 // LastTID is the most recent thread ID handed out (/proc/loadavg's last
 // field).
 func LastTID() int32 { return nextTID - 1 }
+
+// CPUTime is the counter time t has run, its current run included if
+// it runs now (read with now, a counter value).
+func (t *Thread) CPUTime(now uint64) uint64 {
+	n := t.CPUTicks
+	if t.State == Running && t.ResumedAt != 0 && now > t.ResumedAt {
+		n += now - t.ResumedAt
+	}
+	return n
+}

@@ -641,7 +641,8 @@ func TestProcesses(t *testing.T) {
 		"ok kill-killed", "ok orphan", "ok exec-args", "ok exec-status", "ok exec-cloexec", "ok exec-enoexec",
 		"ok exec-script", "ok exec-written", "ok exec-executable", "ok exec-etxtbsy", "ok stop", "ok cont", "ok stop-kill",
 		"ok pidfd-ready", "ok pidfd-waitid", "ok pidfd-self-echild", "ok pidfd-getfd", "ok pidfd-getfd-shared",
-		"ok exec-nested-5", "ok exec-nested-6", "ok prctl-name", "ok pdeathsig-process", "ok pdeathsig-thread", "procs ok")
+		"ok exec-nested-5", "ok exec-nested-6", "ok prctl-name", "ok pdeathsig-process", "ok pdeathsig-thread",
+		"ok rusage-wait", "ok rusage-maxrss", "ok cputime-clocks", "procs ok")
 	if strings.Contains(r.out, "FAIL") {
 		t.Errorf("a check failed:\n%s", r.out)
 	}

@@ -172,6 +172,7 @@ func loadSegment(s *mm.Space, img []byte, p *elf.Prog, bias uint64) bool {
 				return false
 			}
 			s.Resident++
+			s.Peak = max(s.Peak, s.Resident)
 		}
 		// Copy the part of the file image that lands in this page.
 		segLo, segHi := uintptr(vaddr), uintptr(vaddr+p.Filesz)

@@ -238,6 +238,7 @@ func exitThread(t *sched.Thread, code int) {
 	p := lx(t).Proc
 	pp := &proc.Procs[p]
 	parentThreadExited(t, p)
+	threadExitTimes(t, p)
 
 	if pp.Threads--; pp.Threads > 0 {
 		if pp.Threads == 1 {
@@ -307,6 +308,9 @@ func processExited(p int32, status int32) {
 	if p == proc.Init {
 		initExited(status)
 		return
+	}
+	if mmi := proc.Procs[p].MM; mmi >= 0 {
+		lprocs[p].MaxRSS = mm.Spaces[mmi].Peak
 	}
 	releaseObjects(p)
 	dropExe(p)

@@ -45,6 +45,9 @@ func mountProc() {
 	procfs.Mount(dir)
 }
 
+// userHZ turns counter ticks into USER_HZ clock ticks.
+func userHZ(ticks uint64) uint64 { return uint64(timer.TicksToNanos(ticks)) / (1e9 / procUserHZ) }
+
 // idleNanos is the time core i spent idle.
 func idleNanos(i int) uint64 { return uint64(timer.TicksToNanos(sched.CPUs[i].IdleTicks)) }
 
@@ -293,8 +296,8 @@ func vmStats(s *mm.Space) (size, startCode, endCode uintptr) {
 }
 
 // procStat is /proc/PID/stat: Linux 6.1's 52 fields (do_task_stat).
-// Times are 0 (gometal keeps no CPU time per process yet); so are the
-// fault counts.
+// A process's run time is its utime (cputime_arm64.go: stime is 0); the
+// fault counts are 0.
 func procStat(o *procfs.Buf, slot, tid int32) {
 	p := &proc.Procs[slot]
 	id := p.PID
@@ -312,12 +315,18 @@ func procStat(o *procfs.Buf, slot, tid int32) {
 	}
 	o.Dec(int64(id)).Str(" (").Raw(commOf(slot, tid)).Str(") ").Byte(st).Byte(' ')
 	o.Dec(ppidOf(slot)).Byte(' ').Dec(int64(p.PGID)).Byte(' ').Dec(int64(p.SID)).Byte(' ')
-	o.Str("0 -1 ")                     // tty_nr, tpgid: no controlling terminal
-	o.Str("4194560 ")                  // flags: PF_FORKNOEXEC|PF_RANDOMIZE-like, as Linux shows a user task
-	o.Str("0 0 0 0 ")                  // minflt cminflt majflt cmajflt
-	o.Str("0 0 0 0 ")                  // utime stime cutime cstime
-	o.Str("20 0 ")                     // priority, nice
-	o.Dec(int64(p.Threads)).Str(" 0 ") // num_threads, itrealvalue
+	o.Str("0 -1 ")    // tty_nr, tpgid: no controlling terminal
+	o.Str("4194560 ") // flags: PF_FORKNOEXEC|PF_RANDOMIZE-like, as Linux shows a user task
+	o.Str("0 0 0 0 ") // minflt cminflt majflt cmajflt
+	run := procCPUTicks(slot, timer.Now())
+	if tid != 0 {
+		if th := sched.ByTID(tid); th != nil {
+			run = th.CPUTime(timer.Now())
+		}
+	}
+	o.Udec(userHZ(run)).Str(" 0 ").Udec(userHZ(lprocs[slot].ChildTicks)).Str(" 0 ") // utime stime cutime cstime
+	o.Str("20 0 ")                                                                  // priority, nice
+	o.Dec(int64(p.Threads)).Str(" 0 ")                                              // num_threads, itrealvalue
 	o.Udec(uint64(lprocs[slot].Start / (1e9 / procUserHZ))).Byte(' ')
 	o.Udec(uint64(vsize)).Byte(' ').Udec(uint64(rss)).Str(" 18446744073709551615 ")
 	o.Udec(uint64(startCode)).Byte(' ').Udec(uint64(endCode)).Byte(' ').Udec(mm.StackTop).Str(" 0 0 ")

@@ -80,6 +80,11 @@ type lproc struct {
 	// the process gets each time that thread exits (PR_SET_PDEATHSIG; 0:
 	// none).
 	ParentTID, PdeathSig int32
+	// CPU time (cputime_arm64.go): the exited threads' run time, the
+	// reaped children's (theirs and what they reaped), the peak of
+	// resident pages once the process is gone, and its children's.
+	DeadTicks, ChildTicks uint64
+	MaxRSS, ChildMaxRSS   int64
 }
 
 var lprocs [proc.MaxProcs]lproc

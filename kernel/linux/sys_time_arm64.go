@@ -52,7 +52,10 @@ func timespecNanos(ts unix.Timespec) (int64, bool) {
 }
 
 func sysClockGettime(t *sched.Thread, f *sched.Frame) uint64 {
-	ns, ok := nowNanos(f.X[0])
+	ns, ok := cpuClockNanos(t, f.X[0])
+	if !ok {
+		ns, ok = nowNanos(f.X[0])
+	}
 	if !ok {
 		return errno(unix.EINVAL)
 	}

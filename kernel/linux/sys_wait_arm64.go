@@ -1,7 +1,6 @@
 package linux
 
 import (
-	"unsafe"
 
 	"github.com/gometal/gometal/kernel/proc"
 	"github.com/gometal/gometal/kernel/usermem"
@@ -128,12 +127,13 @@ func sysWait4(t *sched.Thread, f *sched.Frame) uint64 {
 	if st := uintptr(f.X[1]); st != 0 && !usermem.WriteU32(st, uint32(eventStatus(z, ev, true))) {
 		return errno(unix.EFAULT)
 	}
-	if ru := uintptr(f.X[3]); ru != 0 && !putRusage(ru) {
+	if ru := uintptr(f.X[3]); ru != 0 && !childRusage(ru, z) {
 		return errno(unix.EFAULT)
 	}
 	pid := proc.Procs[z].PID
 	eventStatus(z, ev, false)
 	if ev == eventExit {
+		reapTimes(z)
 		proc.Reap(z)
 	}
 	return uint64(pid)
@@ -209,12 +209,13 @@ func sysWaitid(t *sched.Thread, f *sched.Frame) uint64 {
 	if infop != 0 && !putWaitInfo(infop, sigCHLD, info) {
 		return errno(unix.EFAULT)
 	}
-	if ru := uintptr(f.X[4]); ru != 0 && !putRusage(ru) {
+	if ru := uintptr(f.X[4]); ru != 0 && !childRusage(ru, z) {
 		return errno(unix.EFAULT)
 	}
 	keep := opts&unix.WNOWAIT != 0
 	eventStatus(z, ev, keep)
 	if ev == eventExit && !keep {
+		reapTimes(z)
 		proc.Reap(z)
 	}
 	return 0
@@ -228,9 +229,3 @@ func putWaitInfo(addr uintptr, sig int, info sigInfo) bool {
 	return usermem.CopyOut(addr, b[:])
 }
 
-// putRusage writes a struct rusage. Per-process CPU time is not counted
-// yet: every field is zero.
-func putRusage(addr uintptr) bool {
-	var ru unix.Rusage
-	return usermem.CopyOut(addr, usermem.BytesOf(unsafe.Pointer(&ru), unsafe.Sizeof(ru)))
-}

@@ -21,6 +21,8 @@ type sysFn func(t *sched.Thread, f *sched.Frame) uint64
 var sysTable = [...]sysFn{
 	unix.SYS_GETCWD:            sysGetcwd,
 	unix.SYS_MOUNT:             sysMount,
+	unix.SYS_GETRUSAGE:         sysGetrusage,
+	unix.SYS_TIMES:             sysTimes,
 	unix.SYS_UMOUNT2:           sysUmount2,
 	unix.SYS_EVENTFD2:          sysEventfd2,
 	unix.SYS_EPOLL_CREATE1:     sysEpollCreate1,

@@ -36,6 +36,8 @@ type Space struct {
 	// Resident counts the pages the space owns (not the kernel's pages
 	// mapped into it), for the OOM killer's choice and the state dump.
 	Resident int64
+	// Peak is the most Resident has been (ru_maxrss).
+	Peak int64
 
 	// ASID is the space's ID in the ASID allocator (asid.go: generation
 	// and ASID; 0: none yet), under the allocator's lock.
@@ -129,6 +131,7 @@ func (s *Space) Fault(addr uintptr, acc Access) FaultResult {
 	}
 	s.Resident++
 	s.mapAround(v, va, table)
+	s.Peak = max(s.Peak, s.Resident)
 	// The zeroed frames, then the entries, must reach every core's walker
 	// (another core may touch these pages as soon as the kernel lock
 	// drops).

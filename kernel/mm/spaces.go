@@ -241,5 +241,6 @@ func sharePages(src, d *Space, start, end uintptr, kernel bool) bool {
 		return true
 	})
 	publish()
+	d.Peak = d.Resident
 	return ok
 }

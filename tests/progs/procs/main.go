@@ -41,6 +41,7 @@ var parts = map[string]func(){
 	"bomb":     forkBomb,
 	"pidfd":    pidfds,
 	"prctl":    prctls,
+	"rusage":   rusage,
 	"memory":   memoryReturns,
 	"oom":      oomKill,
 	"cow":      cowFork,
@@ -71,7 +72,7 @@ func main() {
 	}
 	names := os.Args[1:]
 	if len(names) == 0 {
-		names = []string{"ids", "fork", "vfork", "waitopts", "kill", "orphan", "exec", "stop", "pidfd", "prctl"}
+		names = []string{"ids", "fork", "vfork", "waitopts", "kill", "orphan", "exec", "stop", "pidfd", "prctl", "rusage"}
 	}
 	for _, n := range names {
 		f, ok := parts[n]
@@ -314,6 +315,15 @@ func child(args []string) {
 		fmt.Println(os.Getenv(args[1]))
 	case "ids":
 		fmt.Println(os.Getpid(), os.Getppid())
+	case "burn":
+		// Spin for 300 ms of wall time holding 32 MiB (rusage).
+		mem := make([]byte, 32<<20)
+		for i := range mem {
+			mem[i] = 1
+		}
+		for end := time.Now().Add(300 * time.Millisecond); time.Now().Before(end); {
+		}
+		runtime.KeepAlive(mem)
 	case "eat":
 		// Allocate and touch memory until killed.
 		var keep [][]byte
@@ -793,6 +803,46 @@ func prctls() {
 	for _, c := range []int{res[0], res[1], ready[0], ready[1]} {
 		syscall.Close(c)
 	}
+}
+
+// rusage: CPU time is counted. A child that spins for 300 ms holding
+// 32 MiB reports about that much time and memory to wait4, and it adds
+// to getrusage(RUSAGE_CHILDREN) and times(2); the CPU-time clocks move
+// with work and not with sleep.
+func rusage() {
+	cmd := exec.Command("/init", "child", "burn")
+	err := cmd.Run()
+	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	ut := time.Duration(ru.Utime.Nano())
+	check("rusage-wait", err == nil && ut >= 150*time.Millisecond && ut < 5*time.Second,
+		"the child's user time %v for 300 ms of spinning (%v)", ut, err)
+	check("rusage-maxrss", ru.Maxrss >= 32<<10, "the child's ru_maxrss %d KiB, want at least 32 MiB", ru.Maxrss)
+	var ch syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ch)
+	check("rusage-children", time.Duration(ch.Utime.Nano()) >= ut, "RUSAGE_CHILDREN %v, less than the child's %v", time.Duration(ch.Utime.Nano()), ut)
+	var tms syscall.Tms
+	syscall.Times(&tms)
+	check("times-cutime", tms.Cutime >= 15, "times: cutime %d ticks", tms.Cutime)
+	cpu := func(id int) time.Duration {
+		var ts syscall.Timespec
+		syscall.Syscall(syscall.SYS_CLOCK_GETTIME, uintptr(id), uintptr(unsafe.Pointer(&ts)), 0)
+		return time.Duration(ts.Nano())
+	}
+	const processCPU, threadCPU = 2, 3
+	runtime.LockOSThread()
+	p0, t0 := cpu(processCPU), cpu(threadCPU)
+	for end := time.Now().Add(200 * time.Millisecond); time.Now().Before(end); {
+	}
+	p1, t1 := cpu(processCPU), cpu(threadCPU)
+	time.Sleep(300 * time.Millisecond)
+	t2 := cpu(threadCPU)
+	runtime.UnlockOSThread()
+	check("cputime-clocks", t1-t0 >= 100*time.Millisecond && p1-p0 >= t1-t0,
+		"200 ms of spinning: thread clock +%v, process clock +%v", t1-t0, p1-p0)
+	check("cputime-sleep", t2-t1 < 100*time.Millisecond, "300 ms asleep: thread clock +%v", t2-t1)
+	var self syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	check("rusage-self", time.Duration(self.Utime.Nano()) >= t1-t0, "RUSAGE_SELF %v", time.Duration(self.Utime.Nano()))
 }
 
 // cowSize is the memory a cow check's parent holds when it forks.
