@@ -239,6 +239,9 @@ func exitThread(t *sched.Thread, code int) {
 	pp := &proc.Procs[p]
 	parentThreadExited(t, p)
 	threadExitTimes(t, p)
+	lockSignals()
+	dropQueued(sched.Index(t)+1, 0) // its own pending signals go with it
+	unlockSignals()
 
 	if pp.Threads--; pp.Threads > 0 {
 		if pp.Threads == 1 {
@@ -312,6 +315,9 @@ func processExited(p int32, status int32) {
 	if mmi := proc.Procs[p].MM; mmi >= 0 {
 		lprocs[p].MaxRSS = mm.Spaces[mmi].Peak
 	}
+	lockSignals()
+	dropQueued(0, p+1)
+	unlockSignals()
 	releaseObjects(p)
 	dropExe(p)
 	vforkDone(p)

@@ -104,19 +104,32 @@ func queueSignal(t *sched.Thread, sig int, info sigInfo) int {
 	l := lx(t)
 	if l.SigWait&bit != 0 && t.State == sched.Blocked && t.Wait == sched.WaitSignal {
 		// rt_sigtimedwait takes it on its way out (takeWaited).
-		l.SigPending |= bit
-		l.SigInfo[sig] = info
+		pend(t, l, sig, info)
 		return wakeWaiter
 	}
 	if l.SigMask&bit == 0 && ignored(sig, actionsOf(t)[sig].handler) {
 		return wakeNone
 	}
-	l.SigPending |= bit
-	l.SigInfo[sig] = info
+	pend(t, l, sig, info)
 	if l.SigMask&bit == 0 {
 		return wakeDeliver
 	}
 	return wakeNone
+}
+
+// pend makes sig pending on thread t (its Linux state l): a standard
+// signal already pending merges with it, a real-time one waits behind
+// it (sigqueue_arm64.go).
+func pend(t *sched.Thread, l *lthread, sig int, info sigInfo) {
+	bit := sigBit(sig)
+	if l.SigPending&bit != 0 {
+		if isRT(sig) {
+			queueBehind(t, 0, sig, info)
+		}
+		return
+	}
+	l.SigPending |= bit
+	l.SigInfo[sig] = info
 }
 
 // wakeFor asks t what queueSignal found it must do (w).
@@ -249,9 +262,11 @@ func postProcessSignal(p int32, sig int, info sigInfo, prefer *sched.Thread) {
 	w := wakeNone
 	if target != nil {
 		w = queueSignal(target, sig, info)
-	} else {
+	} else if lprocs[p].Pending&bit == 0 {
 		lprocs[p].Pending |= bit
 		lprocs[p].Info[sig] = info
+	} else if isRT(sig) {
+		queueBehind(nil, p, sig, info)
 	}
 	unlockSignals()
 	if target != nil {
@@ -552,13 +567,19 @@ func dequeueSignalLocked(t *sched.Thread, set uint64) (sig int, info sigInfo, ok
 	switch {
 	case l.SigPending&set != 0:
 		sig = nextSignal(l.SigPending & set)
-		l.SigPending &^= sigBit(sig)
-		return sig, l.SigInfo[sig], true
+		info = l.SigInfo[sig]
+		if !isRT(sig) || !nextQueued(sched.Index(t)+1, 0, sig, &l.SigInfo[sig]) {
+			l.SigPending &^= sigBit(sig)
+		}
+		return sig, info, true
 	case sharedOf(t).Pending&set != 0:
 		s := sharedOf(t)
 		sig = nextSignal(s.Pending & set)
-		s.Pending &^= sigBit(sig)
-		return sig, s.Info[sig], true
+		info = s.Info[sig]
+		if !isRT(sig) || !nextQueued(0, lx(t).Proc+1, sig, &s.Info[sig]) {
+			s.Pending &^= sigBit(sig)
+		}
+		return sig, info, true
 	}
 	return 0, sigInfo{}, false
 }

@@ -287,6 +287,9 @@ func sysRtSigqueueinfo(t *sched.Thread, f *sched.Frame) uint64 {
 	if pid <= 0 || int64(int32(pid)) != pid || p < 0 || proc.Procs[p].State != proc.Live {
 		return errno(unix.ESRCH)
 	}
+	if isRT(sig) && sigQueueFull() {
+		return errno(unix.EAGAIN) // RLIMIT_SIGPENDING reached
+	}
 	return send(t, p, nil, sig, info)
 }
 

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gometal/gometal/tests/progs/internal/guest"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -42,6 +43,7 @@ var parts = map[string]func(){
 	"pidfd":    pidfds,
 	"prctl":    prctls,
 	"rusage":   rusage,
+	"rtqueue":  rtQueue,
 	"memory":   memoryReturns,
 	"oom":      oomKill,
 	"cow":      cowFork,
@@ -72,7 +74,7 @@ func main() {
 	}
 	names := os.Args[1:]
 	if len(names) == 0 {
-		names = []string{"ids", "fork", "vfork", "waitopts", "kill", "orphan", "exec", "stop", "pidfd", "prctl", "rusage"}
+		names = []string{"ids", "fork", "vfork", "waitopts", "kill", "orphan", "exec", "stop", "pidfd", "prctl", "rusage", "rtqueue"}
 	}
 	for _, n := range names {
 		f, ok := parts[n]
@@ -843,6 +845,55 @@ func rusage() {
 	var self syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
 	check("rusage-self", time.Duration(self.Utime.Nano()) >= t1-t0, "RUSAGE_SELF %v", time.Duration(self.Utime.Nano()))
+}
+
+// rtQueue: real-time signals queue, standard ones merge (signal(7)). A
+// one-threaded child blocks SIGUSR1, SIGRTMIN+2 and SIGRTMIN+3, queues
+// them to itself with sigqueue values, and takes them with
+// rt_sigtimedwait: SIGUSR1 once however often it was sent, then
+// SIGRTMIN+2, then each SIGRTMIN+3 in the order sent, then none.
+func rtQueue() {
+	const sigA, sigB = 34, 35 // SIGRTMIN+2, SIGRTMIN+3 (glibc's SIGRTMIN is 34)
+	var res [2]int
+	syscall.Pipe2(res[:], 0)
+	pid, _ := rawClone(uintptr(syscall.SIGCHLD))
+	if pid == 0 {
+		set := uint64(1)<<(syscall.SIGUSR1-1) | 1<<(sigA-1) | 1<<(sigB-1)
+		syscall.RawSyscall6(syscall.SYS_RT_SIGPROCMASK, 0, uintptr(unsafe.Pointer(&set)), 0, 8, 0, 0)
+		me, _, _ := syscall.RawSyscall(syscall.SYS_GETPID, 0, 0, 0)
+		send := func(sig int, v int32) {
+			var info [128]byte
+			*(*int32)(unsafe.Pointer(&info[0])) = int32(sig)
+			*(*int32)(unsafe.Pointer(&info[8])) = -1 // SI_QUEUE
+			*(*int32)(unsafe.Pointer(&info[24])) = v
+			syscall.RawSyscall(syscall.SYS_RT_SIGQUEUEINFO, me, uintptr(sig), uintptr(unsafe.Pointer(&info[0])))
+		}
+		send(sigB, 1)
+		send(int(syscall.SIGUSR1), 7)
+		send(sigB, 2)
+		send(sigA, 9)
+		send(int(syscall.SIGUSR1), 8)
+		send(sigB, 3)
+		var out [16]byte
+		n := 0
+		for n < len(out)-1 {
+			var info [128]byte
+			ts := syscall.Timespec{}
+			sig, _, e := syscall.RawSyscall6(syscall.SYS_RT_SIGTIMEDWAIT, uintptr(unsafe.Pointer(&set)), uintptr(unsafe.Pointer(&info[0])), uintptr(unsafe.Pointer(&ts)), 8, 0, 0)
+			if e != 0 {
+				break
+			}
+			out[n], out[n+1] = byte(sig), byte(*(*int32)(unsafe.Pointer(&info[24])))
+			n += 2
+		}
+		syscall.RawSyscall(syscall.SYS_WRITE, uintptr(res[1]), uintptr(unsafe.Pointer(&out[0])), uintptr(n))
+		rawExit(0)
+	}
+	syscall.Close(res[1])
+	b, _ := io.ReadAll(os.NewFile(uintptr(res[0]), "res"))
+	wait(pid, 0)
+	check("rt-queue", string(b) == string([]byte{10, 7, sigA, 9, sigB, 1, sigB, 2, sigB, 3}),
+		"taken (signal, value): %v; want [10 7 34 9 35 1 35 2 35 3]", b)
 }
 
 // cowSize is the memory a cow check's parent holds when it forks.
