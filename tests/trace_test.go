@@ -44,11 +44,14 @@ func TestKernelTrace(t *testing.T) {
 		t.Fatalf("the JSON export does not parse: %v", err)
 	}
 	threadSpans := map[int]int{}
-	futex, sgiSent, sgiTaken := 0, 0, 0
+	futex, sgiSent, sgiTaken, named := 0, 0, 0, 0
 	for _, e := range doc.TraceEvents {
 		switch {
 		case e.Cat == "thread" && e.Ph == "X":
 			threadSpans[e.Pid]++
+			if strings.HasPrefix(e.Name, "init[1] thread ") {
+				named++ // the process and its program's name (KindProc)
+			}
 		case e.Cat == "syscall" && e.Name == "futex":
 			futex++
 		case e.Cat == "sgi" && strings.Contains(e.Name, "wake-up"):
@@ -61,6 +64,9 @@ func TestKernelTrace(t *testing.T) {
 		if threadSpans[core] == 0 {
 			t.Errorf("core %d ran no thread in the trace", core)
 		}
+	}
+	if named == 0 {
+		t.Error("no thread run is named after its process (init[1])")
 	}
 	if futex == 0 || sgiSent == 0 || sgiTaken == 0 {
 		t.Errorf("futex calls %d, wake-up SGIs sent %d, SGIs taken %d: want each > 0", futex, sgiSent, sgiTaken)

@@ -199,6 +199,7 @@ func (t *ktrace) chromeEvents() []traceEvent {
 	t0 := t.start()
 	us := func(ts uint64) float64 { return float64(ts-t0) * 1e6 / float64(t.Freq) }
 	var out []traceEvent
+	names := t.procNames()
 	for core, c := range t.Cores {
 		out = append(out,
 			traceEvent{Name: "process_name", Ph: "M", Pid: core, Args: map[string]any{"name": fmt.Sprintf("core %d", core)}},
@@ -225,7 +226,11 @@ func (t *ktrace) chromeEvents() []traceEvent {
 					if e.Code == trace.StopBlocked && int(e.Num) < len(waitKinds) {
 						why += " (" + waitKinds[e.Num] + ")"
 					}
-					span(fmt.Sprintf("thread %d", runTID), "thread", runFrom, e.TS, laneCPU, map[string]any{"tid": runTID, "left": why})
+					args := map[string]any{"tid": runTID, "left": why}
+					if l := names[runTID]; len(l) > 0 {
+						args["pid"] = l[len(l)-1].pid
+					}
+					span(threadLabel(names, runTID, runFrom), "thread", runFrom, e.TS, laneCPU, args)
 				}
 				running = false
 			case trace.KindIdle:

@@ -77,6 +77,39 @@ func TestTraceToChromeEvents(t *testing.T) {
 	}
 }
 
+// KindProc groups name a thread's runs after its process and program,
+// as they were when each run began; a group cut short is left out.
+func TestTraceNamesProcesses(t *testing.T) {
+	group := func(ts uint64, tid, pid uint32, comm string) []trace.Event {
+		var b [16]byte
+		copy(b[:], comm)
+		ev := []trace.Event{{TS: ts, Kind: trace.KindProc, Code: 0, Arg: tid}, {TS: ts, Kind: trace.KindProc, Code: 1, Arg: pid}}
+		for i := 0; i < 4; i++ {
+			ev = append(ev, trace.Event{TS: ts, Kind: trace.KindProc, Code: uint8(2 + i), Arg: binary.LittleEndian.Uint32(b[4*i:])})
+		}
+		return ev
+	}
+	core0 := group(900, 9, 9, "init")
+	core0 = append(core0, trace.Event{TS: 1000, Kind: trace.KindRun, Arg: 9}, trace.Event{TS: 1100, Kind: trace.KindStop, Code: trace.StopExit, Arg: 9})
+	core0 = append(core0, group(1150, 9, 9, "cat")...)
+	core0 = append(core0, group(1160, 10, 9, "x")[:3]...) // cut short
+	core0 = append(core0, trace.Event{TS: 1200, Kind: trace.KindRun, Arg: 9}, trace.Event{TS: 1300, Kind: trace.KindStop, Code: trace.StopExit, Arg: 9})
+	core0 = append(core0, trace.Event{TS: 1400, Kind: trace.KindRun, Arg: 10}, trace.Event{TS: 1500, Kind: trace.KindStop, Code: trace.StopExit, Arg: 10})
+	kt, err := readTrace(writeTemp(t, traceBytes(trace.Version, 1_000_000, [][]trace.Event{core0}, []uint64{uint64(len(core0))})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range kt.chromeEvents() {
+		if e.Ph == "X" {
+			got = append(got, e.Name)
+		}
+	}
+	if want := "init[9] thread 9,cat[9] thread 9,thread 10"; strings.Join(got, ",") != want {
+		t.Errorf("runs named %q, want %q", strings.Join(got, ","), want)
+	}
+}
+
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // Bad files get one clear error each, never a crash or a silent success.

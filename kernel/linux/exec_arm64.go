@@ -335,6 +335,7 @@ func execProgram(t *sched.Thread, f *sched.Frame, i int32, img []byte, args *exe
 	pp.Execed = true
 	proc.SetComm(p, path)
 	l.Comm = pp.Comm
+	traceProc(t)
 	setExe(p, i)
 	lprocs[p].ExeLen = 0
 	if execFound {

@@ -118,6 +118,7 @@ func newInitProcess() *sched.Thread {
 	pp.Threads = 1
 	proc.SetComm(p, []byte("/init"))
 	lx(t).Comm = pp.Comm
+	traceProc(t)
 	pp.MM = mm.NewSpace(&mm.Pages)
 	pp.Files = proc.NewFDTable()
 	pp.FS = proc.NewFSContext(proc.FSContext{Cwd: fs.RootIno, Umask: umaskDefault})

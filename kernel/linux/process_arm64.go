@@ -112,6 +112,7 @@ func cloneProcess(t *sched.Thread, f *sched.Frame, flags uint64) uint64 {
 		}
 	}
 	procStats.Forks++
+	traceProc(n)
 	sched.Ready(n)
 	if flags&unix.CLONE_VFORK != 0 {
 		// The parent's thread waits, past any signal, until the child

@@ -395,6 +395,7 @@ func sysClone(t *sched.Thread, f *sched.Frame) uint64 {
 	n.Affinity = t.Affinity
 	lx(n).KeepCaps = lx(t).KeepCaps // its cred, copied
 	lx(n).Comm = lx(t).Comm
+	traceProc(n)
 	lx(n).TimerSlack = lx(t).TimerSlack // Linux's copy_process, both
 	lx(n).DefaultSlack = lx(t).TimerSlack
 	if flags&unix.CLONE_PARENT_SETTID != 0 {
@@ -666,6 +667,7 @@ func sysPrctl(t *sched.Thread, f *sched.Frame) uint64 {
 		if t.TID == pidOf(t) {
 			procOf(t).Comm = *c
 		}
+		traceProc(t)
 		return 0
 	case unix.PR_GET_NAME:
 		if !usermem.CopyOut(uintptr(f.X[1]), lx(t).Comm[:]) {

@@ -26,8 +26,17 @@ const (
 	// KindSignal: a signal frame built. Arg: tid; Num: the signal (23,
 	// SIGURG, is how Go's runtime preempts a goroutine).
 	KindSignal
+	// KindProc: a thread's process and name, from now on (a process
+	// made, a program run, a name set): ProcWords events in a row on
+	// one core, Code 0 to ProcWords-1, each Arg one word: the tid, the
+	// pid, then the name's 16 bytes four at a time (little-endian, NUL
+	// padded).
+	KindProc
 	NumKinds
 )
+
+// ProcWords is how many KindProc events name one thread.
+const ProcWords = 6
 
 // Why a thread stopped running (KindStop's Code).
 const (

@@ -102,3 +102,17 @@ func Reset() {
 	}
 	on = false
 }
+
+// RecordProc records that thread tid belongs to process pid named comm
+// (KindProc).
+func RecordProc(core int, tid, pid int32, comm *[16]byte) {
+	if !on {
+		return
+	}
+	Record(core, KindProc, 0, 0, uint32(tid))
+	Record(core, KindProc, 1, 0, uint32(pid))
+	for i := 0; i < 4; i++ {
+		c := comm[4*i:]
+		Record(core, KindProc, uint8(2+i), 0, uint32(c[0])|uint32(c[1])<<8|uint32(c[2])<<16|uint32(c[3])<<24)
+	}
+}
