@@ -1,7 +1,6 @@
 package linux
 
 import (
-
 	"github.com/gometal/gometal/kernel/proc"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/sched"
@@ -228,4 +227,3 @@ func putWaitInfo(addr uintptr, sig int, info sigInfo) bool {
 	putSiginfo(b[:], sig, &info)
 	return usermem.CopyOut(addr, b[:])
 }
-
