@@ -95,6 +95,7 @@ func profEnter(c *sched.CPU, t *sched.Thread, f *sched.Frame, entered uint64) {
 		var s prof.Sample
 		s.Kind = prof.KindApp
 		s.TID = uint32(t.TID)
+		s.PID = uint32(t.TGID)
 		s.PC[0] = f.PC
 		s.Frames = 1 + uint8(appFrames(f.X[29], s.PC[1:]))
 		prof.Add(c.ID, &s, n)

@@ -60,6 +60,10 @@ type Thread struct {
 	// extra counter read (getrusage, times and /proc report it as user
 	// time).
 	CPUTicks, ResumedAt uint64
+	// TGID is the thread's process ID, which the personality keeps
+	// here for what reads it at interrupt time without asking it (the
+	// profiler's samples).
+	TGID int32
 	// Space is the slot in mm.Spaces of the address space the thread
 	// runs in (its process's, Linux's task->mm): the core points TTBR0
 	// at it before resuming the thread.

@@ -192,6 +192,9 @@ func (p *kprofile) pprof(sym *symbolizer) *profile.Profile {
 			}
 			ps := &profile.Sample{Location: stack, Value: []int64{int64(s.Count), int64(s.Count) * periodNs},
 				NumLabel: map[string][]int64{"core": {int64(core)}}}
+			if s.PID != 0 {
+				ps.NumLabel["pid"] = []int64{int64(s.PID)}
+			}
 			if s.TID != 0 {
 				ps.NumLabel["tid"] = []int64{int64(s.TID)}
 			}

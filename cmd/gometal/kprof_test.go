@@ -40,7 +40,7 @@ func TestProfileToPprof(t *testing.T) {
 	}
 	// This test binary stands in for the app: a Go ELF with a pclntab.
 	pc := uint64(reflect.ValueOf(TestProfileToPprof).Pointer())
-	app := prof.Sample{Count: 7, Kind: prof.KindApp, Frames: 1, TID: 3}
+	app := prof.Sample{Count: 7, Kind: prof.KindApp, Frames: 1, TID: 3, PID: 2}
 	app.PC[0] = pc
 	kern := prof.Sample{Count: 2, Kind: prof.KindKernel, Arg: prof.ArgSyscall + 98}
 	idle := prof.Sample{Count: 5, Kind: prof.KindIdle}
@@ -60,6 +60,9 @@ func TestProfileToPprof(t *testing.T) {
 	}
 	if pp.Period != 1_000_000 || pp.Sample[0].Value[1] != 7_000_000 {
 		t.Errorf("period %d, first sample %v", pp.Period, pp.Sample[0].Value)
+	}
+	if l := pp.Sample[0].NumLabel; l["pid"][0] != 2 || l["tid"][0] != 3 {
+		t.Errorf("the app sample's labels %v, want pid 2 and tid 3 (per-process profiles: -tagfocus pid=2)", l)
 	}
 }
 

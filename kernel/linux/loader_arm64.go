@@ -114,6 +114,7 @@ func newInitProcess() *sched.Thread {
 		kernel.Panic("/init is not the first process")
 	}
 	lx(t).Proc = p
+	t.TGID = t.TID
 	pp := &proc.Procs[p]
 	pp.Threads = 1
 	proc.SetComm(p, []byte("/init"))

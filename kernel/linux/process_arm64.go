@@ -79,6 +79,7 @@ func cloneProcess(t *sched.Thread, f *sched.Frame, flags uint64) uint64 {
 	n.Affinity = t.Affinity
 	l, pl := lx(n), lx(t)
 	l.Proc = p
+	n.TGID = n.TID
 	l.SigMask = pl.SigMask
 	l.TimerSlack, l.DefaultSlack = pl.TimerSlack, pl.TimerSlack
 	l.KeepCaps = pl.KeepCaps

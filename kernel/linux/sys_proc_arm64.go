@@ -389,6 +389,7 @@ func sysClone(t *sched.Thread, f *sched.Frame) uint64 {
 	// A new thread joins its creator's process and starts with its
 	// signal mask and affinity, and no alternate signal stack.
 	lx(n).Proc = lx(t).Proc
+	n.TGID = t.TGID
 	procOf(t).Threads++
 	n.Space = t.Space
 	lx(n).SigMask = lx(t).SigMask

@@ -27,7 +27,7 @@ type Sample struct {
 	_      uint16
 	Arg    uint32
 	TID    uint32 // the thread (app samples); 0 when not one thread
-	_      uint32
+	PID    uint32 // its process (0: not known, as in files before processes)
 	PC     [MaxFrames]uint64
 }
 

@@ -58,7 +58,7 @@ func Add(c int, s *Sample, n uint64) {
 }
 
 func same(a, b *Sample) bool {
-	if a.Kind != b.Kind || a.Arg != b.Arg || a.TID != b.TID || a.Frames != b.Frames {
+	if a.Kind != b.Kind || a.Arg != b.Arg || a.TID != b.TID || a.PID != b.PID || a.Frames != b.Frames {
 		return false
 	}
 	for i := 0; i < int(a.Frames); i++ {
