@@ -24,6 +24,14 @@ func TestStdlibThroughGoTestExec(t *testing.T) {
 	goTestExec(t, true, nil, stdlibPackages...)
 }
 
+// crypto/tls's FIPS tests start the test binary again with GODEBUG
+// settings (TestFIPSServerProtocolVersion and the rest): they need
+// processes, and pass.
+func TestStdlibTLSFIPS(t *testing.T) {
+	t.Parallel()
+	goTestExec(t, true, []string{"-run", "FIPS"}, "crypto/tls")
+}
+
 // goTestExec runs go test -exec "gometal exec" with flags on pkgs and
 // requires an ok line for each. With short, the suites run with -short,
 // as Go's own `go tool dist test` runs them on slow builders: QEMU here is
