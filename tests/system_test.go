@@ -642,7 +642,8 @@ func TestProcesses(t *testing.T) {
 		"ok exec-script", "ok exec-written", "ok exec-executable", "ok exec-etxtbsy", "ok stop", "ok cont", "ok stop-kill",
 		"ok pidfd-ready", "ok pidfd-waitid", "ok pidfd-self-echild", "ok pidfd-getfd", "ok pidfd-getfd-shared",
 		"ok exec-nested-5", "ok exec-nested-6", "ok prctl-name", "ok pdeathsig-process", "ok pdeathsig-thread",
-		"ok rusage-wait", "ok rusage-maxrss", "ok cputime-clocks", "ok rt-queue", "procs ok")
+		"ok rusage-wait", "ok rusage-maxrss", "ok cputime-clocks", "ok rt-queue", "ok clone3",
+		"ok clone3-vfork", "ok clone3-go-cgroup", "procs ok")
 	if strings.Contains(r.out, "FAIL") {
 		t.Errorf("a check failed:\n%s", r.out)
 	}

@@ -132,6 +132,7 @@ var sysTable = [...]sysFn{
 	unix.SYS_BRK:               sysBrk,
 	unix.SYS_MUNMAP:            sysMunmap,
 	unix.SYS_CLONE:             sysClone,
+	unix.SYS_CLONE3:            sysClone3,
 	unix.SYS_EXECVE:            sysExecve,
 	unix.SYS_EXECVEAT:          sysExecveat,
 	unix.SYS_PIDFD_OPEN:        sysPidfdOpen,

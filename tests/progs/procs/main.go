@@ -44,6 +44,7 @@ var parts = map[string]func(){
 	"prctl":    prctls,
 	"rusage":   rusage,
 	"rtqueue":  rtQueue,
+	"clone3":   clone3,
 	"memory":   memoryReturns,
 	"oom":      oomKill,
 	"cow":      cowFork,
@@ -74,7 +75,7 @@ func main() {
 	}
 	names := os.Args[1:]
 	if len(names) == 0 {
-		names = []string{"ids", "fork", "vfork", "waitopts", "kill", "orphan", "exec", "stop", "pidfd", "prctl", "rusage", "rtqueue"}
+		names = []string{"ids", "fork", "vfork", "waitopts", "kill", "orphan", "exec", "stop", "pidfd", "prctl", "rusage", "rtqueue", "clone3"}
 	}
 	for _, n := range names {
 		f, ok := parts[n]
@@ -894,6 +895,75 @@ func rtQueue() {
 	wait(pid, 0)
 	check("rt-queue", string(b) == string([]byte{10, 7, sigA, 9, sigB, 1, sigB, 2, sigB, 3}),
 		"taken (signal, value): %v; want [10 7 34 9 35 1 35 2 35 3]", b)
+}
+
+// cloneArgs is struct clone_args (Linux 5.7).
+type cloneArgs struct {
+	Flags, Pidfd, ChildTID, ParentTID, ExitSignal, Stack, StackSize, TLS, SetTID, SetTIDSize, Cgroup uint64
+}
+
+// clone3: clone's arguments in a struct, with clone3_args_valid's
+// errors, and Go's use of it (a cgroup to start in) failing as on a
+// kernel given a descriptor that is no cgroup.
+func clone3() {
+	const sysClone3, pPIDFD = 435, 3
+	call := func(a *cloneArgs, size uintptr) (int, syscall.Errno) {
+		r, _, e := syscall.RawSyscall(sysClone3, uintptr(unsafe.Pointer(a)), size, 0)
+		return int(r), e
+	}
+	var pidfd int32
+	a := cloneArgs{Flags: syscall.CLONE_PIDFD, ExitSignal: uint64(syscall.SIGCHLD), Pidfd: uint64(uintptr(unsafe.Pointer(&pidfd)))}
+	pid, e := call(&a, unsafe.Sizeof(a))
+	if pid == 0 {
+		rawExit(5)
+	}
+	var info [128]byte
+	_, _, we := syscall.Syscall6(syscall.SYS_WAITID, pPIDFD, uintptr(pidfd), uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED, 0, 0)
+	status := *(*int32)(unsafe.Pointer(&info[24]))
+	check("clone3", e == 0 && pid > 0 && pidfd > 2 && we == 0 && status == 5, "clone3 = %d %v, pidfd %d, waitid %v status %d", pid, e, pidfd, we, status)
+	syscall.Close(int(pidfd))
+	// CLONE_VFORK without CLONE_VM: the parent waits while the child
+	// runs on a copy of its memory (a child sharing it would run on
+	// the parent's stack, which a Go function returning from the call
+	// would overwrite).
+	a = cloneArgs{Flags: syscall.CLONE_VFORK, ExitSignal: uint64(syscall.SIGCHLD)}
+	pid, e = call(&a, 64)
+	if pid == 0 {
+		vforkShared = 'w'
+		rawExit(6)
+	}
+	_, ws, err := wait(pid, 0)
+	check("clone3-vfork", e == 0 && vforkShared != 'w' && err == nil && ws.ExitStatus() == 6, "clone3(CLONE_VFORK): %v, shared %q, exit %d %v", e, vforkShared, ws.ExitStatus(), err)
+	f, _ := os.Open("/init")
+	for _, c := range []struct {
+		name string
+		a    cloneArgs
+		size uintptr
+		want syscall.Errno
+	}{
+		{"clone3-small", cloneArgs{ExitSignal: uint64(syscall.SIGCHLD)}, 32, syscall.EINVAL},
+		{"clone3-csignal", cloneArgs{Flags: uint64(syscall.SIGCHLD)}, 88, syscall.EINVAL},
+		{"clone3-badsignal", cloneArgs{ExitSignal: 99}, 88, syscall.EINVAL},
+		{"clone3-stacksize", cloneArgs{Stack: 0x1000}, 88, syscall.EINVAL},
+		{"clone3-huge", cloneArgs{}, 8192, syscall.E2BIG},
+		{"clone3-cgroup", cloneArgs{Flags: 0x200000000, ExitSignal: uint64(syscall.SIGCHLD), Cgroup: uint64(f.Fd())}, 88, syscall.EBADF},
+	} {
+		_, e := call(&c.a, c.size)
+		check(c.name, e == c.want, "clone3: %v, want %v", e, c.want)
+	}
+	// A newer struct than the kernel knows: its extra bytes must be 0.
+	var big struct {
+		a     cloneArgs
+		extra uint64
+	}
+	big.a.ExitSignal, big.extra = uint64(syscall.SIGCHLD), 1
+	_, e = call(&big.a, unsafe.Sizeof(big))
+	check("clone3-e2big", e == syscall.E2BIG, "clone3 with a nonzero byte past the struct: %v, want E2BIG", e)
+	cmd := exec.Command("/init", "child", "exit", "0")
+	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(f.Fd())}
+	err = cmd.Run()
+	check("clone3-go-cgroup", errors.Is(err, syscall.EBADF), "os/exec into a cgroup that is a file: %v, want EBADF", err)
+	f.Close()
 }
 
 // cowSize is the memory a cow check's parent holds when it forks.
