@@ -56,7 +56,7 @@ func cloneProcess(t *sched.Thread, f *sched.Frame, flags uint64) uint64 {
 	if n == nil {
 		return errno(unix.EAGAIN)
 	}
-	p := proc.New(n.TID, parent)
+	p := proc.NewFrom(n.TID, parent, lx(t).Proc)
 	if p < 0 {
 		n.State = sched.Free
 		return errno(unix.EAGAIN)

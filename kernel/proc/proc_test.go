@@ -289,3 +289,18 @@ func TestOrphanedGroup(t *testing.T) {
 		t.Errorf("a leader whose parent is in another session: not orphaned")
 	}
 }
+
+// CLONE_PARENT: the child's parent is the caller's parent, but its
+// group, session and credentials are the caller's (copy_process).
+func TestNewFromCaller(t *testing.T) {
+	reset()
+	init := New(1, NoParent)
+	caller := fork(t, init, 2)
+	Setsid(caller)
+	Procs[caller].Cred.User.E = 1000
+	c := NewFrom(3, init, caller)
+	if p := &Procs[c]; p.Parent != init || p.PGID != 2 || p.SID != 2 || p.Cred.User.E != 1000 {
+		t.Errorf("parent %d, group %d, session %d, euid %d; want init's child in the caller's group 2, session 2, euid 1000",
+			p.Parent, p.PGID, p.SID, p.Cred.User.E)
+	}
+}

@@ -73,14 +73,22 @@ const Init = 0
 // as a child of parent (NoParent for PID 1), in its parent's process
 // group and session. It returns the slot, or -1 when the table is full.
 func New(pid, parent int32) int32 {
+	return NewFrom(pid, parent, parent)
+}
+
+// NewFrom is New for a process made by process from whose parent is
+// parent (clone's CLONE_PARENT: the caller's own parent): its group,
+// session, terminal, name and credentials are from's, as copy_process
+// copies them from the calling task, whoever becomes the parent.
+func NewFrom(pid, parent, from int32) int32 {
 	for i := range Procs {
 		p := &Procs[i]
 		if p.State != Free {
 			continue
 		}
 		*p = Process{PID: pid, Parent: parent, State: Live}
-		if parent != NoParent {
-			pp := &Procs[parent]
+		if from != NoParent {
+			pp := &Procs[from]
 			p.PGID, p.SID, p.CTTY, p.Comm, p.Cred = pp.PGID, pp.SID, pp.CTTY, pp.Comm, pp.Cred
 		}
 		return int32(i)
