@@ -709,7 +709,10 @@ func TestProcfs(t *testing.T) {
 	r := gometal(t, "run", "./tests/progs/procfs")
 	r.expect(t, 0, "ok self", "ok exe", "ok stat-fields", "ok stat-ids", "ok status ^State", "ok maps", "ok fd-file",
 		"ok fd-pipe", "ok fd-open", "ok task-status", "ok task-hidden", "ok child-zombie", "ok child-reaped",
-		"ok meminfo SwapFree", "ok cpuinfo", "ok mounts", "ok ro-create", "procfs ok")
+		"ok meminfo SwapFree", "ok cpuinfo", "ok mounts", "ok ro-create", "ok fd-open-pipe", "ok fd-stat-pipe", "procfs ok")
+	// The initramfs's /dev/fd and /dev/std* lead there too.
+	r = gometal(t, "run", "./tests/progs/procfs", "--", "devfd")
+	r.expect(t, 0, "ok dev-fd", "written to /dev/stdout", "ok dev-stdout", "procfs ok")
 }
 
 // ASIDs roll over and every process still sees only its own memory

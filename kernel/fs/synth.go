@@ -43,6 +43,11 @@ var (
 	// function value escapes, and would move the walk's buffer to the
 	// heap (ARCHITECTURE.md).
 	SynthLookup func(dir int32, n int)
+	// SynthJump says whether synthetic link i leads to no path but to
+	// an open file (/proc/PID/fd/N of a pipe or socket): the walk then
+	// ends at the link itself, and the caller opens or stats what it
+	// names (Linux's nd_jump_link).
+	SynthJump func(i int32) bool
 )
 
 // SynthName holds the name SynthLookup is asked for.

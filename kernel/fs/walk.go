@@ -156,6 +156,11 @@ func Resolve(w *Walk, base int32, p []byte, flags WalkFlags) unix.Errno {
 		n := &Inodes[i2]
 		follow := !last || flags&Follow != 0 || slash && flags&ForCreate == 0
 		switch {
+		case n.IsSymlink() && follow && n.Synth.Kind != 0 && SynthJump != nil && SynthJump(i2):
+			if !last {
+				return unix.ENOTDIR // a file, not a directory, lies behind it
+			}
+			return 0 // the walk ends at the link: Node is it
 		case n.IsSymlink() && follow:
 			links++
 			if links > maxSymlinks {

@@ -42,6 +42,7 @@ func mountProc() {
 	fs.SynthRead = readProc
 	fs.SynthLink = procLink
 	procfs.ProcessOf = processOfTID
+	fs.SynthJump = procJump
 	procfs.Mount(dir)
 }
 

@@ -119,6 +119,8 @@ func openat(t *sched.Thread, f *sched.Frame) uint64 {
 	nd := &fs.Inodes[i]
 	write := flags&unix.O_ACCMODE != unix.O_RDONLY
 	switch mode := nd.Mode & unix.S_IFMT; {
+	case mode == unix.S_IFLNK && flags&unix.O_NOFOLLOW == 0 && fs.IsSynth(i):
+		return openMagic(i, flags) // the walk stopped at /proc/PID/fd/N of a pipe
 	case flags&unix.O_DIRECTORY != 0 && mode != unix.S_IFDIR:
 		return errno(unix.ENOTDIR)
 	case mode == unix.S_IFLNK:
@@ -349,6 +351,10 @@ func sysNewfstatat(t *sched.Thread, f *sched.Frame) uint64 {
 	i, e := lookupAt(&w, int64(f.X[0]), uintptr(f.X[1]), wf)
 	if e != 0 {
 		return errno(e)
+	}
+	if mf, ok := magicFile(i); ok && wf == fs.Follow {
+		st = mf.Impl.Stat(mf) // what /proc/PID/fd/N names
+		return putStat(uintptr(f.X[2]), &st)
 	}
 	fs.Inodes[i].StatTo(&st)
 	return putStat(uintptr(f.X[2]), &st)

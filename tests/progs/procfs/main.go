@@ -38,6 +38,14 @@ func main() {
 		syscall.Mount("proc", "/proc", "proc", 0, "")
 	}
 	os.MkdirAll("/tmp", 0o1777)
+	if len(os.Args) > 1 && os.Args[1] == "devfd" {
+		devfd()
+		if guest.Failed() {
+			os.Exit(1)
+		}
+		fmt.Println("procfs ok")
+		return
+	}
 	if _, err := os.Stat("/dev/null"); err != nil {
 		syscall.Mknod("/dev/null", syscall.S_IFCHR|0o666, 1<<8|3) // a bare Linux initramfs has none
 	}
@@ -151,6 +159,41 @@ func fds() {
 	}
 	check("fd-open", string(b[:k]) == "through fd", "read through the link: %q, %v", b[:k], err)
 	g.Close()
+	// A pipe's link leads to the pipe itself: open(2) makes a new end
+	// of it, stat(2) describes it.
+	w2, err := os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", w.Fd()), os.O_WRONLY, 0)
+	if err == nil {
+		w2.WriteString("via /proc")
+		w2.Close()
+	}
+	var pb [16]byte
+	k, _ = r.Read(pb[:])
+	check("fd-open-pipe", err == nil && string(pb[:k]) == "via /proc", "write through the pipe's link: %q, %v", pb[:k], err)
+	st, err := os.Stat(fmt.Sprintf("/proc/self/fd/%d", r.Fd()))
+	check("fd-stat-pipe", err == nil && st.Mode()&os.ModeNamedPipe != 0, "stat of the pipe's link: %v, %v", st, err)
+	r.Close()
+	w.Close()
+}
+
+// devfd: gometal's initramfs links /dev/fd, /dev/stdin, /dev/stdout and
+// /dev/stderr into /proc/self/fd, as udev does on a distribution (a bare
+// Linux initramfs has none; this part is not in the Linux comparison).
+func devfd() {
+	r, w, _ := os.Pipe()
+	f, err := os.OpenFile(fmt.Sprintf("/dev/fd/%d", w.Fd()), os.O_WRONLY, 0)
+	if err == nil {
+		f.WriteString("dev fd")
+		f.Close()
+	}
+	var b [16]byte
+	n, _ := r.Read(b[:])
+	check("dev-fd", err == nil && string(b[:n]) == "dev fd", "write through /dev/fd/%d: %q, %v", w.Fd(), b[:n], err)
+	out, err := os.OpenFile("/dev/stdout", os.O_WRONLY, 0)
+	if err == nil {
+		fmt.Fprintln(out, "written to /dev/stdout")
+		out.Close()
+	}
+	check("dev-stdout", err == nil, "open /dev/stdout: %v", err)
 	r.Close()
 	w.Close()
 }
