@@ -3,6 +3,7 @@ module github.com/gometal/gometal
 go 1.26.3
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/diskfs/go-diskfs v1.9.4
 	github.com/gokrazy/firmware v0.0.0-20260522070551-527ce0ed43cf
 	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50

@@ -21,6 +21,7 @@ import (
 type serialPort interface {
 	Putc(c byte)
 	Getc() (byte, bool)
+	Break() bool // a BREAK arrived (SysRq's first half)
 	EnableRxIRQ()
 	ClearIRQ()
 }

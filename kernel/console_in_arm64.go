@@ -40,6 +40,10 @@ func consoleRx(p serialPort) {
 			tty.Input(buf[:n])
 			n = 0
 		}
+		if !ok && p.Break() {
+			tty.Break() // the next byte is a SysRq command
+			continue
+		}
 		if !ok {
 			return
 		}

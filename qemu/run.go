@@ -85,11 +85,19 @@ func (c *Config) Args() []string {
 	if mem == "" {
 		mem = "512M"
 	}
+	// signal=off: Ctrl-C is the guest's, not QEMU's. At a terminal the
+	// chardev is QEMU's multiplexer, whose Ctrl-A escapes reach it
+	// (forwardInput keeps Ctrl-A x for itself): Ctrl-A b sends the
+	// UART a BREAK (the kernel's SysRq), Ctrl-A Ctrl-A a Ctrl-A. Piped
+	// input stays plain bytes.
+	chardev := "stdio,id=con,signal=off"
+	if c.Terminal {
+		chardev += ",mux=on"
+	}
 	args := []string{
 		"-M", machine, "-cpu", cpu, "-smp", strconv.Itoa(smp), "-m", mem,
 		"-display", "none", "-monitor", "none",
-		// signal=off: Ctrl-C is the guest's, not QEMU's.
-		"-chardev", "stdio,id=con,signal=off", "-serial", "chardev:con",
+		"-chardev", chardev, "-serial", "chardev:con",
 		"-semihosting-config", "enable=on,target=native",
 		"-kernel", c.Kernel, "-no-reboot",
 	}
@@ -324,14 +332,14 @@ func forwardInput(in io.Reader, w io.WriteCloser, terminal bool, interrupted cha
 		for _, b := range buf[:n] {
 			if terminal {
 				if escape {
+					// QEMU's multiplexer reads the rest of the escape
+					// (b: a BREAK, Ctrl-A: a Ctrl-A, h: its help).
 					escape = false
 					if b == 'x' || b == 'X' {
 						close(interrupted)
 						return
 					}
-					if b != ctrlA {
-						w.Write([]byte{ctrlA})
-					}
+					w.Write([]byte{ctrlA})
 				} else if b == ctrlA {
 					escape = true
 					continue

@@ -93,7 +93,8 @@ flags for run and exec:
                   in the guest) to HOST, e.g. a Go execution trace for
                   gometal trace -go HOST (repeatable, up to 4)
   -v              print the QEMU command line
-Interactive runs: Ctrl-A x ends QEMU.
+Interactive runs: Ctrl-A x ends QEMU; Ctrl-A b then t prints the kernel's
+state dump (SysRq: a BREAK, then the key).
 `
 
 func main() {
@@ -671,7 +672,7 @@ func setupTerminal(cfg *qemu.Config) func() {
 	// While raw, the host sends no SIGINT; ignore stray ones anyway so
 	// the terminal is always restored.
 	signal.Ignore(os.Interrupt)
-	fmt.Fprint(os.Stderr, "gometal: console attached; Ctrl-A x quits\r\n")
+	fmt.Fprint(os.Stderr, "gometal: console attached; Ctrl-A x quits, Ctrl-A b t dumps the kernel's state\r\n")
 	return func() { term.Restore(int(os.Stdin.Fd()), old) }
 }
 

@@ -70,6 +70,10 @@ func (u *MiniUART) Getc() (byte, bool) {
 	return byte(cpu.Read32(u.base + muIO)), true
 }
 
+// Break: the mini UART reports no BREAK (BCM2711 peripherals, §2.2.2:
+// its LSR has no break bit), so the Pi's console has no serial SysRq.
+func (u *MiniUART) Break() bool { return false }
+
 // EnableRxIRQ raises the UART's interrupt while received bytes wait.
 // Which IER bit that is differs between the silicon and QEMU (see
 // ierBit0), so it tries bit 0 first: if that made the UART report a

@@ -21,11 +21,14 @@ const (
 
 	imscRXIM = 1 << 4 // receive interrupt
 	imscRTIM = 1 << 6 // receive timeout interrupt
+
+	drBE = 1 << 10 // break error: the line was held low (a BREAK), §3.3.1
 )
 
 // UART is one PL011 at a kernel virtual address.
 type UART struct {
 	base uintptr
+	brk  bool // a BREAK was received since Break last asked
 }
 
 // Init takes over a UART the firmware (or QEMU) has already clocked and
@@ -45,12 +48,27 @@ func (u *UART) Putc(c byte) {
 	cpu.Write32(u.base+regDR, uint32(c))
 }
 
-// Getc returns the next received byte, or false if none is waiting.
+// Getc returns the next received byte, or false if none is waiting. A
+// BREAK (a zero character with DR's break-error bit) is no byte: Break
+// reports it.
 func (u *UART) Getc() (byte, bool) {
-	if cpu.Read32(u.base+regFR)&frRXFE != 0 {
-		return 0, false
+	for cpu.Read32(u.base+regFR)&frRXFE == 0 {
+		d := cpu.Read32(u.base + regDR)
+		if d&drBE != 0 {
+			u.brk = true
+			return 0, false // ends this drain: the caller looks at Break
+		}
+		return byte(d), true
 	}
-	return byte(cpu.Read32(u.base + regDR)), true
+	return 0, false
+}
+
+// Break reports, once, whether a BREAK came with the bytes Getc read (a
+// serial console's SysRq: Linux's uart_handle_break).
+func (u *UART) Break() bool {
+	b := u.brk
+	u.brk = false
+	return b
 }
 
 // EnableRxIRQ asks the UART to raise its interrupt when data arrives.

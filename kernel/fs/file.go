@@ -46,7 +46,10 @@ func (n *Inode) Write(f *vfs.File, buf uintptr, count uint64, off int64) uint64 
 		return vfs.Err(unix.EBADF)
 	}
 	if n.Synth.Kind != 0 {
-		return vfs.Err(unix.EIO) // opened for writing only by a kernel path: none writes here
+		if n.Synth.Writable && SynthWrite != nil {
+			return SynthWrite(n.Index(), buf, count)
+		}
+		return vfs.Err(unix.EIO)
 	}
 	pos := off
 	if off < 0 {

@@ -29,8 +29,11 @@ type Synth struct {
 	// Hidden: looked up by name but not listed (a thread's /proc/TID,
 	// which Linux finds and does not list).
 	Hidden bool
-	PID    int32
-	Arg    int32
+	// Writable: the app may open it for writing (/proc/sysrq-trigger);
+	// SynthWrite takes what it writes.
+	Writable bool
+	PID      int32
+	Arg      int32
 }
 
 var (
@@ -48,6 +51,8 @@ var (
 	// ends at the link itself, and the caller opens or stats what it
 	// names (Linux's nd_jump_link).
 	SynthJump func(i int32) bool
+	// SynthWrite takes a write to a Writable synthetic file.
+	SynthWrite func(i int32, buf uintptr, count uint64) uint64
 )
 
 // SynthName holds the name SynthLookup is asked for.

@@ -43,6 +43,7 @@ func mountProc() {
 	fs.SynthLink = procLink
 	procfs.ProcessOf = processOfTID
 	fs.SynthJump = procJump
+	fs.SynthWrite = writeProc
 	procfs.Mount(dir)
 }
 
@@ -62,6 +63,15 @@ func processOfTID(tid int32) int32 {
 		}
 	}
 	return 0
+}
+
+// writeProc is fs.SynthWrite: /proc/sysrq-trigger is the one file
+// written.
+func writeProc(i int32, buf uintptr, count uint64) uint64 {
+	if fs.Inodes[i].Synth.Kind == procfs.KSysrqTrigger {
+		return writeSysrqTrigger(buf, count)
+	}
+	return vfs.Err(unix.EIO)
 }
 
 // procUserHZ is the clock tick /proc counts in (USER_HZ, AT_CLKTCK).

@@ -133,7 +133,7 @@ func openat(t *sched.Thread, f *sched.Frame) uint64 {
 		return openFIFO(t, nd, flags&^openOnlyFlags, flags&unix.O_CLOEXEC != 0)
 	case mode == unix.S_IFSOCK:
 		return errno(unix.ENXIO) // a socket file is connected to, not opened (open(2))
-	case fs.IsSynth(i) && (write || flags&unix.O_TRUNC != 0):
+	case fs.IsSynth(i) && !fs.Inodes[i].Synth.Writable && (write || flags&unix.O_TRUNC != 0):
 		return errno(unix.EACCES) // /proc's files are read-only here (comm too)
 	case nd.Running > 0 && write:
 		return errno(unix.ETXTBSY)

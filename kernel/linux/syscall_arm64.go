@@ -231,5 +231,6 @@ func Install() {
 	kernel.OS = kernel.Personality{Syscall: syscall, Unlocked: unlocked, LockFree: lockFree, Exception: exception, Resume: deliverSignals, Pending: signalsPending, Init: loadInit}
 	sched.AlarmFired = alarmFired
 	tty.Signal = ttySignal
+	tty.SysRq = sysrq
 	tty.JobControl = ttyJobControl
 }

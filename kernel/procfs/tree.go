@@ -35,6 +35,7 @@ const (
 	KMounts // -> self/mounts
 	KFilesystems
 	KVersion
+	KSysrqTrigger // write a SysRq command's key
 )
 
 const (
@@ -63,6 +64,7 @@ var rootEntries = [...]entry{
 	{"mounts", modeLink, KMounts},
 	{"filesystems", modeFile, KFilesystems},
 	{"version", modeFile, KVersion},
+	{"sysrq-trigger", unix.S_IFREG | 0o200, KSysrqTrigger},
 }
 
 // pidEntries are what each /proc/<pid> holds, with Linux's modes.
@@ -104,7 +106,7 @@ func Mount(dir int32) unix.Errno {
 			return e
 		}
 		for _, en := range rootEntries {
-			if _, e := fs.MakeSynth(r, []byte(en.name), en.mode, fs.Synth{Kind: en.kind}); e != 0 {
+			if _, e := fs.MakeSynth(r, []byte(en.name), en.mode, fs.Synth{Kind: en.kind, Writable: en.mode&0o222 != 0}); e != 0 {
 				return e
 			}
 		}

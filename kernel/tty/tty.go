@@ -34,7 +34,18 @@ var (
 	Output     func(c byte)
 	Signal     func(pgrp int32, sig int)
 	JobControl func() uint64
+	// SysRq runs the magic SysRq command c: a BREAK on the serial
+	// console, then the command's key (Linux's drivers/tty/sysrq.c,
+	// Documentation/admin-guide/sysrq.rst).
+	SysRq func(c byte)
 )
+
+// sysrqArmed: a BREAK came, so the next byte typed is a SysRq command,
+// not input (serial_core's uart_handle_sysrq_char).
+var sysrqArmed bool
+
+// Break is what a console port's BREAK does: arms SysRq.
+func Break() { sysrqArmed = true }
 
 // The console as a controlling terminal (Linux's tty->ctrl.session,
 // tty->ctrl.pgrp and TTY_HUPPED): the session it belongs to and that
@@ -69,6 +80,7 @@ func rxLen() int { return (rxTail - rxHead + len(rxRing)) % len(rxRing) }
 func Reset() {
 	rxHead, rxTail = 0, 0
 	Session, Pgrp, HungUp = 0, 0, false
+	sysrqArmed = false
 	viaTTY = [vfs.MaxFiles]bool{}
 }
 
@@ -78,6 +90,11 @@ func Reset() {
 // past its buffer.
 func Input(b []byte) {
 	for _, c := range b {
+		if sysrqArmed && SysRq != nil {
+			sysrqArmed = false
+			SysRq(c)
+			continue
+		}
 		if c == '\r' {
 			c = '\n' // ICRNL: a terminal's Enter sends CR
 		}

@@ -155,3 +155,22 @@ func TestJobControlGuardsReadsThroughDevTTY(t *testing.T) {
 		t.Errorf("a released description was still checked (%d), read %#x", tm.jobs, r)
 	}
 }
+
+// A BREAK arms SysRq: the next byte is a command for the kernel, not
+// input (serial_core's uart_handle_sysrq_char); the byte after is input
+// again.
+func TestBreakThenKeyIsSysRq(t *testing.T) {
+	setup(t, false)
+	var got []byte
+	SysRq = func(c byte) { got = append(got, c) }
+	defer func() { SysRq = nil }()
+	Input([]byte("a"))
+	Break()
+	Input([]byte("tb"))
+	if string(got) != "t" {
+		t.Errorf("SysRq got %q, want \"t\"", got)
+	}
+	if rxLen() != 2 {
+		t.Errorf("%d bytes of input, want 2 (a, b)", rxLen())
+	}
+}

@@ -45,6 +45,7 @@ var parts = map[string]func(){
 	"rusage":   rusage,
 	"rtqueue":  rtQueue,
 	"clone3":   clone3,
+	"sysrq":    sysrqTrigger,
 	"memory":   memoryReturns,
 	"oom":      oomKill,
 	"cow":      cowFork,
@@ -964,6 +965,15 @@ func clone3() {
 	err = cmd.Run()
 	check("clone3-go-cgroup", errors.Is(err, syscall.EBADF), "os/exec into a cgroup that is a file: %v, want EBADF", err)
 	f.Close()
+}
+
+// sysrq: writing a SysRq command's key to /proc/sysrq-trigger has the
+// kernel print what it shows (gometal: every process and thread).
+func sysrqTrigger() {
+	err := os.WriteFile("/proc/sysrq-trigger", []byte("t"), 0)
+	check("sysrq-trigger", err == nil, "writing /proc/sysrq-trigger: %v", err)
+	err = os.WriteFile("/proc/sysrq-trigger", []byte("m"), 0)
+	check("sysrq-memory", err == nil, "writing /proc/sysrq-trigger: %v", err)
 }
 
 // cowSize is the memory a cow check's parent holds when it forks.
