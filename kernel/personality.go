@@ -26,6 +26,12 @@ type Personality struct {
 	// goes on in the same section). Unlike Unlocked it runs after the
 	// app's vector registers are saved.
 	LockFree func(c *sched.CPU, t *sched.Thread, f *sched.Frame) (answered, blocked bool)
+	// Fault serves a page fault from EL0 (esr, far) without the kernel
+	// lock, under the address space's own lock, if it is demand paging
+	// or a copy-on-write the space can do at once, and reports whether
+	// it did; anything else (a signal to send, memory out) goes to
+	// Exception, under the kernel lock.
+	Fault func(t *sched.Thread, f *sched.Frame, esr, far uint64) bool
 	// Exception handles any other synchronous exception from EL0.
 	Exception func(t *sched.Thread, f *sched.Frame, esr, far uint64)
 	// Resume runs before thread t returns to EL0 with context f (signal

@@ -40,7 +40,7 @@ func trap(f *sched.Frame, c *sched.CPU, esr uint64) (fpSaved bool) {
 		interrupt(c, f) // irq_arm64.go: the kernel lock only if needed
 		return true
 	}
-	if lockFreeSyscall(c, f, esr) {
+	if lockFreeSyscall(c, f, esr) || lockFreeFault(c, f, esr) {
 		return true
 	}
 	trapLocked(c, f, esr)

@@ -167,3 +167,42 @@ func lockFreeSyscall(c *sched.CPU, f *sched.Frame, esr uint64) bool {
 	}
 	return true
 }
+
+// lockFreeFault serves a page fault from EL0 without the kernel lock,
+// if the personality can under the address space's lock alone (demand
+// paging, copy-on-write: kernel/mm/space.go), so that the threads of
+// one process fault in parallel and a fault never waits for another
+// process's system calls. It reports whether it did; a fault it could
+// not serve goes the locked way (a signal, memory out). A thread with a
+// signal to take then gets it as after a lock-free call.
+//
+//go:noinline
+func lockFreeFault(c *sched.CPU, f *sched.Frame, esr uint64) bool {
+	ec := cpu.EC(esr)
+	if ec != cpu.ECDABTLow && ec != cpu.ECIABTLow || OS.Fault == nil {
+		return false
+	}
+	t := sched.Current(c)
+	if t == nil {
+		return false
+	}
+	entered := profEntry()
+	if !OS.Fault(t, f, esr, cpu.ReadFAR()) {
+		return false
+	}
+	c.Stats.Faults++
+	if prof.On() {
+		profUnlocked(c, t, f, entered, prof.ArgFault)
+	}
+	if OS.Pending(t) {
+		if !prof.On() {
+			c.Heartbeat = timer.Now() // Schedule's clock
+		}
+		finishTrap(c, f, false)
+		return true
+	}
+	if prof.On() {
+		profExit(c)
+	}
+	return true
+}

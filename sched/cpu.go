@@ -117,6 +117,7 @@ type CPUStats struct {
 	Migrations uint64 // threads moved off this core by their affinity
 	Unlocked   uint64 // system calls answered without the kernel lock
 	LockFree   uint64 // calls answered without the kernel lock under the split locks (futex, pipe, signal)
+	Faults     uint64 // page faults served without the kernel lock (the space's lock)
 	EarlyWakes uint64 // waiters this core woke without the kernel lock (futex, deadline) before their core switched away
 	Polls      uint64 // idle waits that polled the counter through their last stretch (idlepoll_arm64.go)
 	// The scheduler-state sections this core ran (statelock.go): under

@@ -16,6 +16,9 @@ import "github.com/gometal/gometal/drivers/cpu"
 //	rank 6    a wait queue's (64 by hash: a futex queue's by its
 //	          address, waitaddr.go; an object queue's by the queue's)
 //	rank 7+i  core i's state lock (the scheduler's state, below)
+//	then      an address space's (RankSpace): faults and the mapping
+//	          calls, with or without KernelLock (kernel/mm/space.go)
+//	then      the page allocator's (RankPages)
 //	last      the ASID allocator's (RankASID)
 //
 // Ranks 2 to 4 are the start of splitting KernelLock by object: a read
@@ -46,9 +49,16 @@ const (
 	RankSignal    = 5
 	RankWaitQueue = 6
 	RankCore      = 7 // core i's is RankCore + i
-	// RankASID is the ASID allocator's (kernel/asid_arm64.go), after
-	// every core's: taken with nothing after it.
-	RankASID = RankCore + cpu.MaxCPUs
+	// RankSpace is an address space's lock (kernel/mm): after every
+	// core's, since a copy from app memory made under the state locks
+	// (a locked FUTEX_WAIT's compare) may fault a page in.
+	RankSpace = RankCore + cpu.MaxCPUs
+	// RankPages is the page allocator's (kernel/mm/pagealloc.go), taken
+	// inside an address space's lock or alone.
+	RankPages = RankSpace + 1
+	// RankASID is the ASID allocator's (kernel/asid_arm64.go): taken
+	// with nothing after it.
+	RankASID = RankSpace + 2
 )
 
 // KernelLock serializes the kernel: a core takes it on every system call

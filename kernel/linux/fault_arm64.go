@@ -46,15 +46,36 @@ func faultKind(esr uint64) (translation, permission bool) {
 	return fsc >= 0x04 && fsc <= 0x07, fsc >= 0x0C && fsc <= 0x0F
 }
 
+// faultAccess is what an abort from EL0 tried: to execute (an
+// instruction abort), to write (ISS.WnR), else to read.
+func faultAccess(esr uint64, inst bool) mm.Access {
+	switch {
+	case inst:
+		return mm.AccessExec
+	case esr&(1<<6) != 0: // ISS.WnR
+		return mm.AccessWrite
+	}
+	return mm.AccessRead
+}
+
+// fault is OS.Fault: an abort from EL0 served without the kernel lock
+// when the space can serve it (demand paging, copy-on-write), under its
+// own lock; false sends it to userFault, under the kernel lock, which
+// asks again and answers what the space could not (a signal, the OOM
+// killer).
+func fault(t *sched.Thread, f *sched.Frame, esr, far uint64) bool {
+	tr, perm := faultKind(esr)
+	if !tr && !perm {
+		return false
+	}
+	acc := faultAccess(esr, cpu.EC(esr) == cpu.ECIABTLow)
+	return usermem.Cur().Fault(uintptr(far), acc) == mm.FaultOK
+}
+
 // userFault handles an abort from EL0: demand paging first, a signal if
 // the address is not the app's to touch.
 func userFault(t *sched.Thread, f *sched.Frame, esr, far uint64, inst bool) {
-	acc := mm.AccessRead
-	if inst {
-		acc = mm.AccessExec
-	} else if esr&(1<<6) != 0 { // ISS.WnR
-		acc = mm.AccessWrite
-	}
+	acc := faultAccess(esr, inst)
 	tr, perm := faultKind(esr)
 	if tr || perm {
 		switch usermem.Cur().Fault(uintptr(far), acc) {

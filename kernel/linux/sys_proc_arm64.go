@@ -132,12 +132,14 @@ func printStats() {
 		unlockedCount += sched.CPUs[i].Stats.Unlocked
 	}
 	putCounter("unlocked", unlockedCount)
-	var lockFree, early uint64
+	var lockFree, early, faults uint64
 	for i := range sched.CPUs {
 		lockFree += sched.CPUs[i].Stats.LockFree
 		early += sched.CPUs[i].Stats.EarlyWakes
+		faults += sched.CPUs[i].Stats.Faults
 	}
 	putCounter("lock-free", lockFree)
+	putCounter("lock-free-faults", faults)
 	kernel.Puts("\n")
 	// Each lock, in rank order: how often it was taken, how often a core
 	// found it held, and how long such cores waited in all.

@@ -1,5 +1,10 @@
 package mm
 
+import (
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/sched"
+)
+
 // The physical page allocator: a bump pointer over the usable RAM ranges
 // (so boot touches no page it does not hand out) plus a free list threaded
 // through freed pages (each free page's first word holds the next one's
@@ -9,8 +14,11 @@ const maxRanges = 16
 
 type physRange struct{ next, end uintptr }
 
-// Alloc is the physical page allocator.
+// Alloc is the physical page allocator. Its lock (mu) makes it safe to
+// call from any core, with or without the kernel lock: a page fault is
+// served under its address space's lock alone (space.go).
 type Alloc struct {
+	mu       cpu.Spinlock
 	ranges   [maxRanges]physRange
 	nranges  int
 	cur      int
@@ -34,7 +42,10 @@ type Alloc struct {
 const MaxFrameRefs = 1<<16 - 1
 
 // Pages is the kernel's allocator.
-var Pages Alloc
+var Pages = Alloc{mu: cpu.Spinlock{Name: "pages", Rank: sched.RankPages}}
+
+func (a *Alloc) lock()   { a.mu.Lock(sched.SelfID()) }
+func (a *Alloc) unlock() { a.mu.Unlock() }
 
 // AddRange makes [start, end) available. Unaligned edges are dropped.
 func (a *Alloc) AddRange(start, end uintptr) {
@@ -49,6 +60,18 @@ func (a *Alloc) AddRange(start, end uintptr) {
 
 // Get returns a zeroed page's physical address, or 0 when memory is out.
 func (a *Alloc) Get() uintptr {
+	a.lock()
+	pa := a.take()
+	a.unlock()
+	if pa != 0 {
+		// Zeroed outside the lock: the page is the caller's alone now.
+		*pageWords(pa) = [512]uint64{}
+	}
+	return pa
+}
+
+// take is Get's part under the lock: a page, counted once.
+func (a *Alloc) take() uintptr {
 	var pa uintptr
 	if a.freeList != 0 {
 		pa = a.freeList
@@ -65,7 +88,6 @@ func (a *Alloc) Get() uintptr {
 		a.ranges[a.cur].next += PageSize
 	}
 	a.used++
-	*pageWords(pa) = [512]uint64{}
 	if r := a.ref(pa); r != nil {
 		*r = 1
 	}
@@ -74,6 +96,13 @@ func (a *Alloc) Get() uintptr {
 
 // Put returns a page.
 func (a *Alloc) Put(pa uintptr) {
+	a.lock()
+	a.put(pa)
+	a.unlock()
+}
+
+// put is Put under the lock.
+func (a *Alloc) put(pa uintptr) {
 	if r := a.ref(pa); r != nil {
 		*r = 0
 	}
@@ -144,21 +173,27 @@ func (a *Alloc) Refs(pa uintptr) int {
 // Ref adds an address space's use of the frame at pa (fork sharing
 // it); false when the count is full.
 func (a *Alloc) Ref(pa uintptr) bool {
+	a.lock()
 	r := a.ref(pa)
-	if r == nil || *r == MaxFrameRefs {
-		return false
+	ok := r != nil && *r < MaxFrameRefs
+	if ok {
+		*r++
 	}
-	*r++
-	return true
+	a.unlock()
+	return ok
 }
 
 // Unref drops an address space's use of the frame at pa; the last one
 // gives the frame back (Put). It reports whether it did.
 func (a *Alloc) Unref(pa uintptr) bool {
+	a.lock()
+	last := true
 	if r := a.ref(pa); r != nil && *r > 1 {
 		*r--
-		return false
+		last = false
+	} else {
+		a.put(pa)
 	}
-	a.Put(pa)
-	return true
+	a.unlock()
+	return last
 }

@@ -3,12 +3,22 @@ package mm
 import (
 	"sync/atomic"
 
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/sched"
+
 	"golang.org/x/sys/unix"
 )
 
 // Space is the app's address space: its VMAs and the TTBR0 page table
 // behind them. Pages are backed on first touch (Fault) with zeroed frames.
 type Space struct {
+	// mu is the space's lock (sched.RankSpace): its VMAs, its page
+	// table's entries and Resident change only under it. A page fault
+	// takes it alone (the kernel lock is not needed: the fault path in
+	// kernel/linux asks Fault first, without it); the mapping calls
+	// take it inside the kernel lock. Reads that take no lock (Pin's
+	// copies, PresentPage) see an entry before or after a change.
+	mu   cpu.Spinlock
 	PT   PageTable
 	VMAs VMAList
 	A    *Alloc
@@ -79,6 +89,9 @@ const (
 	FaultOOM                // no memory: the app is killed
 )
 
+func (s *Space) lock()   { s.mu.Lock(sched.SelfID()) }
+func (s *Space) unlock() { s.mu.Unlock() }
+
 func (s *Space) Init(a *Alloc) bool {
 	s.A = a
 	return s.PT.Init(a)
@@ -94,9 +107,17 @@ func allowed(p Prot, acc Access) bool {
 	return p&(ProtRead|ProtWrite) != 0
 }
 
-// Fault makes the page at addr accessible for acc if its VMA allows it,
-// backing it with a zeroed page if it has none yet.
+// Fault is fault under the space's lock.
 func (s *Space) Fault(addr uintptr, acc Access) FaultResult {
+	s.lock()
+	r := s.fault(addr, acc)
+	s.unlock()
+	return r
+}
+
+// fault makes the page at addr accessible for acc if its VMA allows it,
+// backing it with a zeroed page if it has none yet.
+func (s *Space) fault(addr uintptr, acc Access) FaultResult {
 	v, ok := s.VMAs.Find(addr)
 	if !ok {
 		return FaultMapErr
@@ -119,7 +140,7 @@ func (s *Space) Fault(addr uintptr, acc Access) FaultResult {
 		// rights by mprotect, or shared by a fork whose other side has
 		// let go of it since): give it the VMA's rights.
 		if acc == AccessWrite && *e&descValid != 0 && !Writable(*e) {
-			COWReuses++
+			atomic.AddUint64(&COWReuses, 1)
 		}
 		*e = s.pte(pa, v.Prot)
 		flushPage(va)
@@ -177,7 +198,7 @@ func (s *Space) breakCOW(va uintptr, e *uint64, pa uintptr, p Prot) FaultResult 
 	*e = userPTE(np, p)
 	publish()
 	s.A.Unref(pa)
-	COWCopies++
+	atomic.AddUint64(&COWCopies, 1)
 	return FaultOK
 	// lab:cow stub
 	// // TODO(lab cow): s wrote to (or the kernel writes for it into) the
@@ -336,17 +357,61 @@ func (s *Space) settle() { atomic.StoreUint32(&s.changing, 0) }
 func (s *Space) dropPages(start, end uintptr) {
 	a := s.A
 	s.quiesce()
-	s.PT.Visit(start, end, func(va uintptr, e uint64) uint64 { return 0 }, func(old uint64) {
-		if pa := pteAddr(old); pa != 0 {
+	if end-start <= maxPageFlushes*PageSize {
+		// Few pages: each entry cleared, invalidated on every core and
+		// its frame freed, page by page.
+		s.PT.Visit(start, end, func(va uintptr, e uint64) uint64 { return 0 }, func(old uint64) {
+			if pa := pteAddr(old); pa != 0 {
+				a.Unref(pa)
+				s.Resident--
+			}
+		})
+		s.settle()
+		return
+	}
+	// Many: every entry loses its valid bit, one invalidation of every
+	// core's TLB follows, and only then are the entries cleared and the
+	// frames freed (Linux's flush_tlb_range gives way to a whole flush
+	// past MAX_TLBI_OPS pages; under QEMU's TCG each broadcast TLBI
+	// stops every vCPU, and munmap of a Go heap arena was 8,192 of them).
+	n := 0
+	leaves(s.PT.Root, 0, 0, start, end, func(va uintptr, e *uint64) bool {
+		if *e&descValid != 0 {
+			*e &^= descValid
+			n++
+		}
+		return true
+	})
+	if n > 0 {
+		flushAll()
+	}
+	leaves(s.PT.Root, 0, 0, start, end, func(va uintptr, e *uint64) bool {
+		if pa := pteAddr(*e); pa != 0 {
 			a.Unref(pa)
 			s.Resident--
 		}
+		*e = 0
+		return true
 	})
 	s.settle()
 }
 
-// Mmap implements mmap for anonymous private memory.
+// maxPageFlushes is how many pages a removal invalidates one by one
+// before it invalidates every core's whole TLB once instead (Linux's
+// MAX_TLBI_OPS is 512 on arm64 with 4 KiB pages; fewer here, since a
+// whole flush costs QEMU's TCG about as much as a few page ones).
+const maxPageFlushes = 64
+
+// Mmap is mmap under the space's lock.
 func (s *Space) Mmap(hint, length uintptr, prot Prot, flags int) (uintptr, unix.Errno) {
+	s.lock()
+	a, e := s.mmap(hint, length, prot, flags)
+	s.unlock()
+	return a, e
+}
+
+// mmap implements mmap for anonymous private memory.
+func (s *Space) mmap(hint, length uintptr, prot Prot, flags int) (uintptr, unix.Errno) {
 	if length == 0 || hint&PageMask != 0 && flags&unix.MAP_FIXED != 0 {
 		return 0, unix.EINVAL
 	}
@@ -387,8 +452,16 @@ func (s *Space) Mmap(hint, length uintptr, prot Prot, flags int) (uintptr, unix.
 	return addr, 0
 }
 
-// Munmap removes [addr, addr+length).
+// Munmap is munmap under the space's lock.
 func (s *Space) Munmap(addr, length uintptr) unix.Errno {
+	s.lock()
+	e := s.munmap(addr, length)
+	s.unlock()
+	return e
+}
+
+// munmap removes [addr, addr+length).
+func (s *Space) munmap(addr, length uintptr) unix.Errno {
 	if addr&PageMask != 0 || length == 0 {
 		return unix.EINVAL
 	}
@@ -406,9 +479,17 @@ func (s *Space) Munmap(addr, length uintptr) unix.Errno {
 	return 0
 }
 
-// Mprotect changes rights. Existing pages are hidden, not freed, when the
-// new rights forbid access, so their contents survive.
+// Mprotect is mprotect under the space's lock.
 func (s *Space) Mprotect(addr, length uintptr, prot Prot) unix.Errno {
+	s.lock()
+	e := s.mprotect(addr, length, prot)
+	s.unlock()
+	return e
+}
+
+// mprotect changes rights. Existing pages are hidden, not freed, when the
+// new rights forbid access, so their contents survive.
+func (s *Space) mprotect(addr, length uintptr, prot Prot) unix.Errno {
 	if addr&PageMask != 0 {
 		return unix.EINVAL
 	}
@@ -433,9 +514,17 @@ func (s *Space) Mprotect(addr, length uintptr, prot Prot) unix.Errno {
 	return 0
 }
 
-// DontNeed implements MADV_DONTNEED: the pages go back to the allocator and
-// the next touch sees zeroes.
+// DontNeed is dontNeed under the space's lock.
 func (s *Space) DontNeed(addr, length uintptr) unix.Errno {
+	s.lock()
+	e := s.dontNeed(addr, length)
+	s.unlock()
+	return e
+}
+
+// dontNeed implements MADV_DONTNEED: the pages go back to the allocator and
+// the next touch sees zeroes.
+func (s *Space) dontNeed(addr, length uintptr) unix.Errno {
 	if addr&PageMask != 0 {
 		return unix.EINVAL
 	}
@@ -447,9 +536,17 @@ func (s *Space) DontNeed(addr, length uintptr) unix.Errno {
 	return 0
 }
 
-// MapFixedPage installs a kernel-provided page (the signal trampoline)
-// that the app may not unmap or change.
+// MapFixedPage is mapFixedPage under the space's lock.
 func (s *Space) MapFixedPage(va, pa uintptr, prot Prot) bool {
+	s.lock()
+	ok := s.mapFixedPage(va, pa, prot)
+	s.unlock()
+	return ok
+}
+
+// mapFixedPage installs a kernel-provided page (the signal trampoline)
+// that the app may not unmap or change.
+func (s *Space) mapFixedPage(va, pa uintptr, prot Prot) bool {
 	if !s.VMAs.Add(va, va+PageSize, prot, VMAFixed) {
 		return false
 	}

@@ -1,6 +1,11 @@
 package mm
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/sched"
+)
 
 // The table of address spaces, one per process at most (ARCHITECTURE.md,
 // "The process layer"). A process holds a reference to its space (Refs:
@@ -26,7 +31,7 @@ func NewSpace(a *Alloc) int32 {
 		if s.PT.Root != 0 || atomic.LoadUint32(&s.OnCores) != 0 {
 			continue
 		}
-		*s = Space{}
+		*s = Space{mu: cpu.Spinlock{Name: "space", Rank: sched.RankSpace}}
 		if !s.Init(a) {
 			return -1
 		}
@@ -79,14 +84,18 @@ func (s *Space) Put() {
 }
 
 // ReapSpaces tears down every space nobody references that no core
-// holds. Under the kernel lock; called where spaces come and go.
-func ReapSpaces() {
+// holds, and reports how many it did. Under the kernel lock; called
+// where spaces come and go.
+func ReapSpaces() int {
+	n := 0
 	for i := range Spaces {
 		s := &Spaces[i]
 		if s.PT.Root != 0 && s.Refs == 0 && atomic.LoadUint32(&s.OnCores) == 0 {
 			s.destroy()
+			n++
 		}
 	}
+	return n
 }
 
 // DeadSpacesHeld is the mask of cores that still point at a space no
@@ -204,6 +213,7 @@ func CopySpace(src int32) int32 {
 	d.VMAs = s.VMAs
 	d.Brk = s.Brk
 	d.ArgStart, d.ArgEnd, d.EnvStart, d.EnvEnd = s.ArgStart, s.ArgEnd, s.EnvStart, s.EnvEnd
+	s.lock() // d is no one's yet: only s is locked
 	s.quiesce()
 	ok := true
 	for i := 0; i < s.VMAs.Len() && ok; i++ {
@@ -214,6 +224,7 @@ func CopySpace(src int32) int32 {
 	// through a translation from before (TLBI VMALLE1IS, every core).
 	flushAll()
 	s.settle()
+	s.unlock()
 	if !ok {
 		d.destroy() // drops the shares taken; kernel pages stay
 		return -1
