@@ -20,7 +20,13 @@ func outOfMemory(t *sched.Thread, addr uintptr) {
 	// points at it: give back what the cores let go of, and ask those
 	// that still hold such a space (idle since its last thread) to let
 	// go (kernel's dropDeadSpace); the access runs again meanwhile.
-	mm.ReapSpaces()
+	if mm.ReapSpaces() > 0 {
+		// A dead process's memory just came back (a core let go of its
+		// space since the victim's exit): the access runs again before
+		// anyone else is killed for it.
+		kernel.ThisCPU().SliceEnd = 0
+		return
+	}
 	if held := mm.DeadSpacesHeld(); held != 0 {
 		for core := 0; held != 0; core, held = core+1, held>>1 {
 			if held&1 != 0 {

@@ -128,18 +128,24 @@ func ids() {
 }
 
 // Raw process calls. The child side of each runs nothing but these.
+// They are nosplit: a forked child of a Go program has one thread, and
+// a function prologue that finds its goroutine asked to yield (sysmon
+// poisons the stack bound to preempt it) would enter the scheduler,
+// which waits forever for Ms the child does not have.
 
 func rawClone(flags uintptr) (int, syscall.Errno) {
 	r, _, e := syscall.RawSyscall6(syscall.SYS_CLONE, flags, 0, 0, 0, 0, 0)
 	return int(r), e
 }
 
+//go:nosplit
 func rawExit(code uintptr) {
 	for {
 		syscall.RawSyscall(syscall.SYS_EXIT_GROUP, code, 0, 0)
 	}
 }
 
+//go:nosplit
 func rawWrite(fd int, b []byte) {
 	syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
 }
@@ -743,28 +749,12 @@ func prctls() {
 	var res, ready [2]int
 	syscall.Pipe2(res[:], 0)
 	syscall.Pipe2(ready[:], 0)
-	// waitDeath is the grandchild's (or child's) part: SIGUSR1 blocked
-	// and asked for at the parent thread's death, ready said, then the
-	// signal awaited; it reports the signal and its parent then.
-	waitDeath := func() {
-		set := uint64(1) << (syscall.SIGUSR1 - 1)
-		syscall.RawSyscall6(syscall.SYS_RT_SIGPROCMASK, 0 /* SIG_BLOCK */, uintptr(unsafe.Pointer(&set)), 0, 8, 0, 0)
-		syscall.RawSyscall(syscall.SYS_PRCTL, prSetPdeathsig, uintptr(syscall.SIGUSR1), 0)
-		one := [1]byte{1}
-		syscall.RawSyscall(syscall.SYS_WRITE, uintptr(ready[1]), uintptr(unsafe.Pointer(&one[0])), 1)
-		ts := syscall.Timespec{Sec: 20}
-		var info [128]byte
-		sig, _, _ := syscall.RawSyscall6(syscall.SYS_RT_SIGTIMEDWAIT, uintptr(unsafe.Pointer(&set)), uintptr(unsafe.Pointer(&info[0])), uintptr(unsafe.Pointer(&ts)), 8, 0, 0)
-		ppid, _, _ := syscall.RawSyscall(syscall.SYS_GETPPID, 0, 0, 0)
-		out := [2]byte{byte(sig), byte(ppid)}
-		syscall.RawSyscall(syscall.SYS_WRITE, uintptr(res[1]), uintptr(unsafe.Pointer(&out[0])), 2)
-		rawExit(0)
-	}
+	growStack()
 	a, _ := rawClone(uintptr(syscall.SIGCHLD))
 	if a == 0 {
 		b, _ := rawClone(uintptr(syscall.SIGCHLD))
 		if b == 0 {
-			waitDeath()
+			waitDeath(ready[1], res[1])
 		}
 		var one [1]byte
 		syscall.RawSyscall(syscall.SYS_READ, uintptr(ready[0]), uintptr(unsafe.Pointer(&one[0])), 1)
@@ -790,9 +780,10 @@ func prctls() {
 				done <- 0
 				return
 			}
+			growStack()
 			pid, _ := rawClone(uintptr(syscall.SIGCHLD))
 			if pid == 0 {
-				waitDeath()
+				waitDeath(ready[1], res[1])
 			}
 			var one [1]byte
 			syscall.Read(ready[0], one[:])
@@ -860,36 +851,7 @@ func rtQueue() {
 	syscall.Pipe2(res[:], 0)
 	pid, _ := rawClone(uintptr(syscall.SIGCHLD))
 	if pid == 0 {
-		set := uint64(1)<<(syscall.SIGUSR1-1) | 1<<(sigA-1) | 1<<(sigB-1)
-		syscall.RawSyscall6(syscall.SYS_RT_SIGPROCMASK, 0, uintptr(unsafe.Pointer(&set)), 0, 8, 0, 0)
-		me, _, _ := syscall.RawSyscall(syscall.SYS_GETPID, 0, 0, 0)
-		send := func(sig int, v int32) {
-			var info [128]byte
-			*(*int32)(unsafe.Pointer(&info[0])) = int32(sig)
-			*(*int32)(unsafe.Pointer(&info[8])) = -1 // SI_QUEUE
-			*(*int32)(unsafe.Pointer(&info[24])) = v
-			syscall.RawSyscall(syscall.SYS_RT_SIGQUEUEINFO, me, uintptr(sig), uintptr(unsafe.Pointer(&info[0])))
-		}
-		send(sigB, 1)
-		send(int(syscall.SIGUSR1), 7)
-		send(sigB, 2)
-		send(sigA, 9)
-		send(int(syscall.SIGUSR1), 8)
-		send(sigB, 3)
-		var out [16]byte
-		n := 0
-		for n < len(out)-1 {
-			var info [128]byte
-			ts := syscall.Timespec{}
-			sig, _, e := syscall.RawSyscall6(syscall.SYS_RT_SIGTIMEDWAIT, uintptr(unsafe.Pointer(&set)), uintptr(unsafe.Pointer(&info[0])), uintptr(unsafe.Pointer(&ts)), 8, 0, 0)
-			if e != 0 {
-				break
-			}
-			out[n], out[n+1] = byte(sig), byte(*(*int32)(unsafe.Pointer(&info[24])))
-			n += 2
-		}
-		syscall.RawSyscall(syscall.SYS_WRITE, uintptr(res[1]), uintptr(unsafe.Pointer(&out[0])), uintptr(n))
-		rawExit(0)
+		rtQueueChild(res[1])
 	}
 	syscall.Close(res[1])
 	b, _ := io.ReadAll(os.NewFile(uintptr(res[0]), "res"))
@@ -976,12 +938,91 @@ func sysrqTrigger() {
 	check("sysrq-memory", err == nil, "writing /proc/sysrq-trigger: %v", err)
 }
 
+// waitDeath is the child's part of the prctl checks: SIGUSR1 blocked
+// and asked for at the parent thread's death, ready said on fd ready,
+// then the signal awaited; it writes the signal and its parent then to
+// fd res and exits.
+//
+//go:nosplit
+func waitDeath(ready, res int) {
+	const prSetPdeathsig = 1
+	set := uint64(1) << (syscall.SIGUSR1 - 1)
+	syscall.RawSyscall6(syscall.SYS_RT_SIGPROCMASK, 0 /* SIG_BLOCK */, uintptr(unsafe.Pointer(&set)), 0, 8, 0, 0)
+	syscall.RawSyscall(syscall.SYS_PRCTL, prSetPdeathsig, uintptr(syscall.SIGUSR1), 0)
+	one := [1]byte{1}
+	syscall.RawSyscall(syscall.SYS_WRITE, uintptr(ready), uintptr(unsafe.Pointer(&one[0])), 1)
+	ts := syscall.Timespec{Sec: 20}
+	var info [128]byte
+	sig, _, _ := syscall.RawSyscall6(syscall.SYS_RT_SIGTIMEDWAIT, uintptr(unsafe.Pointer(&set)), uintptr(unsafe.Pointer(&info[0])), uintptr(unsafe.Pointer(&ts)), 8, 0, 0)
+	ppid, _, _ := syscall.RawSyscall(syscall.SYS_GETPPID, 0, 0, 0)
+	out := [2]byte{byte(sig), byte(ppid)}
+	syscall.RawSyscall(syscall.SYS_WRITE, uintptr(res), uintptr(unsafe.Pointer(&out[0])), 2)
+	rawExit(0)
+}
+
+// growStack makes the calling goroutine's stack big enough for what a
+// forked child then runs on it: the child has one thread, and a stack
+// growth there (morestack) would need the runtime's locks, which
+// another thread may have held at the fork.
+//
+//go:noinline
+func growStack() {
+	var pad [32 << 10]byte
+	pad[len(pad)-1] = 1
+	sink = pad[len(pad)-1]
+}
+
+var sink byte
+
+// rtQueueChild is rtQueue's child (nosplit, as the raw calls are).
+//
+//go:nosplit
+func rtQueueChild(res int) {
+	const sigA, sigB = 34, 35
+	set := uint64(1)<<(syscall.SIGUSR1-1) | 1<<(sigA-1) | 1<<(sigB-1)
+	syscall.RawSyscall6(syscall.SYS_RT_SIGPROCMASK, 0, uintptr(unsafe.Pointer(&set)), 0, 8, 0, 0)
+	me, _, _ := syscall.RawSyscall(syscall.SYS_GETPID, 0, 0, 0)
+	sigqueueSelf(me, sigB, 1)
+	sigqueueSelf(me, int(syscall.SIGUSR1), 7)
+	sigqueueSelf(me, sigB, 2)
+	sigqueueSelf(me, sigA, 9)
+	sigqueueSelf(me, int(syscall.SIGUSR1), 8)
+	sigqueueSelf(me, sigB, 3)
+	var out [16]byte
+	n := 0
+	for n < len(out)-1 {
+		var info [128]byte
+		ts := syscall.Timespec{}
+		sig, _, e := syscall.RawSyscall6(syscall.SYS_RT_SIGTIMEDWAIT, uintptr(unsafe.Pointer(&set)), uintptr(unsafe.Pointer(&info[0])), uintptr(unsafe.Pointer(&ts)), 8, 0, 0)
+		if e != 0 {
+			break
+		}
+		out[n], out[n+1] = byte(sig), byte(*(*int32)(unsafe.Pointer(&info[24])))
+		n += 2
+	}
+	syscall.RawSyscall(syscall.SYS_WRITE, uintptr(res), uintptr(unsafe.Pointer(&out[0])), uintptr(n))
+	rawExit(0)
+}
+
+// sigqueueSelf sends sig with value v to process me (SI_QUEUE).
+//
+//go:nosplit
+func sigqueueSelf(me uintptr, sig int, v int32) {
+	var info [128]byte
+	*(*int32)(unsafe.Pointer(&info[0])) = int32(sig)
+	*(*int32)(unsafe.Pointer(&info[8])) = -1 // SI_QUEUE
+	*(*int32)(unsafe.Pointer(&info[24])) = v
+	syscall.RawSyscall(syscall.SYS_RT_SIGQUEUEINFO, me, uintptr(sig), uintptr(unsafe.Pointer(&info[0])))
+}
+
 // cowSize is the memory a cow check's parent holds when it forks.
 const cowSize = 64 << 20
 
 // same reports whether b holds s, comparing byte by byte: a forked
 // child of a Go program runs on one thread, so it calls nothing that
 // may need the runtime.
+//
+//go:nosplit
 func same(b []byte, s string) bool {
 	for i := 0; i < len(s); i++ {
 		if b[i] != s[i] {
