@@ -179,6 +179,7 @@ func TestUnlockedPathUsesNoFP(t *testing.T) {
 		mod + "kernel.trapLocked":       true,
 		mod + "kernel.interrupt":        true,
 		mod + "kernel.lockFreeSyscall":  true,
+		mod + "kernel.lockFreeFault":    true,
 		mod + "kernel.profUnlocked":     true,
 		"runtime.morestack_noctxt.abi0": true, // a kernel panic
 		"runtime.panicBounds":           true, // a kernel panic
