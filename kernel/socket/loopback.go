@@ -208,6 +208,9 @@ func (k *Socket) Dequeue(c *Socket) {
 		k.qTail = 0
 	}
 	k.nbacklog--
+	if k.Family == unix.AF_UNIX {
+		c.passCred = k.passCred // unix_sock_inherit_flags
+	}
 }
 
 // Shutdown ends reception, transmission or both (how: SHUT_*); after

@@ -82,6 +82,11 @@ type Socket struct {
 	dgramErr unix.Errno // a port unreachable, for the next call
 	// nl is an AF_NETLINK socket's (netlink.go).
 	nl netlinkState
+	// SO_PASSCRED; the credentials the sends of one sendmsg carry
+	// (SCM_CREDENTIALS, zero: none); the datagram's last read took
+	// (creds.go).
+	passCred           bool
+	attached, fromCred unix.Ucred
 }
 
 var sockets [MaxSockets]Socket
