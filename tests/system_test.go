@@ -562,8 +562,8 @@ func TestSCMRights(t *testing.T) {
 // runs as root and as uid 1000, on streams (a read stops where the
 // sender changes), seqpacket and datagram socketpairs and named
 // datagram sockets; which pids and ids a sender may name, truncation,
-// MSG_CMSG_CLOEXEC. Its checks print the same lines as on Debian's
-// Linux 6.1.
+// MSG_CMSG_CLOEXEC; SO_PEERCRED. Its checks print the same lines as on
+// Debian's Linux 6.1.
 func TestSCMCredentials(t *testing.T) {
 	t.Parallel()
 	expectLikeLinux(t, "scmrights", "creds")

@@ -106,9 +106,13 @@ func checkCred(t *sched.Thread, c unix.Ucred) unix.Errno {
 }
 
 // senderCred is kernel/socket's Sender: the calling process's pid and
-// real uid and gid (maybe_add_creds: task_tgid, current_uid_gid).
-func senderCred() unix.Ucred {
+// real uid and gid (maybe_add_creds: task_tgid, current_uid_gid), or
+// its effective ones (init_peercred, which SO_PEERCRED reads).
+func senderCred(effective bool) unix.Ucred {
 	p := procOf(current())
+	if effective {
+		return unix.Ucred{Pid: p.PID, Uid: p.Cred.User.E, Gid: p.Cred.Group.E}
+	}
 	return unix.Ucred{Pid: p.PID, Uid: p.Cred.User.R, Gid: p.Cred.Group.R}
 }
 

@@ -23,15 +23,33 @@ import (
 // with SO_PASSCRED is given them with each message (the Linux layer).
 
 // Sender, set by the Linux layer at boot, is the calling process's
-// credentials: its pid, real uid and real gid.
-var Sender func() unix.Ucred
+// credentials: its pid and its real uid and gid, or with effective its
+// effective ones (SO_PEERCRED's).
+var Sender func(effective bool) unix.Ucred
+
+// self is the calling process's pid and effective ids, which the ends
+// of a connection record as each other's peer (SO_PEERCRED); none on
+// the host.
+func self() unix.Ucred {
+	if Sender == nil {
+		return vfs.NoCred()
+	}
+	return Sender(true)
+}
+
+// PeerCred is SO_PEERCRED: the pid and effective ids of the process
+// that made the connection's other end (socketpair, connect) or, on a
+// listener, that listened, as they were then; pid 0 and ids -1 for
+// none.
+func (k *Socket) PeerCred() unix.Ucred { return k.peerCred }
 
 // PassCred reports SO_PASSCRED, which SetOpt sets on a socket of any
 // family, as Linux keeps it; only AF_UNIX acts on it.
 func (k *Socket) PassCred() bool { return k.passCred }
 
-// SendWith makes k's sends carry c until the next SendWith (a zero c:
-// the sender's own, when asked for): SCM_CREDENTIALS, for one sendmsg.
+// SendWith makes k's sends carry c until the next SendWith: the
+// SCM_CREDENTIALS of one sendmsg. A c with pid 0 (vfs.NoCred) attaches
+// none, and the sends carry the sender's own when either end asks.
 func (k *Socket) SendWith(c unix.Ucred) { k.attached = c }
 
 // credTo is what a message from k to receiver r (nil: none now)
@@ -43,7 +61,7 @@ func (k *Socket) credTo(r *Socket) unix.Ucred {
 		return k.attached
 	}
 	if Sender != nil && (k.passCred || r != nil && (r.passCred || r.refs == 0)) {
-		return Sender()
+		return Sender(false)
 	}
 	return vfs.NoCred()
 }

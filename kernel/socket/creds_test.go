@@ -14,7 +14,7 @@ import (
 // asSender makes c the calling process's credentials (Sender).
 func asSender(t *testing.T, c unix.Ucred) {
 	t.Helper()
-	Sender = func() unix.Ucred { return c }
+	Sender = func(bool) unix.Ucred { return c }
 	t.Cleanup(func() { Sender = nil })
 }
 
@@ -117,6 +117,12 @@ func TestAcceptCreds(t *testing.T) {
 	}
 	if got, cr := readMsg(t, s, buf, 64); got != "early" || cr != credA {
 		t.Errorf("read %q %+v", got, cr)
+	}
+	// SO_PEERCRED: the server end's is the connecting process, the
+	// client's the listener's; none on a socket never connected.
+	n, _ := newUnix(t)
+	if s.PeerCred() != credA || c.PeerCred() != l.PeerCred() || l.PeerCred() != credA || n.PeerCred() != vfs.NoCred() {
+		t.Errorf("SO_PEERCRED: server %+v client %+v listener %+v new %+v", s.PeerCred(), c.PeerCred(), l.PeerCred(), n.PeerCred())
 	}
 }
 

@@ -86,6 +86,9 @@ func (k *Socket) Listen() unix.Errno {
 		return e
 	}
 	k.State = Listening
+	if k.Family == unix.AF_UNIX {
+		k.peerCred = self() // unix_listen's init_peercred
+	}
 	return 0
 }
 

@@ -149,6 +149,9 @@ func (k *Socket) ConnectUnix(a *UnixAddr) unix.Errno {
 	}
 	k.Peer = l.Name
 	s.Name, s.Peer = l.Name, k.Name
+	// SO_PEERCRED: the server end's peer is the connecting process, the
+	// client's the listener's (init_peercred, copy_peercred).
+	s.peerCred, k.peerCred = self(), l.peerCred
 	return 0
 }
 
@@ -169,6 +172,7 @@ func Pair(typ uint16) (*Socket, *Socket, unix.Errno) {
 		return nil, nil, e
 	}
 	a.Type, b.Type = typ, typ
+	a.peerCred, b.peerCred = self(), self() // the caller is either's peer
 	return a, b, 0
 }
 

@@ -8,10 +8,11 @@ package main
 // as root and one as uid and gid 1000: what a receiver with SO_PASSCRED
 // is given with each message, the sender's own credentials Linux
 // attaches when either end asks for them, which pids, uids and gids a
-// sender may name, where a stream read stops, truncated control data and
-// MSG_CMSG_CLOEXEC. Each check prints "scmrights: ok NAME" or
-// "scmrights: FAIL NAME: why"; pids differ from one kernel to another,
-// so a check compares them with this process's and its children's.
+// sender may name, where a stream read stops, truncated control data,
+// MSG_CMSG_CLOEXEC, and SO_PEERCRED. Each check prints "scmrights: ok
+// NAME" or "scmrights: FAIL NAME: why"; pids differ from one kernel to
+// another, so a check compares them with this process's and its
+// children's.
 
 import (
 	"fmt"
@@ -51,6 +52,7 @@ func creds() {
 	datagrams()
 	records()
 	unprivileged()
+	peercred()
 	say("creds done")
 	if os.Getpid() == 1 {
 		unix.Reboot(unix.LINUX_REBOOT_CMD_POWER_OFF)
@@ -85,6 +87,25 @@ func credsChild(args []string) {
 		try("unpriv-uid-0", unix.Ucred{Pid: me, Uid: 0, Gid: childID}, unix.EPERM)
 		try("unpriv-gid-0", unix.Ucred{Pid: me, Uid: childID, Gid: 0}, unix.EPERM)
 		try("unpriv-uid-invalid", unix.Ucred{Pid: me, Uid: noID, Gid: childID}, unix.EINVAL)
+	case "connect": // connect to the abstract name args[1], see whose it is
+		s := socket(unix.AF_UNIX, unix.SOCK_STREAM)
+		if err := unix.Connect(s, &unix.SockaddrUnix{Name: args[1]}); err != nil {
+			say("FAIL child connect: %v", err)
+		}
+		parent, _ := strconv.Atoi(args[2])
+		c, err := unix.GetsockoptUcred(s, unix.SOL_SOCKET, unix.SO_PEERCRED)
+		check("peercred-client-is-listener", err == nil && (*cred)(c).isCred(int32(parent), 0, 0), "%v %v", err, (*cred)(c))
+	case "effective": // real and effective ids apart
+		syscall.Setresgid(0, 2000, 0)
+		syscall.Setresuid(0, childID, 0)
+		me := int32(os.Getpid())
+		s := cpair(unix.SOCK_STREAM)
+		c, err := unix.GetsockoptUcred(s[0], unix.SOL_SOCKET, unix.SO_PEERCRED)
+		check("peercred-effective-ids", err == nil && (*cred)(c).isCred(me, childID, 2000), "%v %v", err, (*cred)(c))
+		passcred(s[0])
+		unix.Write(s[1], []byte("ids"))
+		m := recvmsg(s[0], 64, 64, 0)
+		check("passcred-real-ids", m.is("ids", me, 0, 0), "%v", m)
 	}
 }
 
@@ -409,6 +430,38 @@ func unprivileged() {
 	m := recvmsg(s[0], 64, 64, 0)
 	check("unpriv-received", m.is("u", c, childID, childID), "%v", m)
 	closeAll(s[:])
+}
+
+// peercred: SO_PEERCRED names the peer's process and its effective ids
+// as they were when the connection was made (socketpair, listen and
+// connect record them); a socket with no peer has pid 0 and ids -1.
+func peercred() {
+	get := func(s int) (*cred, error) {
+		c, err := unix.GetsockoptUcred(s, unix.SOL_SOCKET, unix.SO_PEERCRED)
+		return (*cred)(c), err
+	}
+	s := cpair(unix.SOCK_STREAM)
+	a, err := get(s[0])
+	b, _ := get(s[1])
+	check("peercred-pair", err == nil && a.isCred(self, 0, 0) && b.isCred(self, 0, 0), "%v %v %v", err, a, b)
+	closeAll(s[:])
+	u := socket(unix.AF_UNIX, unix.SOCK_STREAM)
+	c, err := get(u)
+	check("peercred-unconnected", err == nil && c.isCred(0, noID, noID), "%v %v", err, c)
+	in := socket(unix.AF_INET, unix.SOCK_STREAM)
+	c, err = get(in)
+	check("peercred-inet", err == nil && c.isCred(0, noID, noID), "%v %v", err, c)
+	closeAll([]int{u, in})
+
+	l := listener("@scmcreds-pc")
+	c, err = get(l)
+	check("peercred-listener", err == nil && c.isCred(self, 0, 0), "%v %v", err, c)
+	ch := runChild(childID, -1, "connect", "@scmcreds-pc", strconv.Itoa(int(self)))
+	a2, _, err := unix.Accept(l)
+	c, err2 := get(a2)
+	check("peercred-accepted-is-client", err == nil && err2 == nil && c.isCred(ch, childID, childID), "%v %v %v", err, err2, c)
+	closeAll([]int{a2, l})
+	runChild(0, -1, "effective")
 }
 
 // msg is what one recvmsg brought.
