@@ -129,7 +129,6 @@ const (
 	needsRecordLocks = "takes a record lock (fcntl F_SETLK) and looks for it from a child: gometal accepts F_SETLK and F_GETLK but keeps no locks yet"
 	needsRlimits     = "sets another process's RLIMIT_NOFILE with prlimit and reads it back: gometal accepts new limits and keeps none yet"
 	needsCtty        = "opens /dev/tty, which is ENXIO for PID 1 (it has no controlling terminal, as Linux's init has none: the test then skips itself), and then runs cat from $PATH, which gometal's root does not have yet"
-	needsSCMCreds    = "expects SCM_CREDENTIALS delivered to the receiver and MSG_CMSG_CLOEXEC reported: gometal accepts SCM_CREDENTIALS but does not deliver it yet"
 	needsTmpfsMount  = "mounts a tmpfs (MS_NOEXEC) to check exec's answer there: gometal's mount(2) takes only proc yet (ENODEV for the rest, as a kernel without the type; mounts are the interactive-system issue's)"
 	needsCapget      = "calls capget, which gometal does not have (ENOSYS where Linux answers EFAULT for a bad address)"
 	needsUsrBin      = "reads the host's /usr/bin, a big directory of programs; a gometal root holds the app, /dev, /etc and /tmp, no /usr"
@@ -156,7 +155,6 @@ var stdlibSkips = map[string][]struct{ name, why string }{
 		{"TestIPConnSpecificMethods", needsRawIP},
 	},
 	"syscall": {
-		{"TestSCMCredentials", needsSCMCreds},
 		{"TestZeroSysProcAttr", needsUserland},
 		{"TestSetpgid", needsUserland},
 		{"TestPgid", needsUserland},

@@ -557,6 +557,18 @@ func TestSCMRights(t *testing.T) {
 		`scmrights: done`)
 }
 
+// Credentials over AF_UNIX sockets (tests/progs/scmrights creds):
+// SCM_CREDENTIALS and SO_PASSCRED between the program and children it
+// runs as root and as uid 1000, on streams (a read stops where the
+// sender changes), seqpacket and datagram socketpairs and named
+// datagram sockets; which pids and ids a sender may name, truncation,
+// MSG_CMSG_CLOEXEC; SO_PEERCRED. Its checks print the same lines as on
+// Debian's Linux 6.1.
+func TestSCMCredentials(t *testing.T) {
+	t.Parallel()
+	expectLikeLinux(t, "scmrights", "creds")
+}
+
 // tests/progs/splice moves bytes between files, pipes and sockets with
 // sendfile, splice, tee and copy_file_range, and through Go's io.Copy
 // paths that use them; it prints the same lines as on Debian's Linux
@@ -583,17 +595,23 @@ func TestSleepsLikeLinux(t *testing.T) {
 	expectLikeLinux(t, "sleeps")
 }
 
-// expectLikeLinux runs tests/progs/PROG and compares the lines it
-// prints that start "PROG: " with tests/testdata/PROG-linux.txt, the
-// same program's lines as it printed them on Debian's Linux 6.1 (the
-// benchmark's Linux guest, booted nokaslr).
-func expectLikeLinux(t *testing.T, prog string) {
+// expectLikeLinux runs tests/progs/PROG with args and compares the
+// lines it prints that start "PROG: " with tests/testdata/PROG-linux.txt
+// (PROG-ARGS-linux.txt with args, joined by "-"), the same program's
+// lines as it printed them on Debian's Linux 6.1 (the benchmark's Linux
+// guest, booted nokaslr).
+func expectLikeLinux(t *testing.T, prog string, args ...string) {
 	t.Helper()
-	want, err := os.ReadFile("testdata/" + prog + "-linux.txt")
+	name, run := prog, []string{"run", "./tests/progs/" + prog}
+	if len(args) > 0 {
+		name += "-" + strings.Join(args, "-")
+		run = append(append(run, "--"), args...)
+	}
+	want, err := os.ReadFile("testdata/" + name + "-linux.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := gometal(t, "run", "./tests/progs/"+prog)
+	r := gometal(t, run...)
 	var got []string
 	for _, l := range strings.Split(r.out, "\n") {
 		if l = strings.TrimRight(l, "\r"); strings.HasPrefix(l, prog+": ") {

@@ -10,7 +10,9 @@ import (
 // a port (and optionally an address) that datagrams arrive for, and a
 // receive queue of whole datagrams in a ring of the pages the kernel
 // maps for it (MapBuffers, slots past the TCP table's), each behind a
-// record header with its length and sender. A datagram that does not fit
+// record header with its length and sender, and bytes the socket layer
+// keeps with a datagram of its own making (UDPEnqueue's aux: an AF_UNIX
+// datagram's credentials). A datagram that does not fit
 // is dropped and counted, as Linux drops past SO_RCVBUF (RFC 768 promises
 // no delivery). Datagrams to the loopback or to the interface's own
 // address go from one endpoint's sender straight into another's queue.
@@ -21,8 +23,11 @@ const (
 	// udpRxSize is an endpoint's receive queue: the slot's pages.
 	udpRxSize = TCPBufBytes
 	// udpRecordLen is the header before each queued datagram: its
-	// length, the sender's port and address.
-	udpRecordLen = 8
+	// length, the sender's port and address, and UDPAuxLen bytes the
+	// socket layer gave with it (UDPEnqueue).
+	udpRecordLen = 8 + UDPAuxLen
+	// UDPAuxLen is the size of a record's aux bytes: a struct ucred.
+	UDPAuxLen = 12
 	// MaxUDPPayload is the most a datagram can carry in IPv4 (65535 less
 	// the IPv4 and UDP headers, RFC 768, RFC 791).
 	MaxUDPPayload = 65535 - ipHeaderLen - udpHeaderLen
@@ -180,7 +185,7 @@ func udpDeliver(src, dst [4]byte, sport, dport uint16, a, b []byte) bool {
 	if u == nil {
 		return false
 	}
-	if !u.enqueue(src, sport, a, b) {
+	if !u.enqueue(src, sport, [UDPAuxLen]byte{}, a, b) {
 		Stats.UDPRcvDrops++
 	}
 	return true
@@ -189,19 +194,32 @@ func udpDeliver(src, dst [4]byte, sport, dport uint16, a, b []byte) bool {
 // UDPEnqueue puts the n bytes UDPSendBuf holds straight into endpoint
 // i's queue, with tag as the sender's address and mark as its port (an
 // AF_UNIX datagram socket's queue: kernel/socket's unixgram.go, where
-// the mark names the descriptors the datagram carries); false when it
-// does not fit.
-func UDPEnqueue(i int32, tag [4]byte, mark uint16, n int) bool {
+// the mark names the descriptors the datagram carries), and aux kept
+// with it for UDPAux; false when it does not fit.
+func UDPEnqueue(i int32, tag [4]byte, mark uint16, aux [UDPAuxLen]byte, n int) bool {
 	u := udpAt(i)
 	if u == nil || n < 0 || n > MaxUDPPayload {
 		return false
 	}
-	return u.enqueue(tag, mark, udpStage[:n], nil)
+	return u.enqueue(tag, mark, aux, udpStage[:n], nil)
+}
+
+// UDPAux returns the aux bytes of endpoint i's oldest datagram (zero
+// for one from the network, or none queued).
+func UDPAux(i int32) (aux [UDPAuxLen]byte) {
+	u := udpAt(i)
+	if u == nil || u.count == 0 {
+		return aux
+	}
+	var h [udpRecordLen]byte
+	copyOut(h[:], u.buf(), u.rx, 0)
+	copy(aux[:], h[8:])
+	return aux
 }
 
 // enqueue appends a datagram to u's queue and wakes its owner; false
 // when it does not fit.
-func (u *udpEndpoint) enqueue(src [4]byte, sport uint16, a, b []byte) bool {
+func (u *udpEndpoint) enqueue(src [4]byte, sport uint16, aux [UDPAuxLen]byte, a, b []byte) bool {
 	n := uint32(len(a) + len(b))
 	if udpRxSize-u.rx.n < udpRecordLen+n {
 		return false
@@ -210,6 +228,7 @@ func (u *udpEndpoint) enqueue(src [4]byte, sport uint16, a, b []byte) bool {
 	binary.BigEndian.PutUint16(h[0:], uint16(n))
 	binary.BigEndian.PutUint16(h[2:], sport)
 	copy(h[4:], src[:])
+	copy(h[8:], aux[:])
 	buf := u.buf()
 	copyIn(buf, &u.rx, h[:])
 	copyIn(buf, &u.rx, a)

@@ -10,7 +10,8 @@ import (
 )
 
 // The socket options whose value is a struct, not an int (socket(7)):
-// SO_LINGER's struct linger and SO_PEERCRED's struct ucred. getsockopt
+// SO_LINGER's struct linger and SO_PEERCRED's struct ucred (the peer's
+// as kernel/socket recorded it when the connection was made). getsockopt
 // copies at most the caller's *optlen bytes and stores the size it
 // copied, as Linux's sock_getsockopt does.
 
@@ -18,7 +19,8 @@ const (
 	lingerLen = unsafe.Sizeof(unix.Linger{})
 	ucredLen  = unsafe.Sizeof(unix.Ucred{})
 	// overflowID is the id Linux reports for one it cannot map
-	// (overflowuid, overflowgid): SO_PEERCRED of a socket with no peer.
+	// (overflowuid, overflowgid): SCM_CREDENTIALS of a message sent
+	// with none.
 	overflowID = 65534
 )
 
@@ -56,13 +58,7 @@ func getStructOpt(k *socket.Socket, name uint64, optval, optlenAddr uintptr) uin
 		l.Linger = secs
 		b = usermem.BytesOf(unsafe.Pointer(&l), lingerLen)
 	} else {
-		// The app is the machine's one process, running as root: a
-		// connected AF_UNIX peer is itself (Linux records the peer's
-		// credentials at connect or socketpair: init_peercred).
-		c = unix.Ucred{Uid: overflowID, Gid: overflowID}
-		if k.Family == unix.AF_UNIX && k.IsConnected() {
-			c = unix.Ucred{Pid: appPID}
-		}
+		c = k.PeerCred() // pid 0 and ids -1 for none (cred_to_ucred)
 		b = usermem.BytesOf(unsafe.Pointer(&c), ucredLen)
 	}
 	b = b[:min(uint64(n), uint64(len(b)))]

@@ -16,11 +16,13 @@ import (
 // socket they are writev and readv; on a UDP socket one datagram is
 // gathered from, or scattered into, the iovecs, with its address in
 // msg_name and MSG_TRUNC in msg_flags when it did not fit (udp(7)). On
-// AF_UNIX sockets of every type, descriptors go with a message
-// (SCM_RIGHTS, scm_rights_arm64.go): with a stream's bytes, a record, or
-// a datagram; SCM_CREDENTIALS is accepted and not delivered. An AF_INET
-// socket ignores ancillary data as Linux does a SOL_SOCKET message it
-// has no use for, and its msg_controllen comes back 0.
+// AF_UNIX sockets of every type, descriptors and credentials go with a
+// message (SCM_RIGHTS, SCM_CREDENTIALS and SO_PASSCRED: scm_arm64.go):
+// with a stream's bytes, a record, or a datagram. An AF_INET socket
+// ignores ancillary data as Linux does a SOL_SOCKET message it has no
+// use for, and its msg_controllen comes back 0. msg_flags reports
+// MSG_CMSG_CLOEXEC when the call was given it, as ____sys_recvmsg
+// starts msg_flags from the call's flags.
 
 // msghdr is struct msghdr on arm64 (unix.Msghdr's layout).
 type msghdr = unix.Msghdr
@@ -60,16 +62,26 @@ func sysSendmsg(t *sched.Thread, f *sched.Frame) uint64 {
 	if m.Iovlen > iovMax {
 		return errno(unix.EMSGSIZE)
 	}
-	var rights vfs.Rights
-	if m.Controllen > 0 && k.Family == unix.AF_UNIX {
-		var e unix.Errno
-		if rights, e = readRights(&m); e != 0 {
-			return errno(e)
-		}
-		if rights.N > 0 && !vfs.RightsRoom() {
-			return errno(unix.ETOOMANYREFS)
-		}
+	if k.Family != unix.AF_UNIX {
+		var none vfs.Rights
+		return sendMsg(t, fl, k, &m, f.X[2], &none)
 	}
+	rights, cred, ce := readControl(t, &m)
+	if ce != 0 {
+		return errno(ce)
+	}
+	if rights.N > 0 && !vfs.RightsRoom() {
+		return errno(unix.ETOOMANYREFS)
+	}
+	// The credentials go with what this call sends, whichever way.
+	k.SendWith(cred)
+	r := sendMsg(t, fl, k, &m, f.X[2], &rights)
+	k.SendWith(vfs.NoCred())
+	return r
+}
+
+// sendMsg sends the message m on k, with the descriptions in rights.
+func sendMsg(t *sched.Thread, fl *vfs.File, k *socket.Socket, m *msghdr, flags uint64, rights *vfs.Rights) uint64 {
 	switch {
 	case k.IsNetlink():
 		base, n, ok := iovAt(uintptr(unsafe.Pointer(m.Iov)), 0)
@@ -78,9 +90,9 @@ func sysSendmsg(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 		return k.NetlinkSend(base, n)
 	case k.IsDgram():
-		return sendDgramMsg(k, &m, &rights)
+		return sendDgramMsg(k, m, rights)
 	case k.Records():
-		return sendRecordMsg(t, fl, k, uintptr(unsafe.Pointer(m.Iov)), m.Iovlen, f.X[2], &rights)
+		return sendRecordMsg(t, fl, k, uintptr(unsafe.Pointer(m.Iov)), m.Iovlen, flags, rights)
 	}
 	// A stream: writev, which raises SIGPIPE on a broken connection
 	// (MSG_NOSIGNAL is not honoured here; Go ignores SIGPIPE on sockets).
@@ -90,7 +102,7 @@ func sysSendmsg(t *sched.Thread, f *sched.Frame) uint64 {
 	earlier := t.Retried && t.Progress > 0
 	r := iovecIO(t, fl, uintptr(unsafe.Pointer(m.Iov)), m.Iovlen, true)
 	if rights.N > 0 && p != nil && !earlier && p.In > at {
-		p.Attach(at, p.In, &rights)
+		p.Attach(at, p.In, rights)
 	}
 	return r
 }
@@ -143,22 +155,47 @@ func sendUnixDgramMsg(k *socket.Socket, m *msghdr, rights *vfs.Rights) uint64 {
 	return k.SendStagedUnix(n, &a, rights)
 }
 
-// recvRightsStream reads a stream connection into the message's first
-// iovec with room, taking the descriptors of the message it starts at.
-func recvRightsStream(t *sched.Thread, fl *vfs.File, k *socket.Socket, m *msghdr, flags uint64, rights *vfs.Rights) uint64 {
-	var base uintptr
-	var n uint64
-	for i := uint64(0); i < m.Iovlen && n == 0; i++ {
-		var ok bool
-		if base, n, ok = iovAt(uintptr(unsafe.Pointer(m.Iov)), i); !ok {
+// recvStream reads an AF_UNIX stream for recvmsg over the message's
+// iovecs: up to the end of the first message with descriptors, which it
+// takes, and with SO_PASSCRED up to where the credentials change, those
+// of its first byte going to cred (socket.ReadMsg).
+func recvStream(t *sched.Thread, fl *vfs.File, k *socket.Socket, m *msghdr, flags uint64, rights *vfs.Rights, cred *unix.Ucred) uint64 {
+	left := k.MsgLen()
+	total := uint64(0)
+	for i := uint64(0); i < m.Iovlen && left > 0; i++ {
+		base, n, ok := iovAt(uintptr(unsafe.Pointer(m.Iov)), i)
+		if !ok {
+			if total > 0 {
+				break
+			}
 			return errno(unix.EFAULT)
 		}
+		if n == 0 {
+			continue
+		}
+		n = min(n, left)
+		var r uint64
+		if total == 0 {
+			r = k.ReadMsg(base, n, rights, cred)
+		} else {
+			r = k.ReadMsg(base, n, rights, nil)
+		}
+		if vfs.IsErr(r) {
+			if total > 0 {
+				break
+			}
+			if r == errno(unix.EAGAIN) && flags&unix.MSG_DONTWAIT == 0 {
+				return vfs.Wait(t, fl, unix.EPOLLIN)
+			}
+			return r
+		}
+		total += r
+		left -= r
+		if r < n {
+			break
+		}
 	}
-	r := k.ReadRights(base, n, rights)
-	if r == errno(unix.EAGAIN) && flags&unix.MSG_DONTWAIT == 0 {
-		return vfs.Wait(t, fl, unix.EPOLLIN)
-	}
-	return r
+	return total
 }
 
 // gather copies the message's iovecs into room, one after another:
@@ -194,7 +231,7 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EMSGSIZE)
 	}
 	var r uint64
-	var flags int32
+	flags := int32(f.X[2] & unix.MSG_CMSG_CLOEXEC)
 	name, nameLen := uintptr(unsafe.Pointer(m.Name)), uint32(0)
 	// Descriptors passed with the message read (SCM_RIGHTS): given as
 	// control data, or closed with MSG_CTRUNC when there is no room.
@@ -203,6 +240,11 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 	// included.
 	peek := f.X[2]&unix.MSG_PEEK != 0
 	wantRights := k.Family == unix.AF_UNIX && !peek
+	// The message's credentials, given with SO_PASSCRED: at the end of
+	// a stream zero ones, as Linux's unix_stream_read_generic; none at a
+	// seqpacket's end.
+	var cred unix.Ucred
+	passCred := k.Family == unix.AF_UNIX && k.PassCred()
 	switch {
 	case k.IsDgram():
 		var src [4]byte
@@ -218,6 +260,7 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 		if wantRights {
 			k.DgramRights(sport, &rights)
 		}
+		cred = k.DgramCred()
 		if truncated {
 			flags |= unix.MSG_TRUNC
 		}
@@ -236,11 +279,17 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 			}
 		}
 	case peek && !k.IsNetlink():
-		if r = peekMsg(k, &m); r == errno(unix.EAGAIN) && f.X[2]&unix.MSG_DONTWAIT == 0 {
+		next, some := k.NextCred()
+		if r = peekMsg(k, &m, k.PeekLen()); r == errno(unix.EAGAIN) && f.X[2]&unix.MSG_DONTWAIT == 0 {
 			return vfs.Wait(t, fl, unix.EPOLLIN)
 		}
 		if vfs.IsErr(r) {
 			return r
+		}
+		if some {
+			cred = next
+		} else if k.Records() {
+			passCred = false
 		}
 		if k.Family == unix.AF_UNIX {
 			if nameLen, ok = putUnixPeer(k, name, m.Namelen); !ok {
@@ -268,9 +317,11 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 		if wantRights {
 			want = &rights
 		}
+		next, some := k.NextCred()
 		if r, truncated = recvRecordMsg(t, fl, k, uintptr(unsafe.Pointer(m.Iov)), m.Iovlen, f.X[2], want); vfs.IsErr(r) || t.State != sched.Running {
 			return r
 		}
+		cred, passCred = next, passCred && some
 		if truncated {
 			flags |= unix.MSG_TRUNC
 		}
@@ -278,11 +329,10 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 			rights.Close()
 			return errno(unix.EFAULT)
 		}
-	case wantRights && k.RightsPending():
-		// A stream with descriptors in flight: one read into the first
-		// iovec with room, which stops at the end of the first message
-		// with descriptors and takes them (socket/rights.go).
-		if r = recvRightsStream(t, fl, k, &m, f.X[2], &rights); vfs.IsErr(r) || t.State != sched.Running {
+	case k.Family == unix.AF_UNIX && !peek && (passCred || k.RightsPending()):
+		// A stream with descriptors in flight or whose reader wants
+		// credentials: one message (socket/rights.go, creds.go).
+		if r = recvStream(t, fl, k, &m, f.X[2], &rights, &cred); vfs.IsErr(r) || t.State != sched.Running {
 			return r
 		}
 	default:
@@ -294,7 +344,11 @@ func sysRecvmsg(t *sched.Thread, f *sched.Frame) uint64 {
 			return r
 		}
 	}
-	ctlLen, ctrunc := putRights(&m, &rights, f.X[2]&unix.MSG_CMSG_CLOEXEC != 0)
+	var credOut *unix.Ucred
+	if passCred {
+		credOut = &cred
+	}
+	ctlLen, ctrunc := putControl(&m, credOut, &rights, f.X[2]&unix.MSG_CMSG_CLOEXEC != 0)
 	if ctrunc {
 		flags |= unix.MSG_CTRUNC
 	}
@@ -358,11 +412,11 @@ func putUnixPeer(k *socket.Socket, name uintptr, max uint32) (uint32, bool) {
 	return uint32(n), usermem.CopyOut(name, sa[:min(n, int(max))])
 }
 
-// peekMsg copies a connection's next bytes over the iovecs, leaving
-// them to be read (MSG_PEEK): what a readv would return.
-func peekMsg(k *socket.Socket, m *msghdr) uint64 {
+// peekMsg copies a connection's next bytes over the iovecs, up to
+// limit, leaving them to be read (MSG_PEEK): what a readv would return.
+func peekMsg(k *socket.Socket, m *msghdr, limit uint64) uint64 {
 	done := uint64(0)
-	for i := uint64(0); i < m.Iovlen; i++ {
+	for i := uint64(0); i < m.Iovlen && done < limit; i++ {
 		base, l, ok := iovAt(uintptr(unsafe.Pointer(m.Iov)), i)
 		if !ok {
 			return errno(unix.EFAULT)
@@ -370,6 +424,7 @@ func peekMsg(k *socket.Socket, m *msghdr) uint64 {
 		if l == 0 {
 			continue
 		}
+		l = min(l, limit-done)
 		r := k.PeekAt(done, base, l)
 		if vfs.IsErr(r) {
 			if done > 0 {

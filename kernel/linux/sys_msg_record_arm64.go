@@ -31,6 +31,9 @@ func sendRecordMsg(t *sched.Thread, fl *vfs.File, k *socket.Socket, iov uintptr,
 		total += l
 	}
 	p, e := k.RecordPipe(true)
+	if e == 0 {
+		e = k.StampSend(p) // its credentials
+	}
 	if e != 0 {
 		return errno(e)
 	}
@@ -101,6 +104,7 @@ func recvRecordMsg(t *sched.Thread, fl *vfs.File, k *socket.Socket, iov uintptr,
 		p.TakeRights(at, rights)
 	}
 	p.DropRights(p.Out)
+	p.DropCreds()
 	if flags&unix.MSG_TRUNC != 0 {
 		return r.Len, done < r.Len
 	}

@@ -490,7 +490,7 @@ func sysGetpeername(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 // sysSetsockopt sets what TCP over the network acts on (TCP_NODELAY,
-// SO_KEEPALIVE, TCP_KEEPIDLE/INTVL/CNT); the rest (SO_REUSEADDR, buffer
+// SO_KEEPALIVE, TCP_KEEPIDLE/INTVL/CNT) and SO_PASSCRED; the rest (SO_REUSEADDR, buffer
 // sizes) are accepted and have no effect.
 func sysSetsockopt(t *sched.Thread, f *sched.Frame) uint64 {
 	_, k, e := sockOf(f.X[0])
@@ -507,7 +507,7 @@ func sysSetsockopt(t *sched.Thread, f *sched.Frame) uint64 {
 			return errno(unix.EFAULT)
 		}
 		v = int32(u)
-	} else if f.X[1] == unix.IPPROTO_TCP || f.X[1] == unix.SOL_SOCKET && f.X[2] == unix.SO_KEEPALIVE {
+	} else if f.X[1] == unix.IPPROTO_TCP || f.X[1] == unix.SOL_SOCKET && (f.X[2] == unix.SO_KEEPALIVE || f.X[2] == unix.SO_PASSCRED) {
 		return errno(unix.EINVAL) // an int option needs an int
 	}
 	return errno(k.SetOpt(f.X[1], f.X[2], v))
@@ -653,6 +653,7 @@ func initNetSockets() {
 	inet.Wake = socket.NetWake
 	socket.Listened = logListen
 	socket.ProcessID = appPID
+	socket.Sender = senderCred
 	var key [8]byte
 	fillRandom(key[:])
 	inet.ISNSecret = binary.LittleEndian.Uint64(key[:])

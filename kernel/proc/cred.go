@@ -108,6 +108,9 @@ func (c *Cred) SetGroups(g []uint32) unix.Errno {
 	return 0
 }
 
+// Has says whether v is one of the real, effective and saved IDs.
+func (d *IDs) Has(v uint32) bool { return d.has(v) }
+
 // Privileged says whether the process may set any ID.
 func (c *Cred) Privileged() bool { return c.privileged() }
 

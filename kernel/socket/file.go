@@ -32,7 +32,7 @@ func (k *Socket) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 	if k.shutRd || k.rx < 0 {
 		return 0
 	}
-	return k.readConn(buf, n, nil)
+	return k.readConn(buf, n, nil, nil)
 }
 
 func (k *Socket) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
@@ -55,10 +55,16 @@ func (k *Socket) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 	if k.shutWr || k.tx < 0 {
 		return vfs.Err(unix.EPIPE)
 	}
-	if k.records() {
-		return vfs.PipeAt(k.tx).WriteRecord(buf, n)
+	p := vfs.PipeAt(k.tx)
+	if k.Family == unix.AF_UNIX {
+		if e := k.StampSend(p); e != 0 {
+			return vfs.Err(e)
+		}
 	}
-	return vfs.PipeAt(k.tx).WriteAt(buf, n)
+	if k.records() {
+		return p.WriteRecord(buf, n)
+	}
+	return p.WriteAt(buf, n)
 }
 
 // records reports whether k's pipes carry records: a seqpacket

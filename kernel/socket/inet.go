@@ -181,6 +181,9 @@ func (k *Socket) SetOpt(level, name uint64, v int32) unix.Errno {
 		o.nodelay = v != 0
 	case level == unix.SOL_SOCKET && name == unix.SO_KEEPALIVE:
 		o.keepalive = v != 0
+	case level == unix.SOL_SOCKET && name == unix.SO_PASSCRED:
+		k.passCred = v != 0 // creds.go
+		return 0
 	case level == unix.IPPROTO_TCP && (name == unix.TCP_KEEPIDLE || name == unix.TCP_KEEPINTVL || name == unix.TCP_KEEPCNT):
 		// tcp(7): 1..32767 (MAX_TCP_KEEPIDLE, _KEEPINTVL), 1..127
 		// (MAX_TCP_KEEPCNT), else EINVAL.
@@ -212,6 +215,8 @@ func (k *Socket) Opt(level, name uint64) (v int32, ok bool) {
 		return boolInt(o.nodelay), true
 	case level == unix.SOL_SOCKET && name == unix.SO_KEEPALIVE:
 		return boolInt(o.keepalive), true
+	case level == unix.SOL_SOCKET && name == unix.SO_PASSCRED:
+		return boolInt(k.passCred), true
 	case level == unix.IPPROTO_TCP && name == unix.TCP_KEEPIDLE:
 		return seconds(o.idle, inet.TCPKeepIdleDefault), true
 	case level == unix.IPPROTO_TCP && name == unix.TCP_KEEPINTVL:

@@ -86,6 +86,9 @@ func (k *Socket) Listen() unix.Errno {
 		return e
 	}
 	k.State = Listening
+	if k.Family == unix.AF_UNIX {
+		k.peerCred = self() // unix_listen's init_peercred
+	}
 	return 0
 }
 
@@ -208,6 +211,9 @@ func (k *Socket) Dequeue(c *Socket) {
 		k.qTail = 0
 	}
 	k.nbacklog--
+	if k.Family == unix.AF_UNIX {
+		c.passCred = k.passCred // unix_sock_inherit_flags
+	}
 }
 
 // Shutdown ends reception, transmission or both (how: SHUT_*); after

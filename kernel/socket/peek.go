@@ -43,7 +43,7 @@ func (k *Socket) PeekAt(off uint64, buf uintptr, n uint64) uint64 {
 	}
 	p := vfs.PipeAt(k.rx)
 	if p.Len() == 0 {
-		return k.readConn(buf, n, nil)
+		return k.readConn(buf, n, nil, nil)
 	}
 	var got uint64
 	var ok bool

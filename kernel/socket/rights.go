@@ -12,7 +12,8 @@ import (
 // byte takes them, and a stream read stops at the end of that message,
 // so the next message's descriptors come with the next read: Linux's
 // unix_stream_read_generic reads on through messages without
-// descriptors and stops after one with them.
+// descriptors and stops after one with them. What ReadMsg returns is
+// one such message for recvmsg (MsgLen bounds it over several iovecs).
 
 // SendPipe is the pipe k sends on, with the position its next bytes
 // take, for attaching descriptors; nil when k cannot send.
@@ -34,9 +35,11 @@ func (k *Socket) RightsPending() bool {
 	return ok
 }
 
-// ReadRights is a read of a pipe connection that takes the descriptors
-// attached to the message it reads into rights (Read drops them).
-func (k *Socket) ReadRights(buf uintptr, n uint64, rights *vfs.Rights) uint64 {
+// ReadMsg is a read of a pipe connection for recvmsg: it takes the
+// descriptors attached to the message it reads into rights (Read drops
+// them) and, with cred, the credentials of its first byte (zero at the
+// end of the stream, as Linux's unix_stream_read_generic gives them).
+func (k *Socket) ReadMsg(buf uintptr, n uint64, rights *vfs.Rights, cred *unix.Ucred) uint64 {
 	k.established()
 	if k.State != Connected {
 		return vfs.Err(unix.ENOTCONN)
@@ -44,25 +47,24 @@ func (k *Socket) ReadRights(buf uintptr, n uint64, rights *vfs.Rights) uint64 {
 	if k.shutRd || k.rx < 0 || k.net >= 0 || k.dgram >= 0 {
 		return 0
 	}
-	return k.readConn(buf, n, rights)
+	return k.readConn(buf, n, rights, cred)
 }
 
 // readConn reads k's pipe connection: up to n bytes, or one record.
 // A stream read stops at the end of the first message it reaches that
-// carries descriptors. With rights, it takes those descriptors; else,
-// and for any other it passed, they are closed (read(2) drops them).
-func (k *Socket) readConn(buf uintptr, n uint64, rights *vfs.Rights) uint64 {
+// carries descriptors and, with SO_PASSCRED, where the credentials
+// change (creds.go). With rights, it takes those descriptors; else, and
+// for any other it passed, they are closed (read(2) drops them).
+func (k *Socket) readConn(buf uintptr, n uint64, rights *vfs.Rights, cred *unix.Ucred) uint64 {
 	p := vfs.PipeAt(k.rx)
 	start := p.Out
-	at, end, carried := p.NextRights(start)
-	if carried && !k.records() {
-		n = min(n, end-start)
-	}
+	at, _, carried := p.NextRights(start)
+	c := p.CredAt(start)
 	var r uint64
 	if k.records() {
 		r, _ = p.ReadRecord(buf, n)
 	} else {
-		r = p.ReadAt(buf, n)
+		r = p.ReadAt(buf, min(n, k.msgLeft(p)))
 	}
 	if vfs.IsErr(r) {
 		return r
@@ -71,6 +73,10 @@ func (k *Socket) readConn(buf uintptr, n uint64, rights *vfs.Rights) uint64 {
 		p.TakeRights(at, rights)
 	}
 	p.DropRights(p.Out)
+	p.DropCreds()
+	if cred != nil && p.Out > start {
+		*cred = c
+	}
 	if r == 0 && n > 0 {
 		return k.readEnd()
 	}

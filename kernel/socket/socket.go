@@ -82,6 +82,11 @@ type Socket struct {
 	dgramErr unix.Errno // a port unreachable, for the next call
 	// nl is an AF_NETLINK socket's (netlink.go).
 	nl netlinkState
+	// SO_PASSCRED; the credentials the sends of one sendmsg carry
+	// (SCM_CREDENTIALS, zero: none); the datagram's last read took;
+	// SO_PEERCRED's (creds.go).
+	passCred                     bool
+	attached, fromCred, peerCred unix.Ucred
 }
 
 var sockets [MaxSockets]Socket
@@ -100,7 +105,7 @@ func Reset() {
 func New(family uint16) *Socket {
 	for i := range sockets {
 		if sockets[i].State == Free {
-			sockets[i] = Socket{State: Created, Family: family, Type: unix.SOCK_STREAM, rx: -1, tx: -1, net: -1, dgram: -1}
+			sockets[i] = Socket{State: Created, Family: family, Type: unix.SOCK_STREAM, rx: -1, tx: -1, net: -1, dgram: -1, peerCred: vfs.NoCred()}
 			return &sockets[i]
 		}
 	}

@@ -108,16 +108,17 @@ func (k *Socket) PeekDgram() (src [4]byte, sport uint16, a, b []byte, e unix.Err
 }
 
 // TakeDgram drops the datagram PeekDgram returned, whose sender (src,
-// sport) From and FromUnix then report.
+// sport) From and FromUnix, and credentials DgramCred, then report.
 func (k *Socket) TakeDgram(src [4]byte, sport uint16) {
+	k.PeekedDgram(src, sport)
 	inet.UDPConsume(k.dgram)
-	k.fromAddr, k.fromPort = src, sport
 }
 
 // PeekedDgram notes the sender of the datagram a MSG_PEEK copied, which
-// From and FromUnix then report; the datagram stays queued.
+// From, FromUnix and DgramCred then report; the datagram stays queued.
 func (k *Socket) PeekedDgram(src [4]byte, sport uint16) {
 	k.fromAddr, k.fromPort = src, sport
+	k.fromCred = auxCred(inet.UDPAux(k.dgram))
 }
 
 // DgramPeer is the address write sends to (connect's), ok false when none.

@@ -62,7 +62,9 @@ func (k *Socket) BindUnix(a *UnixAddr) unix.Errno {
 		return unix.EADDRINUSE
 	}
 	k.Name = *a
-	k.State = Bound
+	if k.State == Created {
+		k.State = Bound // a connected datagram socket stays connected
+	}
 	return 0
 }
 
@@ -70,9 +72,9 @@ func (k *Socket) BindUnix(a *UnixAddr) unix.Errno {
 // hex digits (unix_autobind).
 const autobindDigits = 5
 
-// autobind gives k a free abstract name, as bind with only a family, or
-// listen on an unbound socket, does on Linux.
-func (k *Socket) autobind() unix.Errno {
+// freeAutobindName is an abstract name no socket has, as Linux's
+// autobind chooses one.
+func freeAutobindName() (UnixAddr, bool) {
 	const hex = "0123456789abcdef"
 	var a UnixAddr
 	a.N = 1 + autobindDigits
@@ -80,11 +82,32 @@ func (k *Socket) autobind() unix.Errno {
 		for d := 0; d < autobindDigits; d++ {
 			a.Path[autobindDigits-d] = hex[n>>(4*d)&0xf]
 		}
-		if bound(&a) == nil {
-			return k.BindUnix(&a)
+		if !nameTaken(&a) {
+			return a, true
 		}
 	}
-	return unix.EADDRINUSE
+	return a, false
+}
+
+// nameTaken reports whether any AF_UNIX socket has the name a.
+func nameTaken(a *UnixAddr) bool {
+	for i := range sockets {
+		s := &sockets[i]
+		if s.State != Free && s.Family == unix.AF_UNIX && s.Name.same(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// autobind gives k a free abstract name, as bind with only a family, or
+// listen on an unbound socket, does on Linux.
+func (k *Socket) autobind() unix.Errno {
+	a, ok := freeAutobindName()
+	if !ok {
+		return unix.EADDRINUSE
+	}
+	return k.BindUnix(&a)
 }
 
 // Autobind is bind(2) with only a family.
@@ -97,6 +120,13 @@ func (k *Socket) Autobind() unix.Errno {
 
 // ConnectUnix connects k to the listener named a.
 func (k *Socket) ConnectUnix(a *UnixAddr) unix.Errno {
+	// SO_PASSCRED names an unnamed socket first (unix_stream_connect,
+	// unix_dgram_connect), so that its credentials come with a name.
+	if k.passCred && k.Name.N == 0 && (k.State == Created || k.dgram >= 0) {
+		if e := k.autobind(); e != 0 {
+			return e
+		}
+	}
 	if k.dgram >= 0 {
 		return k.connectUnixDgram(a)
 	}
@@ -119,6 +149,9 @@ func (k *Socket) ConnectUnix(a *UnixAddr) unix.Errno {
 	}
 	k.Peer = l.Name
 	s.Name, s.Peer = l.Name, k.Name
+	// SO_PEERCRED: the server end's peer is the connecting process, the
+	// client's the listener's (init_peercred, copy_peercred).
+	s.peerCred, k.peerCred = self(), l.peerCred
 	return 0
 }
 
@@ -139,6 +172,7 @@ func Pair(typ uint16) (*Socket, *Socket, unix.Errno) {
 		return nil, nil, e
 	}
 	a.Type, b.Type = typ, typ
+	a.peerCred, b.peerCred = self(), self() // the caller is either's peer
 	return a, b, 0
 }
 

@@ -15,7 +15,7 @@ import (
 // no port, so that nothing from the network reaches it. A datagram is
 // put straight into the queue of the socket its name reaches now; its
 // record carries the sender's socket index (plus one; 0: unnamed), whose
-// name recvfrom reports. Linux copies the sender's name into the
+// name recvfrom reports, and the credentials it was sent with (creds.go). Linux copies the sender's name into the
 // datagram; here a sender that closed before the read reads as unnamed.
 // A full queue answers EAGAIN (Linux blocks a blocking sender until
 // there is room; here the send waits on the receiver's queue the same
@@ -60,11 +60,18 @@ func UnixRoom() []byte { return inet.UDPSendBuf(lo4) }
 
 // SendStagedUnix queues the n bytes UnixRoom holds for the socket named
 // a, with the descriptions in rights (SCM_RIGHTS; nil or empty: none),
-// which the datagram's record names by its mark (vfs.AttachDatagram).
+// which the datagram's record names by its mark (vfs.AttachDatagram),
+// and its credentials. With SO_PASSCRED an unnamed sender is named
+// first, as unix_dgram_sendmsg autobinds it.
 func (k *Socket) SendStagedUnix(n uint64, a *UnixAddr, rights *vfs.Rights) uint64 {
 	t, e := unixDgramTarget(a)
 	if e != 0 {
 		return vfs.Err(e)
+	}
+	if k.passCred && k.Name.N == 0 {
+		if e := k.autobind(); e != 0 {
+			return vfs.Err(e)
+		}
 	}
 	var tag [4]byte
 	if k.Name.N > 0 {
@@ -76,7 +83,7 @@ func (k *Socket) SendStagedUnix(n uint64, a *UnixAddr, rights *vfs.Rights) uint6
 			return vfs.Err(unix.ETOOMANYREFS)
 		}
 	}
-	if !inet.UDPEnqueue(t.dgram, tag, mark, int(n)) {
+	if !inet.UDPEnqueue(t.dgram, tag, mark, credAux(k.credTo(t)), int(n)) {
 		vfs.DropDatagramRights(mark)
 		return vfs.Err(unix.EAGAIN)
 	}

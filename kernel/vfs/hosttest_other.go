@@ -13,5 +13,6 @@ func Reset() {
 	eventfds = [MaxFiles]Eventfd{}
 	timerfds = [MaxTimerfds]Timerfd{}
 	rightsSets = [maxRightsSets]rightsSet{}
+	credMarks = [maxCredMarks]credMark{}
 	Stats = counters{}
 }

@@ -38,7 +38,7 @@ const (
 // that works on the ring across several steps under the kernel lock
 // (splice, tee: Hold) keeps the lock-free path off the pipe meanwhile;
 // so do a FIFO's and a socket's pipes, whose extra state (tag, owners,
-// records, descriptors in flight) is the kernel lock's.
+// records, descriptors and credentials in flight) is the kernel lock's.
 type Pipe struct {
 	W       Waitable
 	mu      cpu.Spinlock
@@ -60,6 +60,9 @@ type Pipe struct {
 	// Linux): after the data, the reader's socket answers ECONNRESET
 	// once, and the read side reports EPOLLERR.
 	Reset bool
+	// credMarks counts the credential marks in flight on the pipe
+	// (pipe_creds.go), so that a pipe with none looks at no table.
+	credMarks int32
 
 	reader, writer, both pipeEnd
 }
@@ -181,6 +184,7 @@ func (p *Pipe) Close(write bool) {
 
 func (p *Pipe) release() {
 	p.dropRights(^uint64(0))
+	p.dropAllCreds()
 	for i := range p.pages {
 		if p.pages[i] != 0 {
 			mm.Pages.Put(p.pages[i])

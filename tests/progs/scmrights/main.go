@@ -8,6 +8,7 @@
 // pipe), that read(2) drops the descriptors it passes over (the pipe
 // then sees EOF), MSG_CMSG_CLOEXEC, MSG_CTRUNC when the control buffer
 // is too small, seqpacket records, and EBADF for a descriptor not open.
+// "scmrights creds" checks credentials instead (creds.go).
 package main
 
 import (
@@ -18,6 +19,14 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 2 && os.Args[1] == "creds-child" {
+		credsChild(os.Args[2:])
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "creds" {
+		creds()
+		return
+	}
 	stream()
 	seqpacket()
 	datagram()
