@@ -566,6 +566,17 @@ func TestSpliceLikeLinux(t *testing.T) {
 	expectLikeLinux(t, "splice")
 }
 
+// tests/progs/clockset sets clocks (clock_settime, settimeofday,
+// adjtimex, clock_adjtime) with good and bad clocks and arguments, as
+// root and as another user, and watches what waits for a wall-clock
+// time follow the clock (an absolute sleep, a FUTEX_CLOCK_REALTIME wait,
+// CLOCK_REALTIME timerfds, TFD_TIMER_CANCEL_ON_SET); it prints the same
+// lines as on Debian's Linux 6.1.
+func TestClockSetLikeLinux(t *testing.T) {
+	t.Parallel()
+	expectLikeLinux(t, "clockset")
+}
+
 // tests/progs/recvflags reads every kind of socket with MSG_PEEK and
 // MSG_DONTWAIT; it prints the same lines as on Debian's Linux 6.1.
 func TestRecvFlagsLikeLinux(t *testing.T) {
