@@ -246,6 +246,63 @@ func waitOptions() {
 	}
 	syscall.Close(p[0])
 	syscall.Close(p[1])
+	waitFault()
+}
+
+// waitFault: a wait whose status, siginfo or rusage cannot be written
+// still collects what it found: the zombie is reaped (or the stop
+// report taken) and then the call answers EFAULT, as Linux writes them
+// only after do_wait (kernel_wait4, the waitid syscall).
+func waitFault() {
+	const bad = 8 // an address nothing maps
+	for _, c := range []struct {
+		name string
+		call func(pid int) syscall.Errno
+	}{
+		{"wait4-status", func(pid int) syscall.Errno {
+			return errnoOf(syscall.Syscall6(syscall.SYS_WAIT4, uintptr(pid), bad, 0, 0, 0, 0))
+		}},
+		{"wait4-rusage", func(pid int) syscall.Errno {
+			return errnoOf(syscall.Syscall6(syscall.SYS_WAIT4, uintptr(pid), 0, 0, bad, 0, 0))
+		}},
+		{"waitid-info", func(pid int) syscall.Errno {
+			return errnoOf(syscall.Syscall6(syscall.SYS_WAITID, 1 /* P_PID */, uintptr(pid), bad, syscall.WEXITED, 0, 0))
+		}},
+		{"waitid-rusage", func(pid int) syscall.Errno {
+			var info [128]byte
+			return errnoOf(syscall.Syscall6(syscall.SYS_WAITID, 1, uintptr(pid), uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED, bad, 0))
+		}},
+	} {
+		pid, _ := rawClone(uintptr(syscall.SIGCHLD))
+		if pid == 0 {
+			rawExit(3)
+		}
+		e := c.call(pid)
+		_, _, err := wait(pid, syscall.WNOHANG)
+		check(c.name+"-efault-reaps", e == syscall.EFAULT && err == syscall.ECHILD,
+			"%s with a bad pointer: %v, then wait4: %v; want EFAULT, then ECHILD (reaped)", c.name, e, err)
+	}
+	// A stop report is taken too.
+	pid, _ := rawClone(uintptr(syscall.SIGCHLD))
+	if pid == 0 {
+		for {
+			syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+		}
+	}
+	syscall.Kill(pid, syscall.SIGSTOP)
+	var e syscall.Errno
+	for e = syscall.EAGAIN; e == syscall.EAGAIN; {
+		r, _, en := syscall.Syscall6(syscall.SYS_WAIT4, uintptr(pid), 8, syscall.WUNTRACED|syscall.WNOHANG, 0, 0, 0)
+		if e = en; r == 0 && en == 0 {
+			e = syscall.EAGAIN // not stopped yet
+			time.Sleep(time.Millisecond)
+		}
+	}
+	got, _, err := wait(pid, syscall.WUNTRACED|syscall.WNOHANG)
+	check("wait4-stop-efault", e == syscall.EFAULT && got == 0 && err == nil,
+		"WUNTRACED with a bad status: %v, then %d %v; want EFAULT, then 0 (the report was taken)", e, got, err)
+	syscall.Kill(pid, syscall.SIGKILL)
+	wait(pid, 0)
 }
 
 // kill: SIGTERM's default action and SIGKILL end a child, which its
