@@ -322,6 +322,37 @@ func killChild() {
 	}
 	err := syscall.Kill(4242, syscall.SIGTERM)
 	check("kill-esrch", err == syscall.ESRCH, "kill(4242): %v, want ESRCH", err)
+	sigqueueOthers()
+}
+
+// sigqueueOthers: rt_sigqueueinfo and rt_tgsigqueueinfo may not claim,
+// towards another process, that the kernel (si_code >= 0) or tgkill
+// (SI_TKILL) sent the signal: EPERM; SI_QUEUE goes.
+func sigqueueOthers() {
+	pid, _ := rawClone(uintptr(syscall.SIGCHLD))
+	if pid == 0 {
+		for {
+			syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+		}
+	}
+	var info [128]byte
+	setCode := func(code int32) uintptr {
+		*(*int32)(unsafe.Pointer(&info[8])) = code
+		return uintptr(unsafe.Pointer(&info[0]))
+	}
+	const siUser, siKernel, siTkill, siQueue = 0, 0x80, -6, -1
+	for _, code := range []int32{siUser, siKernel, siTkill} {
+		e := errnoOf(syscall.RawSyscall(syscall.SYS_RT_SIGQUEUEINFO, uintptr(pid), uintptr(syscall.SIGKILL), setCode(code)))
+		e2 := errnoOf(syscall.RawSyscall6(syscall.SYS_RT_TGSIGQUEUEINFO, uintptr(pid), uintptr(pid), uintptr(syscall.SIGKILL), setCode(code), 0, 0))
+		check(fmt.Sprintf("sigqueue-eperm-%d", code), e == syscall.EPERM && e2 == syscall.EPERM,
+			"rt_sigqueueinfo and rt_tgsigqueueinfo to a child with si_code %d: %v, %v; want EPERM", code, e, e2)
+	}
+	e := errnoOf(syscall.RawSyscall(syscall.SYS_RT_SIGQUEUEINFO, 4242, 1000, setCode(siQueue)))
+	check("sigqueue-esrch-first", e == syscall.ESRCH, "rt_sigqueueinfo(4242, 1000): %v, want ESRCH", e)
+	e = errnoOf(syscall.RawSyscall(syscall.SYS_RT_SIGQUEUEINFO, uintptr(pid), uintptr(syscall.SIGKILL), setCode(siQueue)))
+	_, ws, _ := wait(pid, 0)
+	check("sigqueue-queue", e == 0 && ws.Signaled() && ws.Signal() == syscall.SIGKILL,
+		"rt_sigqueueinfo SI_QUEUE SIGKILL to a child: %v, status %#x", e, uint32(ws))
 }
 
 // orphan: a child that exits before its own child leaves that child to
