@@ -16,7 +16,6 @@ import (
 	"os/signal"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -647,16 +646,7 @@ func memoryReturns() {
 		}
 		wait(pid, 0)
 		runtime.GC()
-		var wg sync.WaitGroup
-		for i := 0; i < 2*runtime.NumCPU(); i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for end := time.Now().Add(50 * time.Millisecond); time.Now().Before(end); {
-				}
-			}()
-		}
-		wg.Wait()
+		guest.EveryCore()
 		return freePages() // sysinfo gives back what the cores let go of
 	}
 	// The first round lets this program's heap and the kernel's tables
