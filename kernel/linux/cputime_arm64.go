@@ -60,20 +60,32 @@ func reapTimes(z int32) {
 	lp.ChildMaxRSS = max(lp.ChildMaxRSS, lz.MaxRSS, lz.ChildMaxRSS)
 }
 
-// putRusage writes a struct rusage with run time ticks and peak
-// resident pages rss (ru_maxrss in KiB).
-func putRusage(addr uintptr, ticks uint64, rss int64) bool {
+// rusageOf is a struct rusage with run time ticks and peak resident
+// pages rss (ru_maxrss in KiB).
+func rusageOf(ticks uint64, rss int64) unix.Rusage {
 	var ru unix.Rusage
 	ru.Utime = unix.NsecToTimeval(timer.TicksToNanos(ticks))
 	ru.Maxrss = rss * mm.PageSize >> 10
-	return usermem.CopyOut(addr, usermem.BytesOf(unsafe.Pointer(&ru), unsafe.Sizeof(ru)))
+	return ru
 }
 
-// childRusage writes child z's rusage for a wait: its own and its
-// reaped children's times, as Linux's wait_task_zombie reports them.
-func childRusage(addr uintptr, z int32) bool {
+// copyRusage writes ru at the app's addr.
+func copyRusage(addr uintptr, ru *unix.Rusage) bool {
+	return usermem.CopyOut(addr, usermem.BytesOf(unsafe.Pointer(ru), unsafe.Sizeof(*ru)))
+}
+
+// putRusage writes a struct rusage with run time ticks and peak
+// resident pages rss.
+func putRusage(addr uintptr, ticks uint64, rss int64) bool {
+	ru := rusageOf(ticks, rss)
+	return copyRusage(addr, &ru)
+}
+
+// childRusage is child z's rusage for a wait: its own and its reaped
+// children's times, as Linux's wait_task_zombie reports them.
+func childRusage(z int32) unix.Rusage {
 	lz := &lprocs[z]
-	return putRusage(addr, procCPUTicks(z, timer.Now())+lz.ChildTicks, max(peakRSS(z), lz.ChildMaxRSS))
+	return rusageOf(procCPUTicks(z, timer.Now())+lz.ChildTicks, max(peakRSS(z), lz.ChildMaxRSS))
 }
 
 func sysGetrusage(t *sched.Thread, f *sched.Frame) uint64 {

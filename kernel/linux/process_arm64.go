@@ -48,6 +48,18 @@ func cloneProcess(t *sched.Thread, f *sched.Frame, flags uint64) uint64 {
 	if proc.Count() >= proc.MaxProcs {
 		return errno(unix.EAGAIN)
 	}
+	if signalsPending(t) {
+		// A signal came for the caller (or its group is ending, or
+		// stopping) since it entered: it goes first, and the call runs
+		// again afterwards, as Linux's copy_process answers
+		// -ERESTARTNOINTR: "Process group and session signals need to
+		// be delivered to just the parent before the fork or both the
+		// parent and the child after the fork... A fatal signal pending
+		// means that current will exit, so the new thread can't slip
+		// out of an OOM kill (or normal SIGKILL)." Without it a child
+		// forked by a thread of a process being killed outlived it.
+		return restartCall(t, f)
+	}
 	parent := lx(t).Proc
 	if flags&unix.CLONE_PARENT != 0 {
 		parent = procOf(t).Parent
@@ -122,6 +134,14 @@ func cloneProcess(t *sched.Thread, f *sched.Frame, flags uint64) uint64 {
 		sched.Block(t, sched.WaitVfork, 0, 0)
 	}
 	return uint64(n.TID)
+}
+
+// restartCall makes t run its system call again once it has taken its
+// signals (Linux's -ERESTARTNOINTR): the PC goes back to the SVC, and the
+// first argument, which the answer replaces, comes back as the answer.
+func restartCall(t *sched.Thread, f *sched.Frame) uint64 {
+	f.PC -= sched.SVCSize
+	return t.OrigX0
 }
 
 // undoClone takes back a child made by cloneProcess that never ran:

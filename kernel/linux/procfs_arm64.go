@@ -522,7 +522,7 @@ func procSysStat(o *procfs.Buf) {
 		idle := min(idleNanos(i)/(1e9/procUserHZ), up)
 		o.Str("cpu").Dec(int64(i)).Byte(' ').Udec(up - idle).Str(" 0 0 ").Udec(idle).Str(" 0 0 0 0 0 0\n")
 	}
-	o.Str("intr 0\nctxt 0\nbtime ").Dec(clock.WallAtBoot / 1e9)
+	o.Str("intr 0\nctxt 0\nbtime ").Dec(clock.Wall() / 1e9)
 	o.Str("\nprocesses ").Udec(procStats.Forks + 1)
 	run, all := 0, 0
 	for i := range sched.Active() {

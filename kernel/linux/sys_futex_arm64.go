@@ -71,6 +71,7 @@ func futexWaitOn(t *sched.Thread, f *sched.Frame, locked bool) (r uint64, blocke
 	// The timeout first: a bad timespec is EFAULT or EINVAL whatever
 	// the word holds, as Linux copies it in before it looks.
 	var ns int64
+	lx(t).WallWait = false
 	if ts := uintptr(f.X[3]); ts != 0 {
 		var e unix.Errno
 		if ns, e = copyTimespec(ts, locked); e == unix.EFAULT && !locked {
@@ -84,6 +85,7 @@ func futexWaitOn(t *sched.Thread, f *sched.Frame, locked bool) (r uint64, blocke
 			clock := uint64(unix.CLOCK_MONOTONIC)
 			if f.X[1]&futexClockRealtime != 0 {
 				clock = unix.CLOCK_REALTIME
+				lx(t).WallWait = true // the clock may be set meanwhile (clockWasSet)
 			}
 			ns, _ = leftUntil(clock, ns, now)
 		}

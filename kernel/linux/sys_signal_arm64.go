@@ -263,9 +263,8 @@ func sysTgkill(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 // readQueuedInfo reads the siginfo rt_sigqueueinfo passes: the app
-// chooses si_code and the union (si_pid, si_uid, si_value). Linux refuses
-// a si_code that claims the kernel (>= 0) or tgkill (SI_TKILL) only from
-// another process; here the sender is always the app itself.
+// chooses si_code and the union (si_pid, si_uid, si_value), within
+// impersonates' limits.
 func readQueuedInfo(addr uintptr) (sigInfo, uint64) {
 	var b [siginfoSize]byte
 	if !usermem.CopyIn(b[:], addr) {
@@ -274,18 +273,32 @@ func readQueuedInfo(addr uintptr) (sigInfo, uint64) {
 	return sigInfo{Code: int32(get32(b[:], 8)), Fields: [2]uint64{get64(b[:], 16), get64(b[:], 24)}}, 0
 }
 
+// impersonates says a queued siginfo sent to tid claims to come from the
+// kernel (si_code >= 0) or from tgkill (SI_TKILL), which Linux allows a
+// thread only towards itself: "Not even root can pretend to send signals
+// from the kernel. Nor can they impersonate a kill()/tgkill(), which adds
+// source info" (do_rt_sigqueueinfo, do_rt_tgsigqueueinfo; EPERM). Itself
+// is its thread ID, even for rt_sigqueueinfo's process ID.
+func impersonates(t *sched.Thread, info *sigInfo, tid int64) bool {
+	return (info.Code >= 0 || info.Code == siTKILL) && int64(t.TID) != tid
+}
+
 func sysRtSigqueueinfo(t *sched.Thread, f *sched.Frame) uint64 {
 	pid, sig := int64(f.X[0]), int(f.X[1])
 	info, e := readQueuedInfo(uintptr(f.X[2]))
-	switch {
-	case e != 0:
+	if e != 0 {
 		return e
-	case !validSignal(sig):
-		return errno(unix.EINVAL)
 	}
+	if impersonates(t, &info, int64(int32(pid))) {
+		return errno(unix.EPERM)
+	}
+	// As kill_proc_info: no such process first, then a bad signal.
 	p := proc.ByPID(int32(pid))
-	if pid <= 0 || int64(int32(pid)) != pid || p < 0 || proc.Procs[p].State != proc.Live {
+	if int32(pid) <= 0 || p < 0 || proc.Procs[p].State != proc.Live {
 		return errno(unix.ESRCH)
+	}
+	if !validSignal(sig) {
+		return errno(unix.EINVAL)
 	}
 	if isRT(sig) && sigQueueFull() {
 		return errno(unix.EAGAIN) // RLIMIT_SIGPENDING reached
@@ -297,6 +310,12 @@ func sysRtTgsigqueueinfo(t *sched.Thread, f *sched.Frame) uint64 {
 	info, e := readQueuedInfo(uintptr(f.X[3]))
 	if e != 0 {
 		return e
+	}
+	if int32(f.X[0]) <= 0 || int32(f.X[1]) <= 0 {
+		return errno(unix.EINVAL) // only for one thread
+	}
+	if impersonates(t, &info, int64(int32(f.X[1]))) {
+		return errno(unix.EPERM)
 	}
 	if e := checkTgid(int64(f.X[0])); e != 0 {
 		return e

@@ -82,13 +82,17 @@ func sysClockGetres(t *sched.Thread, f *sched.Frame) uint64 {
 	return 0
 }
 
+// sysGettimeofday writes the time and, if asked, the time zone
+// settimeofday set (Linux's sys_tz, zero until then).
 func sysGettimeofday(t *sched.Thread, f *sched.Frame) uint64 {
-	if f.X[0] == 0 {
-		return 0
+	if f.X[0] != 0 {
+		ns, _ := nowNanos(unix.CLOCK_REALTIME)
+		tv := unix.NsecToTimeval(ns)
+		if !usermem.CopyOut(uintptr(f.X[0]), usermem.BytesOf(unsafe.Pointer(&tv), unsafe.Sizeof(tv))) {
+			return errno(unix.EFAULT)
+		}
 	}
-	ns, _ := nowNanos(unix.CLOCK_REALTIME)
-	tv := unix.NsecToTimeval(ns)
-	if !usermem.CopyOut(uintptr(f.X[0]), usermem.BytesOf(unsafe.Pointer(&tv), unsafe.Sizeof(tv))) {
+	if f.X[1] != 0 && !usermem.CopyOut(uintptr(f.X[1]), usermem.BytesOf(unsafe.Pointer(&sysTZ), 8)) {
 		return errno(unix.EFAULT)
 	}
 	return 0
@@ -164,6 +168,7 @@ func sysSleep(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(e)
 	}
 	if ns > 0 {
+		lx(t).WallWait = untilWallTime(f)
 		sched.Block(t, sched.WaitSleep, deadlineAfter(ns+slack(t)), 0)
 	}
 	return 0
@@ -193,6 +198,7 @@ func lockFreeSleep(t *sched.Thread, f *sched.Frame) (answered, blocked bool) {
 		f.X[0] = 0
 		return true, false
 	}
+	lx(t).WallWait = untilWallTime(f)
 	sched.LockToSleepAt(now)
 	if signalsPending(t) {
 		sched.UnlockState()
@@ -200,6 +206,15 @@ func lockFreeSleep(t *sched.Thread, f *sched.Frame) (answered, blocked bool) {
 	}
 	sched.SleepLocked(t, deadlineFrom(now, ns+slack(t)))
 	return true, true // the lock-free way schedules in this section
+}
+
+// untilWallTime says f's sleep lasts until a wall-clock time: a
+// clock_nanosleep with TIMER_ABSTIME on CLOCK_REALTIME or CLOCK_TAI,
+// which must end when that clock reaches it even if the clock is set
+// meanwhile (clockWasSet).
+func untilWallTime(f *sched.Frame) bool {
+	return f.X[8] == unix.SYS_CLOCK_NANOSLEEP && f.X[1]&unix.TIMER_ABSTIME != 0 &&
+		(f.X[0] == unix.CLOCK_REALTIME || f.X[0] == unix.CLOCK_TAI)
 }
 
 // sleepRequest is how long f's nanosleep or clock_nanosleep asks to

@@ -115,6 +115,10 @@ func sysTimerfdSettime(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	tf.Reset()
 	tf.Interval = 0
+	// timerfd_setup_cancel: only an absolute wall-clock timer can be
+	// cancelled by setting the clock; other flags stop that.
+	tf.CancelOnSet = tf.Realtime && flags&(tfdTimerAbstime|tfdTimerCancelOnSet) == tfdTimerAbstime|tfdTimerCancelOnSet
+	tf.WallClock = tf.Realtime && flags&tfdTimerAbstime != 0
 	if value == 0 {
 		sched.SetAlarm(i, 0, 0) // disarm
 		return 0
@@ -122,8 +126,8 @@ func sysTimerfdSettime(t *sched.Thread, f *sched.Frame) uint64 {
 	tf.Interval = timer.NanosToTicks(interval)
 	if flags&tfdTimerAbstime != 0 {
 		// An absolute time on the timer's clock; the expiration is kept
-		// on the monotonic counter (a later clock_settime would not move
-		// it: gometal has no clock_settime).
+		// on the monotonic counter, which setting the wall clock moves
+		// for a CLOCK_REALTIME timer (clockWasSet).
 		clock := uint64(unix.CLOCK_MONOTONIC)
 		if tf.Realtime {
 			clock = unix.CLOCK_REALTIME

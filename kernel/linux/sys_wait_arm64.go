@@ -123,17 +123,26 @@ func sysWait4(t *sched.Thread, f *sched.Frame) uint64 {
 		blockForChild(t)
 		return 0
 	}
-	if st := uintptr(f.X[1]); st != 0 && !usermem.WriteU32(st, uint32(eventStatus(z, ev, true))) {
-		return errno(unix.EFAULT)
-	}
-	if ru := uintptr(f.X[3]); ru != 0 && !childRusage(ru, z) {
-		return errno(unix.EFAULT)
-	}
+	// The event is collected (the zombie reaped, the report taken)
+	// before the status and rusage are written, so that a bad pointer
+	// answers EFAULT with it collected all the same, as Linux's
+	// kernel_wait4 writes them only after do_wait.
 	pid := proc.Procs[z].PID
-	eventStatus(z, ev, false)
+	var usage unix.Rusage
+	ru := uintptr(f.X[3])
+	if ru != 0 {
+		usage = childRusage(z)
+	}
+	status := eventStatus(z, ev, false)
 	if ev == eventExit {
 		reapTimes(z)
 		proc.Reap(z)
+	}
+	if st := uintptr(f.X[1]); st != 0 && !usermem.WriteU32(st, uint32(status)) {
+		return errno(unix.EFAULT)
+	}
+	if ru != 0 && !copyRusage(ru, &usage) {
+		return errno(unix.EFAULT)
 	}
 	return uint64(pid)
 }
@@ -205,17 +214,25 @@ func sysWaitid(t *sched.Thread, f *sched.Frame) uint64 {
 	case eventCont:
 		info = sigInfo{Code: cldContinued, Fields: [2]uint64{uint64(uint32(proc.Procs[z].PID)), uint64(sigCONT)}}
 	}
-	if infop != 0 && !putWaitInfo(infop, sigCHLD, info) {
-		return errno(unix.EFAULT)
-	}
-	if ru := uintptr(f.X[4]); ru != 0 && !childRusage(ru, z) {
-		return errno(unix.EFAULT)
+	// Collected first, then written (the rusage, then the siginfo), as
+	// Linux's waitid writes them after kernel_waitid: a bad pointer
+	// answers EFAULT with the zombie reaped or the report taken.
+	var usage unix.Rusage
+	ru := uintptr(f.X[4])
+	if ru != 0 {
+		usage = childRusage(z)
 	}
 	keep := opts&unix.WNOWAIT != 0
 	eventStatus(z, ev, keep)
 	if ev == eventExit && !keep {
 		reapTimes(z)
 		proc.Reap(z)
+	}
+	if ru != 0 && !copyRusage(ru, &usage) {
+		return errno(unix.EFAULT)
+	}
+	if infop != 0 && !putWaitInfo(infop, sigCHLD, info) {
+		return errno(unix.EFAULT)
 	}
 	return 0
 }

@@ -46,6 +46,11 @@ type lthread struct {
 	Interrupted bool
 	IntrLeft    uint64
 
+	// WallWait says the thread's sleep or futex wait lasts until a
+	// wall-clock time, so that setting the clock makes it reckon its
+	// deadline again (clockWasSet).
+	WallWait bool
+
 	// FIFOWait is the FIFO end the thread counted while its open waits
 	// for a partner (fifo_arm64.go), 0 when none.
 	FIFOWait int32

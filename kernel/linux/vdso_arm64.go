@@ -28,6 +28,6 @@ func makeVDSO() uintptr {
 	}
 	page := mm.PageBytes(pa)
 	code := unsafe.Slice((*byte)(cpu.Ptr(vdsoCode())), vdsoCodeMax)
-	buildVDSO(page[:], code, vdsoMult(timer.Freq()), clock.WallAtBoot)
+	buildVDSO(page[:], code, vdsoMult(timer.Freq()), clock.Wall())
 	return pa
 }

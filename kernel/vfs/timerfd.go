@@ -27,6 +27,16 @@ type Timerfd struct {
 	Realtime bool   // CLOCK_REALTIME: absolute times are wall-clock
 	Interval uint64 // counter ticks; 0: one-shot
 	count    uint64 // expirations not yet read
+	// WallClock: armed for a CLOCK_REALTIME time (TFD_TIMER_ABSTIME),
+	// so that its expirations move when the wall clock is set; a
+	// relative CLOCK_REALTIME timer runs on the monotonic clock, as
+	// Linux's hrtimers make it ("POSIX magic", __hrtimer_init).
+	WallClock bool
+	// CancelOnSet: armed with TFD_TIMER_ABSTIME|TFD_TIMER_CANCEL_ON_SET
+	// on CLOCK_REALTIME; canceled: the clock was set since, and the
+	// next read says so (ECANCELED).
+	CancelOnSet bool
+	canceled    bool
 }
 
 var timerfds [MaxTimerfds]Timerfd
@@ -64,8 +74,20 @@ func (tf *Timerfd) Fire(n uint64) {
 	Notify(&tf.W, unix.EPOLLIN)
 }
 
-// Reset drops expirations not yet read (timerfd_settime).
+// Reset drops expirations not yet read (timerfd_settime); a cancel
+// not yet read stays, as Linux keeps it (its moffs) until a read.
 func (tf *Timerfd) Reset() { tf.count = 0 }
+
+// ClockWasSet is the wall clock being set: a timer that asked to be
+// cancelled then is, and its readers wake to hear it, as Linux's
+// timerfd_clock_was_set does (it counts a tick so that they wake).
+func (tf *Timerfd) ClockWasSet() {
+	if !tf.CancelOnSet {
+		return
+	}
+	tf.canceled = true
+	tf.Fire(1)
+}
 
 func (tf *Timerfd) Read(f *File, buf uintptr, n uint64, off int64) uint64 {
 	if n < timerfdSize {
@@ -73,6 +95,11 @@ func (tf *Timerfd) Read(f *File, buf uintptr, n uint64, off int64) uint64 {
 	}
 	if tf.count == 0 {
 		return errAgain
+	}
+	if tf.canceled && tf.CancelOnSet {
+		// timerfd_canceled: the expirations go with the news.
+		tf.canceled, tf.count = false, 0
+		return Err(unix.ECANCELED)
 	}
 	if !usermem.WriteU64(buf, tf.count) {
 		return Err(unix.EFAULT)

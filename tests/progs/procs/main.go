@@ -17,7 +17,6 @@ import (
 	"os/signal"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -256,6 +255,63 @@ func waitOptions() {
 	}
 	syscall.Close(p[0])
 	syscall.Close(p[1])
+	waitFault()
+}
+
+// waitFault: a wait whose status, siginfo or rusage cannot be written
+// still collects what it found: the zombie is reaped (or the stop
+// report taken) and then the call answers EFAULT, as Linux writes them
+// only after do_wait (kernel_wait4, the waitid syscall).
+func waitFault() {
+	const bad = 8 // an address nothing maps
+	for _, c := range []struct {
+		name string
+		call func(pid int) syscall.Errno
+	}{
+		{"wait4-status", func(pid int) syscall.Errno {
+			return errnoOf(syscall.Syscall6(syscall.SYS_WAIT4, uintptr(pid), bad, 0, 0, 0, 0))
+		}},
+		{"wait4-rusage", func(pid int) syscall.Errno {
+			return errnoOf(syscall.Syscall6(syscall.SYS_WAIT4, uintptr(pid), 0, 0, bad, 0, 0))
+		}},
+		{"waitid-info", func(pid int) syscall.Errno {
+			return errnoOf(syscall.Syscall6(syscall.SYS_WAITID, 1 /* P_PID */, uintptr(pid), bad, syscall.WEXITED, 0, 0))
+		}},
+		{"waitid-rusage", func(pid int) syscall.Errno {
+			var info [128]byte
+			return errnoOf(syscall.Syscall6(syscall.SYS_WAITID, 1, uintptr(pid), uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED, bad, 0))
+		}},
+	} {
+		pid, _ := rawClone(uintptr(syscall.SIGCHLD))
+		if pid == 0 {
+			rawExit(3)
+		}
+		e := c.call(pid)
+		_, _, err := wait(pid, syscall.WNOHANG)
+		check(c.name+"-efault-reaps", e == syscall.EFAULT && err == syscall.ECHILD,
+			"%s with a bad pointer: %v, then wait4: %v; want EFAULT, then ECHILD (reaped)", c.name, e, err)
+	}
+	// A stop report is taken too.
+	pid, _ := rawClone(uintptr(syscall.SIGCHLD))
+	if pid == 0 {
+		for {
+			syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+		}
+	}
+	syscall.Kill(pid, syscall.SIGSTOP)
+	var e syscall.Errno
+	for e = syscall.EAGAIN; e == syscall.EAGAIN; {
+		r, _, en := syscall.Syscall6(syscall.SYS_WAIT4, uintptr(pid), 8, syscall.WUNTRACED|syscall.WNOHANG, 0, 0, 0)
+		if e = en; r == 0 && en == 0 {
+			e = syscall.EAGAIN // not stopped yet
+			time.Sleep(time.Millisecond)
+		}
+	}
+	got, _, err := wait(pid, syscall.WUNTRACED|syscall.WNOHANG)
+	check("wait4-stop-efault", e == syscall.EFAULT && got == 0 && err == nil,
+		"WUNTRACED with a bad status: %v, then %d %v; want EFAULT, then 0 (the report was taken)", e, got, err)
+	syscall.Kill(pid, syscall.SIGKILL)
+	wait(pid, 0)
 }
 
 // kill: SIGTERM's default action and SIGKILL end a child, which its
@@ -275,6 +331,37 @@ func killChild() {
 	}
 	err := syscall.Kill(4242, syscall.SIGTERM)
 	check("kill-esrch", err == syscall.ESRCH, "kill(4242): %v, want ESRCH", err)
+	sigqueueOthers()
+}
+
+// sigqueueOthers: rt_sigqueueinfo and rt_tgsigqueueinfo may not claim,
+// towards another process, that the kernel (si_code >= 0) or tgkill
+// (SI_TKILL) sent the signal: EPERM; SI_QUEUE goes.
+func sigqueueOthers() {
+	pid, _ := rawClone(uintptr(syscall.SIGCHLD))
+	if pid == 0 {
+		for {
+			syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+		}
+	}
+	var info [128]byte
+	setCode := func(code int32) uintptr {
+		*(*int32)(unsafe.Pointer(&info[8])) = code
+		return uintptr(unsafe.Pointer(&info[0]))
+	}
+	const siUser, siKernel, siTkill, siQueue = 0, 0x80, -6, -1
+	for _, code := range []int32{siUser, siKernel, siTkill} {
+		e := errnoOf(syscall.RawSyscall(syscall.SYS_RT_SIGQUEUEINFO, uintptr(pid), uintptr(syscall.SIGKILL), setCode(code)))
+		e2 := errnoOf(syscall.RawSyscall6(syscall.SYS_RT_TGSIGQUEUEINFO, uintptr(pid), uintptr(pid), uintptr(syscall.SIGKILL), setCode(code), 0, 0))
+		check(fmt.Sprintf("sigqueue-eperm-%d", code), e == syscall.EPERM && e2 == syscall.EPERM,
+			"rt_sigqueueinfo and rt_tgsigqueueinfo to a child with si_code %d: %v, %v; want EPERM", code, e, e2)
+	}
+	e := errnoOf(syscall.RawSyscall(syscall.SYS_RT_SIGQUEUEINFO, 4242, 1000, setCode(siQueue)))
+	check("sigqueue-esrch-first", e == syscall.ESRCH, "rt_sigqueueinfo(4242, 1000): %v, want ESRCH", e)
+	e = errnoOf(syscall.RawSyscall(syscall.SYS_RT_SIGQUEUEINFO, uintptr(pid), uintptr(syscall.SIGKILL), setCode(siQueue)))
+	_, ws, _ := wait(pid, 0)
+	check("sigqueue-queue", e == 0 && ws.Signaled() && ws.Signal() == syscall.SIGKILL,
+		"rt_sigqueueinfo SI_QUEUE SIGKILL to a child: %v, status %#x", e, uint32(ws))
 }
 
 // orphan: a child that exits before its own child leaves that child to
@@ -569,16 +656,7 @@ func memoryReturns() {
 		}
 		wait(pid, 0)
 		runtime.GC()
-		var wg sync.WaitGroup
-		for i := 0; i < 2*runtime.NumCPU(); i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for end := time.Now().Add(50 * time.Millisecond); time.Now().Before(end); {
-				}
-			}()
-		}
-		wg.Wait()
+		guest.EveryCore()
 		return freePages() // sysinfo gives back what the cores let go of
 	}
 	// The first round lets this program's heap and the kernel's tables

@@ -22,6 +22,23 @@ func Spin(counter *uint64) {
 	}
 }
 
+// EveryCore keeps every core busy with this program for 50 ms, so that
+// each has switched to its address space: a core lets go of the last
+// space it ran only when it runs another (ARCHITECTURE.md), and what
+// sysinfo counts as free is what the cores have let go of.
+func EveryCore() {
+	var wg sync.WaitGroup
+	for i := 0; i < 2*runtime.NumCPU(); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for end := time.Now().Add(50 * time.Millisecond); time.Now().Before(end); {
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // SpinSleep is the example from the scheduler literature: with one P
 // and a goroutine spinning without calls, it returns how long main's
 // time.Sleep(10ms) really took. It ends only if the runtime can preempt
