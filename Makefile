@@ -56,9 +56,16 @@ test-long: deps build
 # raspi4b (docs/BENCHMARKS-rpi4.md); then gometal-only figures across
 # core counts (tests/bench_test.go).
 RPI4_FIGURES := boot_to_first_line_ms kernel_ready_ms getpid_ns timer_wakeups_per_s idle_cpu_pct
+# The process figures, gometal vs Linux on 1 core and on 4, in one
+# document (docs/BENCHMARKS-processes.md).
+PROC_FIGURES := fork_exit_wait_us vfork_exec_wait_us exec_command_us exec_go_us fork_64mib_us proc_pingpong_us
 bench: deps build
 	bin/gometal bench -runs 5 -trace-cost $(if $(wildcard docs/BENCHMARKS.json),-compare docs/BENCHMARKS.json) -json docs/BENCHMARKS.json -o docs/BENCHMARKS.md
 	bin/gometal bench -board rpi4 -side gometal -runs 3 -o docs/BENCHMARKS-rpi4.md $(RPI4_FIGURES)
+	@mkdir -p build
+	bin/gometal bench -runs 5 -smp 1 -o build/bench-procs-smp1.md $(PROC_FIGURES)
+	bin/gometal bench -runs 5 -smp 4 -o build/bench-procs-smp4.md $(PROC_FIGURES)
+	scripts/bench-procs-doc.sh build/bench-procs-smp1.md build/bench-procs-smp4.md > docs/BENCHMARKS-processes.md
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 60m ./tests
 
 clean:

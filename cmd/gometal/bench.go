@@ -23,12 +23,13 @@ import (
 // as /init on gometal and on Debian's arm64 Linux kernel under the same
 // QEMU machine, alternating, and a table of medians and ratios.
 
-const benchUsage = `usage: gometal bench [-board virt|rpi4] [-side both|gometal|linux] [-runs N] [-quick] [-idle S]
+const benchUsage = `usage: gometal bench [-board virt|rpi4] [-side both|gometal|linux] [-smp N] [-runs N] [-quick] [-idle S]
                      [-o FILE.md] [-json FILE.json] [-compare OLD.json] [-trace-cost]
                      [-profile FILE [-profile-hz N]] [FIGURE...]
   Boots tests/progs/bench on gometal and on Debian's arm64 Linux kernel
   (fetched with apt-get into the cache the first time) with
-  -M virt -cpu cortex-a72 -smp 4 -m 1G, alternating sides, N runs each.
+  -M virt -cpu cortex-a72 -smp 4 -m 1G (-smp N: N cores on both sides),
+  alternating sides, N runs each.
   Linux boots twice per round: its default command line (KASLR, and so
   KPTI, on) and nokaslr (KPTI off: Linux at its best here). The table has
   medians (min–max), gometal over the faster Linux, the better side.
@@ -42,9 +43,9 @@ const benchUsage = `usage: gometal bench [-board virt|rpi4] [-side both|gometal|
   FIGURE names rows to run (default: all):
 `
 
-// The machine both sides boot on.
+// The machine both sides boot on (bench -smp changes the cores).
 const (
-	benchSMP    = 4
+	benchSMP    = 4 // the default
 	benchMemory = "1G"
 	benchCPU    = "cortex-a72"
 	benchStart  = "bench: start" // the guest's first line
@@ -65,6 +66,7 @@ type benchOptions struct {
 	cmdline []string // the command, for the document
 	board   linker.Board
 	side    string
+	smp     int // cores on both sides (the board's own on rpi4)
 	runs    int
 	quick   bool
 	idle    int
@@ -94,6 +96,7 @@ func benchCmd(args []string) int {
 	}
 	boardName := fs.String("board", "virt", "board gometal boots on: virt or rpi4")
 	fs.StringVar(&o.side, "side", "both", "gometal, linux (both Linux command lines) or both")
+	fs.IntVar(&o.smp, "smp", benchSMP, "cores of the QEMU machine, on both sides (-board rpi4 has its own 4)")
 	fs.IntVar(&o.runs, "runs", 3, "runs per side")
 	fs.BoolVar(&o.quick, "quick", false, "tiny iteration counts: checks the harness, measures nothing")
 	fs.IntVar(&o.idle, "idle", 5, "seconds the guest sleeps for idle_cpu_pct")
@@ -122,6 +125,9 @@ func benchCmd(args []string) int {
 	if o.runs < 1 {
 		return fail("bench: -runs %d: want at least 1", o.runs)
 	}
+	if o.smp < 1 || o.smp > 8 {
+		return fail("bench: -smp %d: want 1 to 8", o.smp)
+	}
 	if o.profile != "" {
 		if o.side == "linux" {
 			return fail("bench: -profile profiles the gometal side: drop -side linux")
@@ -145,6 +151,11 @@ func benchCmd(args []string) int {
 	var err error
 	if o.board, err = linker.LookupBoard(*boardName); err != nil {
 		return fail("bench: %v", err)
+	}
+	smpSet := false
+	fs.Visit(func(f *flag.Flag) { smpSet = smpSet || f.Name == "smp" })
+	if smpSet && o.board.FixedSMP != 0 && o.smp != o.board.FixedSMP {
+		return fail("bench: -smp %d: the %s board always has %d cores", o.smp, o.board.Name, o.board.FixedSMP)
 	}
 	if o.board.Name != "virt" && o.side != "gometal" {
 		return fail("bench: -board %s runs the gometal side only (the Linux guest boots on virt): add -side gometal", o.board.Name)
@@ -224,6 +235,7 @@ func runBench(o *benchOptions, old *benchResults) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	commit := sourceCommit() // what is about to be built
 	app := filepath.Join(tmp, "bench")
 	fmt.Fprintln(os.Stderr, "gometal bench: building tests/progs/bench")
 	if err := linker.BuildApp(filepath.Join(root, "tests", "progs", "bench"), app, os.Stderr); err != nil {
@@ -242,13 +254,13 @@ func runBench(o *benchOptions, old *benchResults) error {
 		if o.profile != "" {
 			profileHz = o.profileHz
 		}
-		s, err := gometalSide(root, tmp, app, netApp, o.board, false, profileHz)
+		s, err := gometalSide(root, tmp, app, netApp, o.board, o.smp, false, profileHz)
 		if err != nil {
 			return err
 		}
 		sides = append(sides, s)
 		if o.traceCost {
-			s, err := gometalSide(root, tmp, app, netApp, o.board, true, 0)
+			s, err := gometalSide(root, tmp, app, netApp, o.board, o.smp, true, 0)
 			if err != nil {
 				return err
 			}
@@ -260,10 +272,11 @@ func runBench(o *benchOptions, old *benchResults) error {
 		if err != nil {
 			return err
 		}
-		sides = append(sides, linuxSide(sideLinux, k, initrd, netInitrd), linuxSide(sideLinuxNoKASLR, k, initrd, netInitrd, "nokaslr"))
+		sides = append(sides, linuxSide(sideLinux, k, initrd, netInitrd, o.smp), linuxSide(sideLinuxNoKASLR, k, initrd, netInitrd, o.smp, "nokaslr"))
 		linuxInfo = k
 	}
-	res := &benchResults{Board: o.board.Name, Runs: o.runs, Samples: map[string]samples{}, KernelLog: map[string][]string{}}
+	smp, _ := o.board.QEMUSize(o.smp, benchMemory)
+	res := &benchResults{Commit: commit, Board: o.board.Name, SMP: smp, Runs: o.runs, Samples: map[string]samples{}, KernelLog: map[string][]string{}}
 	got := res.Samples
 	for _, s := range sides {
 		ran[s.name] = true
@@ -381,11 +394,12 @@ func filterRows(rows []benchRow, o *benchOptions) []benchRow {
 // With traced, the kernel records its trace (gometal.trace=, the
 // rings written to a file in tmp at exit): the side that measures what
 // recording costs.
-// gometalSide is gometal booting the program; traced records the kernel
-// trace, profileHz (if not 0) samples each figures run (not the idle ones).
+// gometalSide is gometal booting the program on smp cores (unless the
+// board fixes them); traced records the kernel trace, profileHz (if not
+// 0) samples each figures run (not the idle ones).
 // netApp, if not "", is examples/httpserver, built, for the network
 // figures.
-func gometalSide(root, tmp, app, netApp string, board linker.Board, traced bool, profileHz int) (benchSide, error) {
+func gometalSide(root, tmp, app, netApp string, board linker.Board, smpWanted int, traced bool, profileHz int) (benchSide, error) {
 	k, err := linker.BuildKernel(root, board, os.Stderr)
 	if err != nil {
 		return benchSide{}, err
@@ -394,7 +408,7 @@ func gometalSide(root, tmp, app, netApp string, board linker.Board, traced bool,
 	if err != nil {
 		return benchSide{}, err
 	}
-	smp, mem := board.QEMUSize(benchSMP, benchMemory)
+	smp, mem := board.QEMUSize(smpWanted, benchMemory)
 	n := 0
 	name := sideGometal
 	if traced {
@@ -479,11 +493,11 @@ func linuxGuest(root, tmp, app, netApp string) (k linuxKernel, initrd, netInitrd
 // the console, no chatter, reboot at once on a panic.
 var linuxCmdline = []string{"console=ttyAMA0", "quiet", "loglevel=1", "panic=-1"}
 
-// linuxSide boots the program as /init on Debian's kernel with extra
-// command-line words; the program's arguments follow "--".
+// linuxSide boots the program as /init on Debian's kernel on smp cores
+// with extra command-line words; the program's arguments follow "--".
 // netInitrd, if not "", boots examples/httpserver under
 // tests/progs/netinit for the network figures.
-func linuxSide(name string, k linuxKernel, initrd, netInitrd string, extra ...string) benchSide {
+func linuxSide(name string, k linuxKernel, initrd, netInitrd string, smp int, extra ...string) benchSide {
 	boot := func(initrd string, args []string) []string {
 		// Linux gives init the words it does not know (nokaslr among
 		// them) before those after "--": the program's own start after
@@ -491,7 +505,7 @@ func linuxSide(name string, k linuxKernel, initrd, netInitrd string, extra ...st
 		cmdline := append(append(append([]string{}, linuxCmdline...), extra...), "--", "--args")
 		cmdline = append(cmdline, args...)
 		return []string{
-			"-M", "virt", "-cpu", benchCPU, "-smp", fmt.Sprint(benchSMP), "-m", benchMemory,
+			"-M", "virt", "-cpu", benchCPU, "-smp", fmt.Sprint(smp), "-m", benchMemory,
 			"-display", "none", "-monitor", "none",
 			"-chardev", "stdio,id=con,signal=off", "-serial", "chardev:con",
 			"-kernel", k.Image, "-initrd", initrd, "-append", strings.Join(cmdline, " "), "-no-reboot",
@@ -631,7 +645,7 @@ func benchDoc(o *benchOptions, table string, res *benchResults) string {
 		fmt.Fprintf(&b, "- The network figures boot [`examples/httpserver`](../examples/httpserver/main.go), unchanged: as `/init` on gometal, and on Linux as `/app` under [`tests/progs/netinit`](../tests/progs/netinit/main.go), which loads Debian's virtio-mmio and virtio-net modules and addresses eth0 first. Both sides get the same `virtio-net-device` on QEMU's user networking with `restrict=on`, the guest's port 8080 forwarded from a host loopback port; the load comes from the harness on the host ([`cmd/gometal/benchnet.go`](../cmd/gometal/benchnet.go)).\n")
 	}
 	if o.board.Name == "virt" {
-		fmt.Fprintf(&b, "- All boot under `qemu-system-aarch64 -M virt -cpu %s -smp %d -m %s`, TCG (software emulation) on a %d-CPU %s/%s host.\n", benchCPU, benchSMP, benchMemory, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+		fmt.Fprintf(&b, "- All boot under `qemu-system-aarch64 -M virt -cpu %s -smp %d -m %s`, TCG (software emulation) on a %d-CPU %s/%s host.\n", benchCPU, o.smp, benchMemory, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
 	} else {
 		fmt.Fprintf(&b, "- gometal boots under `qemu-system-aarch64 -M %s -smp %d -m %s -dtb %s`, TCG (software emulation) on a %d-CPU %s/%s host.\n", o.board.QEMUMachine, o.board.FixedSMP, o.board.FixedMemory, o.board.DTB, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
 	}

@@ -20,6 +20,7 @@ type benchResults struct {
 	QEMU    string `json:"qemu"`
 	Linux   string `json:"linux,omitempty"` // the Debian kernel package and version
 	Board   string `json:"board"`
+	SMP     int    `json:"smp,omitempty"` // the QEMU machine's cores
 	Runs    int    `json:"runs"`
 	// Samples: side → figure → values in run order.
 	Samples map[string]samples `json:"samples"`
@@ -35,15 +36,25 @@ func (r *benchResults) fillIn(lk linuxKernel) {
 	r.Version = benchResultsVersion
 	r.Date = time.Now().UTC().Format("2006-01-02 15:04 MST")
 	r.QEMU, _ = qemu.Version()
-	commit, _ := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
-	r.Commit = strings.TrimSpace(string(commit))
-	// Changes to docs/ (this very run's output, say) change nothing measured.
-	if dirty, _ := exec.Command("git", "status", "--porcelain", "--", ".", ":!docs").Output(); len(dirty) > 0 {
-		r.Commit += " with uncommitted changes"
+	if r.Commit == "" {
+		r.Commit = sourceCommit()
 	}
 	if lk.Image != "" {
 		r.Linux = fmt.Sprintf("Debian's `%s` %s", lk.Package, lk.Version)
 	}
+}
+
+// sourceCommit names the tree's commit, and says whether it has changes
+// outside docs/ (this very run's output, say, changes nothing measured).
+// The run takes it before it builds anything: the tree may move on while
+// it runs.
+func sourceCommit() string {
+	commit, _ := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	c := strings.TrimSpace(string(commit))
+	if dirty, _ := exec.Command("git", "status", "--porcelain", "--", ".", ":!docs").Output(); len(dirty) > 0 {
+		c += " with uncommitted changes"
+	}
+	return c
 }
 
 func (r *benchResults) save(path string) error {
@@ -78,6 +89,9 @@ func loadResults(path string) (*benchResults, error) {
 func compareResults(old, cur *benchResults) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nCompared with %s (commit %s), beyond the noise (min–max ranges apart):\n", old.Date, old.Commit)
+	if old.SMP != 0 && cur.SMP != 0 && old.SMP != cur.SMP {
+		fmt.Fprintf(&b, "  (beware: that run had -smp %d, this one -smp %d)\n", old.SMP, cur.SMP)
+	}
 	n := 0
 	for _, sd := range allSides {
 		for _, f := range benchFigures {

@@ -8,6 +8,8 @@
 //
 //	bench [-klog] [-quick] [FIGURE...]   the named figures (default: all)
 //	bench idle SECONDS                   prints "idle: sleeping", sleeps, "idle: awake"
+//	bench exit0                          exits 0 at once, printing nothing (exec_go_us)
+//	bench pong                           echoes bytes from fd 3 to fd 4 (proc_pingpong_us)
 //
 // -quick runs every figure with tiny counts (the smoke test in make test).
 // -klog (on Linux) first prints the kernel's own boot-log lines that say
@@ -42,11 +44,12 @@ type scale struct {
 	sleepersFor                                           time.Duration
 	faultMiB, fileMiB                                     int
 	wakeRounds, scaleOps, scaleRounds, scalePipeMiB       int
+	forks, bigForks, execs, goExecs, procPingpongs        int
 }
 
 var (
-	full  = scale{100_000, 50_000, 100_000, 200, 50, 2000, 200, 1024, 2 * time.Second, 256, 256, 5_000, 200_000, 20_000, 64}
-	quick = scale{1000, 1000, 1000, 10, 3, 50, 8, 1, 200 * time.Millisecond, 4, 4, 200, 1000, 200, 1}
+	full  = scale{100_000, 50_000, 100_000, 200, 50, 2000, 200, 1024, 2 * time.Second, 256, 256, 5_000, 200_000, 20_000, 64, 200, 50, 200, 50, 2000}
+	quick = scale{1000, 1000, 1000, 10, 3, 50, 8, 1, 200 * time.Millisecond, 4, 4, 200, 1000, 200, 1, 5, 5, 5, 5, 50}
 )
 
 type figure struct {
@@ -72,6 +75,12 @@ var figures = []figure{
 	{"scale_getpid", scaleGetpid}, // prints scale2_getpid_x and scale4_getpid_x
 	{"scale_futex", scaleFutex},
 	{"scale_pipe", scalePipe},
+	{"fork_exit_wait_us", forkExitWait},
+	{"vfork_exec_wait_us", vforkExecWait},
+	{"exec_command_us", execCommand},
+	{"exec_go_us", execGo},
+	{"fork_64mib_us", fork64MiB},
+	{"proc_pingpong_us", procPingpong},
 }
 
 // argsMark starts the program's own arguments when the harness boots it
@@ -81,6 +90,7 @@ var figures = []figure{
 const argsMark = "--args"
 
 func main() {
+	childMode(os.Args[1:]) // run by a process figure: nothing else first
 	fmt.Println(startLine)
 	args := os.Args[1:]
 	for i, a := range args {
