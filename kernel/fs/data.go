@@ -107,43 +107,56 @@ func Truncate(n *Inode, size int64) unix.Errno {
 	if e := unshare(n); e != 0 {
 		return e
 	}
-	if size < n.Size && n.root != 0 {
-		keep := (uint64(size) + mm.PageSize - 1) / mm.PageSize
-		rootW := indexWords(n.root)
-		for hi := uint64(0); hi < indexN; hi++ {
-			if rootW[hi] == 0 {
-				continue
-			}
-			leaf := indexWords(uintptr(rootW[hi]))
-			empty := true
-			for lo := uint64(0); lo < indexN; lo++ {
-				if leaf[lo] == 0 {
-					continue
-				}
-				if hi*indexN+lo >= keep {
-					putPage(uintptr(leaf[lo]))
-					leaf[lo] = 0
-				} else {
-					empty = false
-				}
-			}
-			if empty {
-				putPage(uintptr(rootW[hi]))
-				rootW[hi] = 0
-			}
-		}
-		if keep == 0 {
-			putPage(n.root)
-			n.root = 0
-		} else if rem := size % mm.PageSize; rem != 0 {
-			if p := page(n, size, false); p != 0 {
-				clear(mm.PageBytes(p)[rem:])
-			}
-		}
+	if size <= n.Size {
+		// At the size too: a write that failed may have left pages
+		// past it (writeData trims them, and release relies on this
+		// to free every page of a file of size 0).
+		dropPast(n, size)
 	}
 	n.Size = size
 	n.Mtime = clock.Realtime()
 	return 0
+}
+
+// dropPast frees n's pages wholly past byte size and zeroes the rest of
+// the page size ends in, so that nothing past the end is kept or
+// becomes visible when the file grows (holes read as zeros).
+func dropPast(n *Inode, size int64) {
+	if n.root == 0 {
+		return
+	}
+	keep := (uint64(size) + mm.PageSize - 1) / mm.PageSize
+	rootW := indexWords(n.root)
+	for hi := uint64(0); hi < indexN; hi++ {
+		if rootW[hi] == 0 {
+			continue
+		}
+		leaf := indexWords(uintptr(rootW[hi]))
+		empty := true
+		for lo := uint64(0); lo < indexN; lo++ {
+			if leaf[lo] == 0 {
+				continue
+			}
+			if hi*indexN+lo >= keep {
+				putPage(uintptr(leaf[lo]))
+				leaf[lo] = 0
+			} else {
+				empty = false
+			}
+		}
+		if empty {
+			putPage(uintptr(rootW[hi]))
+			rootW[hi] = 0
+		}
+	}
+	if keep == 0 {
+		putPage(n.root)
+		n.root = 0
+	} else if rem := size % mm.PageSize; rem != 0 {
+		if p := page(n, size, false); p != 0 {
+			clear(mm.PageBytes(p)[rem:])
+		}
+	}
 }
 
 // readData copies file bytes at off to the app.
@@ -196,27 +209,37 @@ func writeData(n *Inode, buf uintptr, count uint64, off int64) uint64 {
 		return vfs.Err(e)
 	}
 	done := uint64(0)
+	var e unix.Errno
 	for done < count {
 		pos := off + int64(done)
 		in := uint64(pos % mm.PageSize)
 		chunk := min(mm.PageSize-in, count-done)
 		p := page(n, pos, true)
 		if p == 0 {
-			if done > 0 {
-				break
-			}
-			return vfs.Err(unix.ENOSPC)
+			e = unix.ENOSPC
+			break
 		}
 		if !usermem.CopyIn(mm.PageBytes(p)[in:in+chunk], buf+uintptr(done)) {
-			if done > 0 {
-				break
-			}
-			return vfs.Err(unix.EFAULT)
+			e = unix.EFAULT
+			break
 		}
 		done += chunk
 	}
-	if end := off + int64(done); end > n.Size {
-		n.Size = end
+	if end := off + int64(done); done > 0 && end > n.Size {
+		n.Size = end // (a write of nothing past the end grows nothing)
+	}
+	if e != 0 {
+		// The chunk that failed had its page (and index pages)
+		// allocated first, and a copy that faulted may have put bytes
+		// in it past the end: neither may stay. Kept, a file whose
+		// every write failed held its pages after its last name and
+		// user were gone (release frees pages only below the size),
+		// as the fuzzer's children showed: three pages of a file
+		// nobody had left.
+		dropPast(n, n.Size)
+		if done == 0 {
+			return vfs.Err(e)
+		}
 	}
 	n.Mtime = clock.Realtime()
 	return done

@@ -235,6 +235,50 @@ func TestTmpfsUnlinkWhileOpen(t *testing.T) {
 	}
 }
 
+// A write whose copy from the app faults keeps nothing past the file's
+// end: not the pages it took for the chunk that failed (a file of size 0
+// then held them after its last close and name: release frees pages
+// below the size), nor the bytes the copy put there before it faulted
+// (the file, grown, reads zeros there).
+func TestTmpfsFailedWrite(t *testing.T) {
+	buf := setup(t, 64, 1)
+	n := create(t, "/tmp/f", unix.S_IFREG|0o644)
+	f := open(t, n)
+	// The app's last 10 bytes, then nothing mapped: a copy of 100
+	// bytes from there takes 10 and faults.
+	bad := buf + mm.PageSize - 10
+	usermem.CopyOut(bad, []byte("0123456789"))
+	if r := f.Impl.Write(f, bad, 100, 0); r != vfs.Err(unix.EFAULT) {
+		t.Fatalf("write from a buffer running off the app's memory = %#x, want EFAULT", r)
+	}
+	if dataPages != 0 || n.Size != 0 {
+		t.Errorf("a failed write into an empty file kept %d pages, size %d", dataPages, n.Size)
+	}
+	write(t, f, buf, "abc")
+	held := dataPages
+	for _, off := range []int64{3, 5000, 1 << 20} {
+		if r := f.Impl.Write(f, bad, 100, off); r != vfs.Err(unix.EFAULT) {
+			t.Fatalf("write at %d = %#x, want EFAULT", off, r)
+		}
+	}
+	if dataPages != held || n.Size != 3 {
+		t.Errorf("failed writes past the end: %d pages (want %d), size %d", dataPages, held, n.Size)
+	}
+	if e := Truncate(n, 20); e != 0 {
+		t.Fatal(e)
+	}
+	if got := readAt(t, f, buf, 0, 20); got != "abc"+strings.Repeat("\x00", 17) {
+		t.Errorf("grown after a failed write, the file reads %q", got)
+	}
+	vfs.DecRef(f.Index())
+	if e := unlink("/tmp/f", false); e != 0 {
+		t.Fatal(e)
+	}
+	if dataPages != 0 {
+		t.Errorf("%d pages still held after the last close and name", dataPages)
+	}
+}
+
 // Unlink answers as unlinkat(2) does, also for paths that end in ".",
 // ".." or a slash (Linux's do_rmdir and do_unlinkat; each checked on
 // Linux).

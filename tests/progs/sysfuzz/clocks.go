@@ -6,8 +6,10 @@ package main
 // clock_adjtime, with every clock ID (good, unknown, a process's or a
 // thread's CPU clock, a descriptor's), and good, bad and garbage
 // timespecs, timevals, timezones and timexes. The wall clock may end up
-// anywhere: nothing in the fuzz reads it (its deadlines and progress
-// are on CLOCK_MONOTONIC, which Go's time.Since and timers use).
+// anywhere: nothing in the fuzz reads it. Its timers and sleeps are the
+// runtime's, on CLOCK_MONOTONIC, and it times itself with guest.Mono,
+// not time.Since, which follows the wall clock once that is past 2157
+// (a time.Time then keeps no monotonic reading).
 
 import (
 	"math/rand/v2"

@@ -32,7 +32,7 @@ func EveryCore() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for end := time.Now().Add(50 * time.Millisecond); time.Now().Before(end); {
+			for end := Mono() + 50*time.Millisecond; Mono() < end; {
 			}
 		}()
 	}
