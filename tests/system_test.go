@@ -762,6 +762,23 @@ func TestProcfs(t *testing.T) {
 	r.expect(t, 0, "ok dev-fd", "written to /dev/stdout", "ok dev-stdout", "procfs ok")
 }
 
+// Mounts as a program makes and sees them (tests/progs/mounts): tmpfs
+// with size= and mode=, statfs, ENOSPC at the size, EXDEV across
+// mounts, EBUSY while a working directory is in one, a read-only
+// remount (EROFS), stacked mounts, a lazy unmount with a file open,
+// noexec, bind and recursive bind mounts (".." and getcwd through
+// them), /proc/mounts and mountinfo lines, devtmpfs's devices, mknod,
+// sysfs's CPU lists and interfaces, and ENODEV for the types gometal
+// does not have.
+func TestMounts(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "./tests/progs/mounts")
+	r.expect(t, 0, "ok tmpfs-line", "ok statfs", "ok tmpfs-full", "ok rename-exdev", "ok umount-busy", "ok umount-uncovers",
+		"ok ro-create", "ok ro-write", "ok stack-below", "ok detach", "ok noexec", "ok bind-dotdot", "ok mountinfo-bind",
+		"ok rbind", "ok umount-children-busy", "ok devtmpfs", "ok mknod-chr", "ok mknod-blk", "ok sysfs-cpus", "ok sysfs-lo", "ok enodev cgroup2",
+		"ok bad-option", "mounts ok")
+}
+
 // ASIDs roll over and every process still sees only its own memory
 // (tests/progs/procs asid): 256 processes, 8 at a time, each checking a
 // word of its own across 100 yields, with the ASID space forced down to

@@ -34,40 +34,45 @@ var (
 // index pages) if alloc is set; 0 means a hole (or no memory).
 func page(n *Inode, off int64, alloc bool) uintptr {
 	pg := uint64(off) / mm.PageSize
-	root := indexSlot(&n.root, alloc)
+	root := indexSlot(&n.root, alloc, n.Super)
 	if root == 0 {
 		return 0
 	}
-	leaf := indexSlot(&indexWords(root)[pg/indexN], alloc)
+	leaf := indexSlot(&indexWords(root)[pg/indexN], alloc, n.Super)
 	if leaf == 0 {
 		return 0
 	}
-	return indexSlot(&indexWords(leaf)[pg%indexN], alloc)
+	return indexSlot(&indexWords(leaf)[pg%indexN], alloc, n.Super)
 }
 
 // indexSlot returns the page a slot points to, filling an empty slot with
 // a new zeroed page when alloc is set.
-func indexSlot[T uintptr | uint64](slot *T, alloc bool) uintptr {
+func indexSlot[T uintptr | uint64](slot *T, alloc bool, s uint8) uintptr {
 	if *slot == 0 && alloc {
-		*slot = T(getPage())
+		*slot = T(getPage(s))
 	}
 	return uintptr(*slot)
 }
 
-func getPage() uintptr {
-	if dataPages >= maxDataPages {
+// getPage takes a page for a file of instance s: 0 past the
+// machine-wide bound or the instance's size=.
+func getPage(s uint8) uintptr {
+	if dataPages >= maxDataPages || !chargePage(s) {
 		return 0
 	}
 	p := mm.Pages.Get()
-	if p != 0 {
-		dataPages++
+	if p == 0 {
+		Supers[s].Pages--
+		return 0
 	}
+	dataPages++
 	return p
 }
 
-func putPage(p uintptr) {
+func putPage(s uint8, p uintptr) {
 	mm.Pages.Put(p)
 	dataPages--
+	Supers[s].Pages--
 }
 
 func indexWords(pa uintptr) *[indexN]uint64 {
@@ -138,19 +143,19 @@ func dropPast(n *Inode, size int64) {
 				continue
 			}
 			if hi*indexN+lo >= keep {
-				putPage(uintptr(leaf[lo]))
+				putPage(n.Super, uintptr(leaf[lo]))
 				leaf[lo] = 0
 			} else {
 				empty = false
 			}
 		}
 		if empty {
-			putPage(uintptr(rootW[hi]))
+			putPage(n.Super, uintptr(rootW[hi]))
 			rootW[hi] = 0
 		}
 	}
 	if keep == 0 {
-		putPage(n.root)
+		putPage(n.Super, n.root)
 		n.root = 0
 	} else if rem := size % mm.PageSize; rem != 0 {
 		if p := page(n, size, false); p != 0 {

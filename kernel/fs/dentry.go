@@ -200,14 +200,12 @@ func moveName(k, dir int32, nm []byte) {
 	insertName(k)
 }
 
-// Parent returns the directory holding directory i ("..": the root's is
-// itself), or -1 for a removed directory.
+// Parent returns the directory holding directory i in its own instance
+// (the root's is itself), or -1 for a removed directory; DotDot
+// (mount.go) is ".." through the mount tree.
 func Parent(i int32) int32 {
-	if i == RootIno {
-		return RootIno
-	}
-	if on := Inodes[i].mountedOn; on != 0 {
-		i = on // a mounted root's ".." is its mountpoint's
+	if i == RootIno || Supers[Inodes[i].Super].Root == i {
+		return i
 	}
 	if k := Inodes[i].dentry; k >= 0 {
 		return dentries[k].dir
@@ -215,14 +213,26 @@ func Parent(i int32) int32 {
 	return -1
 }
 
-// PathOf writes the absolute path of directory i into buf, built from
-// its name up through its parents, and returns its length: ENOENT for a
-// removed directory, ENAMETOOLONG if the path does not fit (getcwd(2)).
-func PathOf(i int32, buf []byte) (int, unix.Errno) {
+// PathOf writes the absolute path of directory p into buf, built from
+// its name up through its parents and the mounts it is under, and
+// returns its length: ENOENT for a removed directory (or one in a
+// detached mount), ENAMETOOLONG if the path does not fit (getcwd(2),
+// Linux's d_path).
+func PathOf(p Path, buf []byte) (int, unix.Errno) { return pathUp(p, buf, false) }
+
+// pathUp builds the path of directory p up to the root of the tree, or
+// with inSuper up to the root of p's instance (PathInSuper).
+func pathUp(p Path, buf []byte, inSuper bool) (int, unix.Errno) {
 	end := len(buf)
-	for i != RootIno {
-		if on := Inodes[i].mountedOn; on != 0 {
-			i = on
+	for i := p.Ino; ; {
+		if inSuper && i == Supers[Inodes[i].Super].Root || !inSuper && p.Mnt == RootMount && i == RootIno {
+			break
+		}
+		if !inSuper && i == Mounts[p.Mnt].Root {
+			if Mounts[p.Mnt].Parent < 0 {
+				return 0, unix.ENOENT
+			}
+			p.Mnt, i = Mounts[p.Mnt].Parent, Mounts[p.Mnt].Point
 			continue
 		}
 		k := Inodes[i].dentry
@@ -278,13 +288,14 @@ const firstEntryPos = 2
 
 var dotName = [2]byte{'.', '.'}
 
-// PathOfAny writes into buf an absolute path of inode i, a directory
-// or a file (one of its names, the first found: /proc/PID/fd's links),
-// and returns its length; 0 when it has none (unlinked) or the path
-// does not fit.
-func PathOfAny(i int32, buf []byte) int {
+// PathOfAny writes into buf an absolute path of p, a directory or a
+// file (one of its names, the first found: /proc/PID/fd's links), and
+// returns its length; 0 when it has none (unlinked) or the path does
+// not fit.
+func PathOfAny(p Path, buf []byte) int {
+	i := p.Ino
 	if Inodes[i].IsDir() {
-		n, e := PathOf(i, buf)
+		n, e := PathOf(p, buf)
 		if e != 0 {
 			return 0
 		}
@@ -295,7 +306,7 @@ func PathOfAny(i int32, buf []byte) int {
 		if d.inode != i {
 			continue
 		}
-		n, e := PathOf(d.dir, buf)
+		n, e := PathOf(Path{p.Mnt, d.dir}, buf)
 		nm := d.nameIn(int32(k))
 		if e != 0 || n+1+len(nm) > len(buf) {
 			return 0

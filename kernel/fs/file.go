@@ -13,10 +13,12 @@ import (
 
 // Open makes a description of inode i with status flags flags, holding
 // the inode: its index, or -1 when the description table is full.
-func Open(i int32, flags uint32) int32 {
-	fi := vfs.Alloc(&Inodes[i], flags)
+func Open(p Path, flags uint32) int32 {
+	fi := vfs.Alloc(&Inodes[p.Ino], flags)
 	if fi >= 0 {
-		Hold(i)
+		Hold(p.Ino)
+		FileMnt[fi] = p.Mnt
+		UseMount(p.Mnt)
 	}
 	return fi
 }
@@ -79,7 +81,10 @@ func (n *Inode) Stat(f *vfs.File) unix.Stat_t {
 }
 
 // Release: an unlinked inode goes with its last open description.
-func (n *Inode) Release(f *vfs.File) { Drop(n.Index()) }
+func (n *Inode) Release(f *vfs.File) {
+	UnuseMount(FileMnt[f.Index()])
+	Drop(n.Index())
+}
 
 func (n *Inode) Kind() vfs.Kind {
 	if n.IsDir() {
@@ -118,6 +123,15 @@ func SeekDir(f *vfs.File, off int64, whence int) uint64 {
 		return uint64(f.Pos)
 	}
 	return vfs.Err(unix.EINVAL)
+}
+
+// InodeOf returns the inode description f was opened on, or -1 if f is
+// no inode's (a pipe, a socket, a device's driver file).
+func InodeOf(f *vfs.File) int32 {
+	if n, ok := f.Impl.(*Inode); ok {
+		return n.Index()
+	}
+	return -1
 }
 
 // DirOf returns the inode of directory description f, or -1 if f is

@@ -11,6 +11,9 @@ func resetTables() {
 	namePages = [len(namePages)]uintptr{}
 	namesUsed = [len(namesUsed)]uint16{}
 	dataPages, maxDataPages = 0, 0
+	Supers = [MaxSupers]Super{}
+	Mounts = [MaxMounts]Mount{}
+	FileMnt = [len(FileMnt)]int32{}
 	inos, inodeHint, dentryHint = 0, RootIno, 0
 }
 

@@ -72,11 +72,12 @@ type Inode struct {
 	fifoTag  uint64
 
 	// Synth: what a synthetic inode shows (synth.go); zero for the
-	// rest. mounted: on a mountpoint, the root mounted there;
-	// mountedOn: on such a root, its mountpoint (0: none).
-	Synth     Synth
-	mounted   int32
-	mountedOn int32
+	// rest. Super: the instance the inode is in (super.go). covered:
+	// how many mounts sit on it (mount.go; Linux's DCACHE_MOUNTED), so
+	// a walk looks for a mount only where there is one.
+	Synth   Synth
+	Super   uint8
+	covered int32
 }
 
 // Inodes is the inode table; slot 0 is never used, so that 0 can mean
@@ -93,8 +94,12 @@ var inos uint64
 // one taken, so a freed slot is not reused at once.
 var inodeHint int32 = RootIno
 
-// newInode takes a free slot for an inode of mode, or answers ENOSPC.
-func newInode(mode uint32) (int32, unix.Errno) {
+// newInode takes a free slot for an inode of mode in instance s, or
+// answers ENOSPC (none free, or the instance's nr_inodes= reached).
+func newInode(s uint8, mode uint32) (int32, unix.Errno) {
+	if sb := &Supers[s]; sb.MaxInodes != 0 && sb.Inodes >= sb.MaxInodes {
+		return -1, unix.ENOSPC
+	}
 	for k := int32(0); k < MaxInodes; k++ {
 		i := (inodeHint + k) % MaxInodes
 		if i == 0 || Inodes[i].Used {
@@ -104,7 +109,8 @@ func newInode(mode uint32) (int32, unix.Errno) {
 		now := clock.Realtime()
 		inos++
 		Inodes[i] = Inode{Used: true, Mode: mode, Ino: inos, Mtime: now, Atime: now,
-			dentry: -1, first: -1, last: -1, nextSeq: firstEntryPos}
+			dentry: -1, first: -1, last: -1, nextSeq: firstEntryPos, Super: s}
+		Supers[s].Inodes++
 		return i, 0
 	}
 	return -1, unix.ENOSPC
@@ -139,6 +145,7 @@ func release(i int32) {
 	if n.linkPage != 0 {
 		mm.Pages.Put(n.linkPage)
 	}
+	Supers[n.Super].Inodes--
 	*n = Inode{}
 }
 
@@ -171,19 +178,9 @@ func (n *Inode) SetLink(target []byte) unix.Errno {
 	return 0
 }
 
-// fsDev is st_dev for the root's files, synthDev for /proc's (two
-// file systems: os.SameFile and find -xdev tell them apart by it).
-const (
-	fsDev    = 1
-	synthDev = 2
-)
-
 // Stat is stat(2) of n.
 func (n *Inode) StatTo(st *unix.Stat_t) {
-	st.Dev = fsDev
-	if n.Synth.Kind != 0 {
-		st.Dev = synthDev
-	}
+	st.Dev = Dev(n.Super) // os.SameFile and find -xdev tell instances apart by it
 	st.Ino = n.Ino
 	st.Mode = n.Mode
 	st.Rdev = uint64(n.Rdev)

@@ -26,6 +26,8 @@ func Create(w *Walk, mode uint32) (int32, unix.Errno) {
 		return -1, unix.EACCES // an O_CREAT open: lookup_open with no ->create
 	case readOnly(w.Dir) != 0:
 		return -1, unix.EPERM
+	case ReadOnlyAt(w.DirPath()) != 0:
+		return -1, unix.EROFS // after EEXIST, as filename_create checks mnt_want_write's answer
 	}
 	i, e := makeNode(w.Dir, w.Name(), mode)
 	if e == 0 {
@@ -37,11 +39,12 @@ func Create(w *Walk, mode uint32) (int32, unix.Errno) {
 // makeNode makes a new inode of mode named nm in directory dir, with no
 // checks but for room (Create's, and the unpacker's).
 func makeNode(dir int32, nm []byte, mode uint32) (int32, unix.Errno) {
-	i, e := newInode(mode)
+	i, e := newInode(Inodes[dir].Super, mode)
 	if e != 0 {
 		return -1, e
 	}
 	if _, e := addName(dir, nm, i); e != 0 {
+		Supers[Inodes[i].Super].Inodes--
 		Inodes[i] = Inode{}
 		return -1, e
 	}
@@ -71,10 +74,12 @@ func Unlink(w *Walk, rmdir bool) unix.Errno {
 			return unix.EBUSY
 		}
 		return unix.EISDIR
+	case ReadOnlyAt(w.DirPath()) != 0:
+		return unix.EROFS // do_unlinkat and do_rmdir ask mnt_want_write before the lookup
 	}
 	n := &Inodes[w.Node]
 	switch {
-	case n.mountedOn != 0:
+	case mountpoint(w):
 		return unix.EBUSY // a mountpoint (the walk went on to the root mounted there)
 	case readOnly(w.Dir) != 0:
 		return unix.EPERM
@@ -108,10 +113,12 @@ func Rename(from, to *Walk) unix.Errno {
 	}
 	src := &Inodes[from.Node]
 	switch {
-	case src.mountedOn != 0 || to.Node >= 0 && Inodes[to.Node].mountedOn != 0:
+	case from.DirMnt != to.DirMnt:
+		return unix.EXDEV // between mounts (do_renameat2)
+	case ReadOnlyAt(from.DirPath()) != 0:
+		return unix.EROFS
+	case mountpoint(from) || to.Node >= 0 && mountpoint(to):
 		return unix.EBUSY
-	case (readOnly(from.Dir) != 0) != (readOnly(to.Dir) != 0):
-		return unix.EXDEV // between file systems
 	case readOnly(from.Dir) != 0:
 		return unix.EPERM
 	}
@@ -154,6 +161,12 @@ func Rename(from, to *Walk) unix.Errno {
 	return 0
 }
 
+// mountpoint says whether the name a walk ended at is covered by a
+// mount (the walk went on to the mount's root).
+func mountpoint(w *Walk) bool {
+	return w.Mnt != w.DirMnt || Inodes[w.Node].covered > 0
+}
+
 // Link makes the name a walk ended at another name of inode i (link(2)):
 // a directory cannot be linked (EPERM).
 func Link(i int32, w *Walk) unix.Errno {
@@ -162,8 +175,10 @@ func Link(i int32, w *Walk) unix.Errno {
 		return unix.EPERM
 	case w.Node >= 0:
 		return unix.EEXIST
-	case Inodes[i].Synth.Kind != 0 && readOnly(w.Dir) == 0:
-		return unix.EXDEV // from /proc to the root's file system
+	case Inodes[i].Super != Inodes[w.Dir].Super:
+		return unix.EXDEV // between instances (do_linkat compares the mounts)
+	case ReadOnlyAt(w.DirPath()) != 0:
+		return unix.EROFS
 	case readOnly(w.Dir) != 0:
 		return unix.EPERM
 	case w.Tail != 0:

@@ -74,15 +74,16 @@ func MakeSynth(dir int32, nm []byte, mode uint32, s Synth) (int32, unix.Errno) {
 	return i, e
 }
 
-// NewSynthRoot makes a synthetic directory with no name: the root of a
-// file system mounted somewhere (Mount), held for good.
-func NewSynthRoot(s Synth) (int32, unix.Errno) {
-	i, e := newInode(unix.S_IFDIR | 0o555)
-	if e == 0 {
-		Inodes[i].Synth = s
-		Inodes[i].Opens++
+// NewSynthRoot makes a synthetic instance of type t: its superblock
+// and its root directory (with no name; it shows where it is mounted).
+func NewSynthRoot(t Type, s Synth) (uint8, int32, unix.Errno) {
+	sb, e := NewSuper(t, 0o555)
+	if e != 0 {
+		return 0, -1, e
 	}
-	return i, e
+	root := Supers[sb].Root
+	Inodes[root].Synth = s
+	return sb, root, 0
 }
 
 // RemoveSynth removes the name dentry-less callers know by directory
@@ -97,14 +98,28 @@ func RemoveSynth(dir int32, nm []byte) {
 	dropName(k)
 }
 
-// removeTree drops every name under directory i (a synthetic tree: no
-// mount inside, nothing the app made).
-func removeTree(i int32) {
-	if !Inodes[i].IsDir() {
+// removeTree drops every name under directory top (a synthetic tree,
+// or an instance being freed: no mount inside). It loops instead of
+// recursing: the app may have made a tree deeper than a kernel stack.
+func removeTree(top int32) {
+	if !Inodes[top].IsDir() {
 		return
 	}
-	for k := Inodes[i].first; k >= 0; k = Inodes[i].first {
-		removeTree(dentries[k].inode)
+	for i := top; ; {
+		k := Inodes[i].first
+		if k < 0 { // i is empty now
+			if i == top {
+				return
+			}
+			d := Inodes[i].dentry
+			i = dentries[d].dir
+			dropName(d)
+			continue
+		}
+		if c := dentries[k].inode; Inodes[c].IsDir() && Inodes[c].first >= 0 {
+			i = c // empty it first
+			continue
+		}
 		dropName(k)
 	}
 }
@@ -144,55 +159,4 @@ func readOnly(dir int32) unix.Errno {
 		return unix.EPERM
 	}
 	return 0
-}
-
-// Mounts: a directory another file system's root is mounted on. The
-// walk goes from the mountpoint to the root (follow_mount), ".." from
-// the root to the mountpoint's parent, and getcwd up through the
-// mountpoint. There is one file system beside the root's today, /proc.
-
-// Mount makes root (a NewSynthRoot) show at directory dir: EBUSY if
-// something is mounted there already or root is mounted elsewhere.
-func Mount(dir, root int32) unix.Errno {
-	switch {
-	case !Inodes[dir].IsDir():
-		return unix.ENOTDIR
-	case Inodes[dir].mounted != 0 || Inodes[root].mountedOn != 0:
-		return unix.EBUSY
-	}
-	Inodes[dir].mounted = root
-	Inodes[root].mountedOn = dir
-	Inodes[dir].Opens++ // a mountpoint lives while mounted
-	return 0
-}
-
-// Unmount undoes Mount of whatever is mounted on directory dir (or
-// whose root dir is): EINVAL if nothing is.
-func Unmount(dir int32) unix.Errno {
-	if on := Inodes[dir].mountedOn; on != 0 {
-		dir = on
-	}
-	root := Inodes[dir].mounted
-	if root == 0 {
-		return unix.EINVAL
-	}
-	Inodes[dir].mounted = 0
-	Inodes[root].mountedOn = 0
-	Drop(dir)
-	return 0
-}
-
-// MountedAt returns the root mounted on dir, or 0.
-func MountedAt(dir int32) int32 { return Inodes[dir].mounted }
-
-// MountPoint returns the directory the root i is mounted on, or 0.
-func MountPoint(i int32) int32 { return Inodes[i].mountedOn }
-
-// crossMount is where a walk reaching inode i goes: the root mounted
-// on it, if any.
-func crossMount(i int32) int32 {
-	if r := Inodes[i].mounted; r != 0 {
-		return r
-	}
-	return i
 }

@@ -40,7 +40,7 @@ func setup(t *testing.T, limitPages, bufPages int) uintptr {
 func walk(t *testing.T, path string) *Walk {
 	t.Helper()
 	w := new(Walk)
-	if e := Resolve(w, RootIno, []byte(path), ForCreate); e != 0 {
+	if e := Resolve(w, RootPath(), []byte(path), ForCreate); e != 0 {
 		t.Fatalf("walk %s: %v", path, e)
 	}
 	return w
@@ -58,7 +58,7 @@ func create(t *testing.T, path string, mode uint32) *Inode {
 // open makes a description of n, as openat does.
 func open(t *testing.T, n *Inode) *vfs.File {
 	t.Helper()
-	fi := Open(n.Index(), unix.O_RDWR)
+	fi := Open(Path{RootMount, n.Index()}, unix.O_RDWR)
 	if fi < 0 {
 		t.Fatal("no free description")
 	}
@@ -88,7 +88,7 @@ func readAt(t *testing.T, f *vfs.File, buf uintptr, off int64, n int) string {
 
 func lookup(path string) (*Inode, bool) {
 	var w Walk
-	i, e := Lookup(&w, RootIno, []byte(path), 0)
+	i, e := Lookup(&w, RootPath(), []byte(path), 0)
 	if e != 0 {
 		return nil, false
 	}
@@ -98,10 +98,10 @@ func lookup(path string) (*Inode, bool) {
 // rename walks both paths and renames, as renameat does.
 func rename(from, to string) unix.Errno {
 	var wf, wt Walk
-	if e := Resolve(&wf, RootIno, []byte(from), ForCreate); e != 0 {
+	if e := Resolve(&wf, RootPath(), []byte(from), ForCreate); e != 0 {
 		return e
 	}
-	if e := Resolve(&wt, RootIno, []byte(to), ForCreate); e != 0 {
+	if e := Resolve(&wt, RootPath(), []byte(to), ForCreate); e != 0 {
 		return e
 	}
 	return Rename(&wf, &wt)
@@ -110,7 +110,7 @@ func rename(from, to string) unix.Errno {
 // unlink walks path and unlinks, as unlinkat does.
 func unlink(path string, rmdir bool) unix.Errno {
 	var w Walk
-	if e := Resolve(&w, RootIno, []byte(path), ForCreate); e != 0 {
+	if e := Resolve(&w, RootPath(), []byte(path), ForCreate); e != 0 {
 		return e
 	}
 	return Unlink(&w, rmdir)
@@ -119,11 +119,11 @@ func unlink(path string, rmdir bool) unix.Errno {
 // link walks both paths and links, as linkat does.
 func link(from, to string) unix.Errno {
 	var wf, wt Walk
-	i, e := Lookup(&wf, RootIno, []byte(from), 0)
+	i, e := Lookup(&wf, RootPath(), []byte(from), 0)
 	if e != 0 {
 		return e
 	}
-	if e := Resolve(&wt, RootIno, []byte(to), ForCreate); e != 0 {
+	if e := Resolve(&wt, RootPath(), []byte(to), ForCreate); e != 0 {
 		return e
 	}
 	return Link(i, &wt)
@@ -343,7 +343,7 @@ func TestDeepTree(t *testing.T) {
 	depth := 1
 	var w Walk
 	for ; depth < 2*PathMax/NameMax; depth++ {
-		if e := Resolve(&w, dir, []byte(name), ForCreate); e != 0 {
+		if e := Resolve(&w, Path{RootMount, dir}, []byte(name), ForCreate); e != 0 {
 			t.Fatalf("walk at depth %d: %v", depth, e)
 		}
 		i, e := Create(&w, unix.S_IFDIR|0o755)
@@ -353,23 +353,23 @@ func TestDeepTree(t *testing.T) {
 		dir = i
 	}
 	var buf [PathMax]byte
-	if _, e := PathOf(dir, buf[:]); e != unix.ENAMETOOLONG {
+	if _, e := PathOf(Path{RootMount, dir}, buf[:]); e != unix.ENAMETOOLONG {
 		t.Errorf("the path of a directory %d names deep: %v, want ENAMETOOLONG", depth, e)
 	}
 	// Up by "..", from the bottom, to where the path fits again.
 	up := strings.Repeat("../", depth-PathMax/(NameMax+1)+1)
-	i, e := Lookup(&w, dir, []byte(up), 0)
+	i, e := Lookup(&w, Path{RootMount, dir}, []byte(up), 0)
 	if e != 0 {
 		t.Fatalf("lookup %d x ..: %v", depth-PathMax/(NameMax+1)+1, e)
 	}
-	n, e := PathOf(i, buf[:])
+	n, e := PathOf(Path{RootMount, i}, buf[:])
 	if e != 0 || !strings.HasPrefix(string(buf[:n]), "/tmp/"+name+"/"+name) {
 		t.Errorf("path of an ancestor: %.40q, %v", buf[:n], e)
 	}
-	if e := Resolve(&w, RootIno, []byte("/tmp/"+name+"d"), 0); e != unix.ENAMETOOLONG {
+	if e := Resolve(&w, RootPath(), []byte("/tmp/"+name+"d"), 0); e != unix.ENAMETOOLONG {
 		t.Errorf("a %d-byte name: %v, want ENAMETOOLONG", NameMax+1, e)
 	}
-	if e := Resolve(&w, RootIno, make([]byte, PathMax+1), 0); e != unix.ENAMETOOLONG {
+	if e := Resolve(&w, RootPath(), make([]byte, PathMax+1), 0); e != unix.ENAMETOOLONG {
 		t.Errorf("a %d-byte path: %v, want ENAMETOOLONG", PathMax+1, e)
 	}
 	target := strings.Repeat("/"+name, PathMax/(NameMax+1)-1)
@@ -381,13 +381,13 @@ func TestDeepTree(t *testing.T) {
 		t.Errorf("a symlink of PATH_MAX bytes: %v", e)
 	}
 	link.SetLink([]byte("/tmp" + target))
-	if i, e := Lookup(&w, RootIno, []byte("/tmp/l"), Follow); e != 0 || !Inodes[i].IsDir() {
+	if i, e := Lookup(&w, RootPath(), []byte("/tmp/l"), Follow); e != 0 || !Inodes[i].IsDir() {
 		t.Errorf("following the long symlink: %v", e)
 	}
 	// rmdir from the bottom up, each by ".." from below.
 	for ; depth > 0; depth-- {
 		parent := Parent(dir)
-		if e := Resolve(&w, parent, []byte(name), ForCreate); e != 0 || w.Node != dir {
+		if e := Resolve(&w, Path{RootMount, parent}, []byte(name), ForCreate); e != 0 || w.Node != dir {
 			t.Fatalf("walk to rmdir at depth %d: %v", depth, e)
 		}
 		if e := Unlink(&w, true); e != 0 {

@@ -32,8 +32,9 @@ type UnpackError struct {
 // empty them between runs (resetTables).
 func Init(limit uint64) (UnpackError, bool) {
 	maxDataPages = uintptr(limit / mm.PageSize)
-	newInode(unix.S_IFDIR | 0o755) // slot and inode number RootIno: the first
-	Inodes[RootIno].Nlink = 1      // the root's name is the file system's
+	newInode(0, unix.S_IFDIR|0o755) // slot and inode number RootIno: the first
+	Inodes[RootIno].Nlink = 1       // the root's name is the file system's
+	initMounts()
 	count := 0
 	for off := 0; ; {
 		e, next, err := cpio.Next(Archive, off)
@@ -50,7 +51,7 @@ func Init(limit uint64) (UnpackError, bool) {
 		off = next
 	}
 	var w Walk
-	if Resolve(&w, RootIno, tmpPath[:], 0) == 0 && w.Node < 0 {
+	if Resolve(&w, RootPath(), tmpPath[:], 0) == 0 && w.Node < 0 {
 		if _, e := Create(&w, unix.S_IFDIR|0o1777); e != 0 {
 			return UnpackError{Errno: e, Entry: tmpPath[:], Count: count}, false
 		}

@@ -65,16 +65,16 @@ func TestUnpack(t *testing.T) {
 	}
 	for path, want := range map[string]string{"/init": "new", "/a/b/c.txt": "deep"} {
 		var w Walk
-		i, e := Lookup(&w, RootIno, []byte(path), Follow)
+		i, e := Lookup(&w, RootPath(), []byte(path), Follow)
 		if e != 0 || string(ArchiveData(i)) != want {
 			t.Errorf("%s: %q, %v; want %q", path, ArchiveData(i), e, want)
 		}
 	}
 	var w Walk
-	if i, e := Lookup(&w, RootIno, []byte("/a/l"), Follow); e != 0 || string(ArchiveData(i)) != "deep" {
+	if i, e := Lookup(&w, RootPath(), []byte("/a/l"), Follow); e != 0 || string(ArchiveData(i)) != "deep" {
 		t.Errorf("through the symlink: %v", e)
 	}
-	if i, e := Lookup(&w, RootIno, []byte("/dev/null"), 0); e != 0 || Inodes[i].Rdev != 1<<8|3 || Inodes[i].Mode&unix.S_IFMT != unix.S_IFCHR {
+	if i, e := Lookup(&w, RootPath(), []byte("/dev/null"), 0); e != 0 || Inodes[i].Rdev != 1<<8|3 || Inodes[i].Mode&unix.S_IFMT != unix.S_IFCHR {
 		t.Errorf("/dev/null: %v", e)
 	}
 	if n, ok := lookup("/tmp"); !ok || n.Mode != unix.S_IFDIR|0o1777 {

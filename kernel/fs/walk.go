@@ -46,12 +46,14 @@ const (
 // Walk is where a walk ended: the directory that holds the last
 // component, that component's name (empty when the path ended at "/",
 // "." or ".."), and the inode it names (-1 if none: a name to create, or
-// ENOENT for a lookup).
+// ENOENT for a lookup); DirMnt and Mnt are the mounts Dir and Node were
+// reached through (they differ when Node is a mount's root).
 type Walk struct {
-	Dir, Node int32
-	Tail      Tail
-	name      [NameMax]byte
-	nameLen   int
+	Dir, Node   int32
+	DirMnt, Mnt int32
+	Tail        Tail
+	name        [NameMax]byte
+	nameLen     int
 }
 
 // Name is the last component's name.
@@ -59,6 +61,10 @@ func (w *Walk) Name() []byte { return w.name[:w.nameLen] }
 
 // maxSymlinks bounds symlink expansions in one lookup (Linux: 40).
 const maxSymlinks = 40
+
+// DirPath and NodePath are the walk's directory and node as places.
+func (w *Walk) DirPath() Path  { return Path{w.DirMnt, w.Dir} }
+func (w *Walk) NodePath() Path { return Path{w.Mnt, w.Node} }
 
 // Resolve walks p from directory base (the root when p is absolute) and
 // records in w where it ended:
@@ -74,7 +80,7 @@ const maxSymlinks = 40
 // ENOTDIR, a removed directory ENOENT, more than maxSymlinks symlinks
 // ELOOP, a name over NAME_MAX or a path over PATH_MAX ENAMETOOLONG. A
 // missing final component is no error (w.Node is -1).
-func Resolve(w *Walk, base int32, p []byte, flags WalkFlags) unix.Errno {
+func Resolve(w *Walk, base Path, p []byte, flags WalkFlags) unix.Errno {
 	var rem [PathMax]byte // what is left to walk; symlinks expand in place
 	rn := copy(rem[:], p)
 	if rn < len(p) {
@@ -82,9 +88,9 @@ func Resolve(w *Walk, base int32, p []byte, flags WalkFlags) unix.Errno {
 	}
 	cur := base
 	if len(p) > 0 && p[0] == '/' {
-		cur = RootIno
+		cur = crossMounts(RootPath())
 	}
-	if !Inodes[cur].IsDir() {
+	if !Inodes[cur.Ino].IsDir() {
 		return unix.ENOTDIR
 	}
 	*w = at(cur)
@@ -112,7 +118,7 @@ func Resolve(w *Walk, base int32, p []byte, flags WalkFlags) unix.Errno {
 		i = j
 		// cur is a directory here: the root, a directory a component
 		// reached, or one a symlink led to (checked below).
-		if removed(cur) {
+		if removed(cur.Ino) {
 			return unix.ENOENT // removed: nothing is in it, nothing can be made
 		}
 		switch string(comp) {
@@ -121,8 +127,8 @@ func Resolve(w *Walk, base int32, p []byte, flags WalkFlags) unix.Errno {
 			w.nameLen = 0
 			continue
 		case "..":
-			cur = Parent(cur)
-			if cur < 0 {
+			cur = DotDot(cur)
+			if cur.Ino < 0 {
 				return unix.ENOENT
 			}
 			*w = at(cur)
@@ -136,23 +142,24 @@ func Resolve(w *Walk, base int32, p []byte, flags WalkFlags) unix.Errno {
 		if slash {
 			w.Tail = TailDir
 		}
-		w.Dir = cur
+		w.Dir, w.DirMnt = cur.Ino, cur.Mnt
 		w.nameLen = copy(w.name[:], comp)
-		refresh(cur)
-		k := lookupName(cur, comp)
-		if k < 0 && Inodes[cur].Synth.Kind != 0 && SynthLookup != nil {
-			SynthLookup(cur, copy(SynthName[:], comp))
-			k = lookupName(cur, comp)
+		refresh(cur.Ino)
+		k := lookupName(cur.Ino, comp)
+		if k < 0 && Inodes[cur.Ino].Synth.Kind != 0 && SynthLookup != nil {
+			SynthLookup(cur.Ino, copy(SynthName[:], comp))
+			k = lookupName(cur.Ino, comp)
 		}
 		if k < 0 {
-			w.Node = -1
+			w.Node, w.Mnt = -1, cur.Mnt
 			if last {
 				return 0
 			}
 			return unix.ENOENT
 		}
-		i2 := crossMount(dentries[k].inode)
-		w.Node = i2
+		next := crossMounts(Path{cur.Mnt, dentries[k].inode})
+		i2 := next.Ino
+		w.Node, w.Mnt = i2, next.Mnt
 		n := &Inodes[i2]
 		follow := !last || flags&Follow != 0 || slash && flags&ForCreate == 0
 		switch {
@@ -180,7 +187,7 @@ func Resolve(w *Walk, base int32, p []byte, flags WalkFlags) unix.Errno {
 			copy(rem[:], target)
 			rn, i = len(target)+rest, 0
 			if target[0] == '/' {
-				cur = RootIno
+				cur = crossMounts(RootPath())
 			}
 			// Until the target's components are walked, the walk is at
 			// the directory holding the link.
@@ -188,25 +195,25 @@ func Resolve(w *Walk, base int32, p []byte, flags WalkFlags) unix.Errno {
 		case slash && !n.IsSymlink() && !n.IsDir():
 			return unix.ENOTDIR
 		case !last:
-			cur = i2
+			cur = next
 		}
 	}
 }
 
 // at is a walk standing at directory cur: it names cur itself, which is
 // in its parent (in itself for the root or a removed directory).
-func at(cur int32) Walk {
-	w := Walk{Dir: Parent(cur), Node: cur}
-	if w.Dir < 0 {
-		w.Dir = cur
+func at(cur Path) Walk {
+	up := DotDot(cur)
+	if up.Ino < 0 {
+		up = cur
 	}
-	return w
+	return Walk{Dir: up.Ino, DirMnt: up.Mnt, Node: cur.Ino, Mnt: cur.Mnt}
 }
 
 // Lookup walks p from base, as Resolve does, and checks what a lookup
 // (not a create) needs: the last component exists (ENOENT), and is a
 // directory if a slash followed it (ENOTDIR). It returns the inode.
-func Lookup(w *Walk, base int32, p []byte, flags WalkFlags) (int32, unix.Errno) {
+func Lookup(w *Walk, base Path, p []byte, flags WalkFlags) (int32, unix.Errno) {
 	if e := Resolve(w, base, p, flags&^ForCreate); e != 0 {
 		return -1, e
 	}
@@ -225,7 +232,7 @@ func (w *Walk) Found() (int32, unix.Errno) {
 }
 
 // removed says whether directory i was removed (rmdir, or renamed over):
-// it has no name left, and it is not the root nor a mounted root.
+// it has no name left, and it is not an instance's root.
 func removed(i int32) bool {
-	return Inodes[i].Nlink == 0 && i != RootIno && Inodes[i].mountedOn == 0
+	return Inodes[i].Nlink == 0 && i != RootIno && Supers[Inodes[i].Super].Root != i
 }

@@ -61,7 +61,7 @@ func TestResolveWalksLikeLinux(t *testing.T) {
 		{"/tmp/b/c", "..", false, "/tmp/b", dir | dotdot, 0},
 	} {
 		var base Walk
-		b, e := Lookup(&base, RootIno, []byte(c.base), 0)
+		b, e := Lookup(&base, RootPath(), []byte(c.base), 0)
 		if e != 0 {
 			t.Fatalf("lookup %s: %v", c.base, e)
 		}
@@ -70,7 +70,7 @@ func TestResolveWalksLikeLinux(t *testing.T) {
 		if c.follow {
 			flags = Follow
 		}
-		e = Resolve(&w, b, []byte(c.p), flags)
+		e = Resolve(&w, Path{RootMount, b}, []byte(c.p), flags)
 		got := ""
 		if e == 0 {
 			got = walkPath(t, &w)
@@ -86,13 +86,13 @@ func walkPath(t *testing.T, w *Walk) string {
 	t.Helper()
 	var buf [PathMax]byte
 	if w.nameLen == 0 {
-		n, e := PathOf(w.Node, buf[:])
+		n, e := PathOf(w.NodePath(), buf[:])
 		if e != 0 {
 			t.Fatalf("path of %d: %v", w.Node, e)
 		}
 		return string(buf[:n])
 	}
-	n, e := PathOf(w.Dir, buf[:])
+	n, e := PathOf(w.DirPath(), buf[:])
 	if e != 0 {
 		t.Fatalf("path of %d: %v", w.Dir, e)
 	}

@@ -2,6 +2,7 @@ package linux
 
 import (
 	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/mount"
 	"github.com/gometal/gometal/kernel/tty"
 	"github.com/gometal/gometal/kernel/vfs"
 
@@ -23,6 +24,25 @@ const (
 	devTTY     = 5<<8 | 0
 	devConsole = tty.Rdev
 )
+
+// devNodes are the devices devtmpfs shows, with the modes Linux's
+// drivers give them (mem_class's devnode: 0666 for null, zero, full,
+// random and urandom; the tty layer's: 0666 tty, 0600 console).
+var devList = [...]mount.DevNode{
+	{Name: "console", Mode: unix.S_IFCHR | 0o600, Rdev: devConsole},
+	{Name: "tty", Mode: unix.S_IFCHR | 0o666, Rdev: devTTY},
+	{Name: "null", Mode: unix.S_IFCHR | 0o666, Rdev: devNull},
+	{Name: "zero", Mode: unix.S_IFCHR | 0o666, Rdev: devZero},
+	{Name: "full", Mode: unix.S_IFCHR | 0o666, Rdev: devFull},
+	{Name: "random", Mode: unix.S_IFCHR | 0o666, Rdev: devRandom},
+	{Name: "urandom", Mode: unix.S_IFCHR | 0o666, Rdev: devURandom},
+}
+
+// newDevNumber turns mknod's dev_t (new_decode_dev: the major in bits
+// 8-19, the minor in 0-7 and 20-31) into this kernel's major<<8|minor.
+func newDevNumber(dev uint64) uint32 {
+	return uint32(unix.Major(dev))<<8 | uint32(unix.Minor(dev))
+}
 
 // openCharDev opens device node i; a number no driver here answers is
 // ENXIO, as on Linux.

@@ -38,7 +38,7 @@ func copyOut() {
 		}
 		guest, host := arg[:colon], arg[colon+1:]
 		var w fs.Walk
-		i, e := fs.Lookup(&w, fs.RootIno, guest, fs.Follow)
+		i, e := fs.Lookup(&w, fs.RootPath(), guest, fs.Follow)
 		if e != 0 {
 			copyoutFailed(guest, "the app left no such file")
 			continue

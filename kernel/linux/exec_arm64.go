@@ -79,7 +79,7 @@ func execveAt(t *sched.Thread, f *sched.Frame, dirfd int64, pathAddr, argv, envp
 		return errno(e)
 	}
 	path := execPath[:n]
-	var i int32
+	var i, mnt int32
 	execFound = false
 	switch {
 	case n == 0 && flags&unix.AT_EMPTY_PATH != 0:
@@ -93,6 +93,7 @@ func execveAt(t *sched.Thread, f *sched.Frame, dirfd int64, pathAddr, argv, envp
 			return errno(unix.EACCES)
 		}
 		i = in.Index()
+		mnt = fs.MountOf(fl)
 	case n == 0:
 		return errno(unix.ENOENT)
 	default:
@@ -103,14 +104,14 @@ func execveAt(t *sched.Thread, f *sched.Frame, dirfd int64, pathAddr, argv, envp
 		if i, e = lookupAt(&execWalk, dirfd, pathAddr, wf); e != 0 {
 			return errno(e)
 		}
-		execFound = true
+		execFound, mnt = true, execWalk.Mnt
 		if fs.Inodes[i].IsSymlink() {
 			return errno(unix.ELOOP)
 		}
 	}
 	var args execArgs
 	for {
-		if e := checkExecutable(i); e != 0 {
+		if e := checkExecutable(i, mnt); e != 0 {
 			return errno(e)
 		}
 		img, pages := programImage(i)
@@ -126,10 +127,10 @@ func execveAt(t *sched.Thread, f *sched.Frame, dirfd int64, pathAddr, argv, envp
 			if e := scriptArgs(&args, interp, arg, path); e != 0 {
 				return errno(e)
 			}
-			if i, e = fs.Lookup(&execWalk, fsCtx().Cwd, interp, fs.Follow); e != 0 {
+			if i, e = fs.Lookup(&execWalk, cwdPath(), interp, fs.Follow); e != 0 {
 				return errno(e)
 			}
-			execFound = true
+			execFound, mnt = true, execWalk.Mnt
 			continue
 		}
 		r := execProgram(t, f, i, img, &args, argv, envp, path)
@@ -140,10 +141,11 @@ func execveAt(t *sched.Thread, f *sched.Frame, dirfd int64, pathAddr, argv, envp
 
 // checkExecutable answers as Linux's may_open and do_open_execat do for
 // a file to run: a directory or anything not a regular file is EACCES,
-// and so is a file with no execute bit (for root too).
-func checkExecutable(i int32) unix.Errno {
+// and so is a file with no execute bit (for root too), or one on a
+// mount mnt made noexec (path_noexec).
+func checkExecutable(i, mnt int32) unix.Errno {
 	n := &fs.Inodes[i]
-	if n.Mode&unix.S_IFMT != unix.S_IFREG || n.Mode&0o111 == 0 {
+	if n.Mode&unix.S_IFMT != unix.S_IFREG || n.Mode&0o111 == 0 || fs.Mounts[mnt].Flags&unix.MS_NOEXEC != 0 {
 		return unix.EACCES
 	}
 	return 0

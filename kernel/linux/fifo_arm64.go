@@ -94,8 +94,10 @@ func dropFIFOWait(t *sched.Thread) {
 	}
 }
 
-// sysMknodat makes a FIFO or a regular file (mknod(2)); device nodes and
-// sockets need privileges gometal does not grant (EPERM).
+// sysMknodat makes a FIFO, a regular file or, for a privileged caller
+// (CAP_MKNOD: root here), a device node of any number (mknod(2); opening
+// one no driver here answers is ENXIO, as on Linux). Socket files are
+// made by bind(2) (EPERM here, as before).
 func sysMknodat(t *sched.Thread, f *sched.Frame) uint64 {
 	mode := uint32(f.X[2])
 	perm := mode & 0o7777 &^ fsCtx().Umask
@@ -106,7 +108,16 @@ func sysMknodat(t *sched.Thread, f *sched.Frame) uint64 {
 	case 0, unix.S_IFREG:
 		_, e := createAt(int64(f.X[0]), uintptr(f.X[1]), unix.S_IFREG|perm)
 		return errno(e)
-	case unix.S_IFCHR, unix.S_IFBLK, unix.S_IFSOCK:
+	case unix.S_IFCHR, unix.S_IFBLK:
+		if !procOf(t).Cred.Privileged() {
+			return errno(unix.EPERM) // may_mknod: CAP_MKNOD
+		}
+		i, e := createAt(int64(f.X[0]), uintptr(f.X[1]), mode&unix.S_IFMT|perm)
+		if e == 0 {
+			fs.Inodes[i].Rdev = newDevNumber(f.X[3])
+		}
+		return errno(e)
+	case unix.S_IFSOCK:
 		return errno(unix.EPERM)
 	}
 	return errno(unix.EINVAL)

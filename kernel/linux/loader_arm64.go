@@ -64,7 +64,7 @@ func loadInit() *sched.Thread {
 	mountProc()
 	initCwd()
 	var w fs.Walk
-	i, e := fs.Lookup(&w, fs.RootIno, []byte("/init"), fs.Follow)
+	i, e := fs.Lookup(&w, fs.RootPath(), []byte("/init"), fs.Follow)
 	img := []byte(nil)
 	if e == 0 {
 		img = fs.ArchiveData(i)

@@ -2,7 +2,6 @@ package linux
 
 import (
 	"github.com/gometal/gometal/kernel/clock"
-	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/proc"
 	"github.com/gometal/gometal/kernel/usermem"
@@ -183,7 +182,7 @@ func shareOrCopy(t *sched.Thread, p int32, flags uint64) unix.Errno {
 		if pp.FS = proc.NewFSContext(c); pp.FS < 0 {
 			return unix.EAGAIN
 		}
-		fs.Hold(c.Cwd)
+		holdCwd(&c)
 	}
 	if flags&unix.CLONE_SIGHAND != 0 {
 		sigHands[src.SigHand].Refs++
@@ -210,7 +209,7 @@ func releaseObjects(p int32) {
 	if pp.FS >= 0 {
 		c := &proc.FSContexts[pp.FS]
 		if c.Refs--; c.Refs == 0 {
-			fs.Drop(c.Cwd)
+			dropCwd(c)
 		}
 		pp.FS = -1
 	}

@@ -7,8 +7,10 @@ import (
 	"github.com/gometal/gometal/kernel/clock"
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/kernel/mount"
 	"github.com/gometal/gometal/kernel/proc"
 	"github.com/gometal/gometal/kernel/procfs"
+	"github.com/gometal/gometal/kernel/sysfs"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/kernel/vfs"
 	"github.com/gometal/gometal/sched"
@@ -29,7 +31,7 @@ import (
 // kernel does, as a distribution's initramfs does first thing.
 func mountProc() {
 	var w fs.Walk
-	if fs.Resolve(&w, fs.RootIno, []byte("/proc"), fs.ForCreate) != 0 {
+	if fs.Resolve(&w, fs.RootPath(), []byte("/proc"), fs.ForCreate) != 0 {
 		return
 	}
 	dir := w.Node
@@ -44,7 +46,13 @@ func mountProc() {
 	procfs.ProcessOf = processOfTID
 	fs.SynthJump = procJump
 	fs.SynthWrite = writeProc
-	procfs.Mount(dir)
+	mount.Devices = devList[:]
+	mount.SysfsInstance = sysfsInstance
+	mount.SetMemory(uint64(mm.Pages.Total()))
+	// As the kernel's own mount, with the flags distributions mount it
+	// with (and Linux 6.1 shows: nosuid,nodev,noexec,relatime).
+	mount.Mount([]byte("proc"), fs.Path{}, fs.Path{Mnt: w.Mnt, Ino: dir}, []byte("proc"),
+		unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, nil)
 }
 
 // userHZ turns counter ticks into USER_HZ clock ticks.
@@ -84,7 +92,7 @@ func procOfPID(pid int32) int32 { return proc.ByPID(pid) }
 func readProc(i int32, buf uintptr, count uint64, off int64) uint64 {
 	s := fs.Inodes[i].Synth
 	slot := int32(-1)
-	if s.PID != 0 {
+	if s.PID != 0 && !sysfs.Is(s.Kind) { // sysfs's PID field is an ifindex
 		if slot = procOfPID(s.PID); slot < 0 {
 			return vfs.Err(unix.ESRCH) // the process is gone (Linux: ESRCH too)
 		}
@@ -116,6 +124,8 @@ func readProc(i int32, buf uintptr, count uint64, off int64) uint64 {
 		procMaps(o, slot)
 	case procfs.KPidMounts:
 		procMounts(o)
+	case procfs.KMountinfo:
+		mount.WriteMountinfo(o)
 	case procfs.KMeminfo:
 		procMeminfo(o)
 	case procfs.KUptime:
@@ -130,9 +140,13 @@ func readProc(i int32, buf uintptr, count uint64, off int64) uint64 {
 	case procfs.KCpuinfo:
 		procCpuinfo(o)
 	case procfs.KFilesystems:
-		o.Str("nodev\trootfs\nnodev\tproc\n")
+		o.Str("nodev\tsysfs\nnodev\ttmpfs\nnodev\tproc\nnodev\tdevtmpfs\n") // registration order
 	case procfs.KVersion:
 		o.Str("Linux version ").Str(unameRelease).Str(" (gometal) (").Str("Go, the gometal kernel").Str(") ").Str(unameVersion).Byte('\n')
+	default:
+		if sysfs.Is(s.Kind) {
+			readSys(o, s.Kind, s.PID, s.Arg)
+		}
 	}
 	if off < 0 {
 		off = 0
@@ -439,15 +453,7 @@ func procMaps(o *procfs.Buf, slot int32) {
 }
 
 // procMounts is /proc/mounts and /proc/PID/mounts.
-func procMounts(o *procfs.Buf) {
-	o.Str("rootfs / rootfs rw 0 0\n")
-	if procfs.Root != 0 && fs.MountPoint(procfs.Root) != 0 {
-		var path [fs.PathMax]byte
-		if n, e := fs.PathOf(fs.MountPoint(procfs.Root), path[:]); e == 0 {
-			o.Str("proc ").Raw(path[:n]).Str(" proc rw,nosuid,nodev,noexec,relatime 0 0\n")
-		}
-	}
-}
+func procMounts(o *procfs.Buf) { mount.WriteMounts(o) }
 
 // meminfoLine is one line of /proc/meminfo: the name padded to 16
 // columns, kB right-aligned in 8 (show_val_kb).
@@ -591,7 +597,8 @@ func procLinkOf(s fs.Synth, b []byte) int {
 		lp := &lprocs[slot]
 		return put(lp.ExePath[:lp.ExeLen])
 	case procfs.KCwd:
-		n, e := fs.PathOf(proc.FSContexts[p.FS].Cwd, b)
+		c := &proc.FSContexts[p.FS]
+		n, e := fs.PathOf(fs.Path{Mnt: c.CwdMnt, Ino: c.Cwd}, b)
 		if e != 0 {
 			return 0
 		}
@@ -613,7 +620,7 @@ func fileLink(f *vfs.File, b, tmp []byte) int {
 	switch f.Impl.Kind() {
 	case vfs.KindFile, vfs.KindDir:
 		if n, ok := f.Impl.(*fs.Inode); ok {
-			return fs.PathOfAny(n.Index(), b)
+			return fs.PathOfAny(fs.Path{Mnt: fs.MountOf(f), Ino: n.Index()}, b)
 		}
 	case vfs.KindConsole:
 		return copy(b, "/dev/console")

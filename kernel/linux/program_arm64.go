@@ -194,7 +194,7 @@ func inheritExe(c, p int32) {
 func setExePath(p int32, w *fs.Walk) {
 	lp := &lprocs[p]
 	buf := lp.ExePath[:]
-	n, e := fs.PathOf(w.Dir, buf)
+	n, e := fs.PathOf(w.DirPath(), buf)
 	name := w.Name()
 	if e != 0 || n+1+len(name) > len(buf) {
 		lp.ExeLen = 0

@@ -27,7 +27,7 @@ func writeResolvConf() {
 		return
 	}
 	var w fs.Walk
-	if _, e := fs.Lookup(&w, fs.RootIno, resolvConfPath[:], fs.Follow); e == 0 {
+	if _, e := fs.Lookup(&w, fs.RootPath(), resolvConfPath[:], fs.Follow); e == 0 {
 		return // the app's own
 	}
 	n := copy(resolvConf[:], "nameserver ")

@@ -29,14 +29,30 @@ func initCwd() {
 	cwd := int32(fs.RootIno)
 	if c := fs.ConfigFile(".gometal/cwd"); len(c) > 0 {
 		var w fs.Walk
-		if i, e := fs.Lookup(&w, fs.RootIno, c, fs.Follow); e == 0 && fs.Inodes[i].IsDir() {
+		if i, e := fs.Lookup(&w, fs.RootPath(), c, fs.Follow); e == 0 && fs.Inodes[i].IsDir() {
 			cwd = i
 		} else if kernel.Info("the working directory in /.gometal/cwd is not a directory; starting in /") {
 			kernel.InfoEnd()
 		}
 	}
 	fs.Hold(cwd)
-	fsCtx().Cwd = cwd
+	fs.UseMount(fs.RootMount)
+	fsCtx().Cwd, fsCtx().CwdMnt = cwd, fs.RootMount
+}
+
+// cwdPath is the working directory as a place in the mount tree.
+func cwdPath() fs.Path { c := fsCtx(); return fs.Path{Mnt: c.CwdMnt, Ino: c.Cwd} }
+
+// holdCwd and dropCwd count context c's working directory as a user of
+// its inode and its mount (a busy mount cannot be unmounted).
+func holdCwd(c *proc.FSContext) {
+	fs.Hold(c.Cwd)
+	fs.UseMount(c.CwdMnt)
+}
+
+func dropCwd(c *proc.FSContext) {
+	fs.UnuseMount(c.CwdMnt)
+	fs.Drop(c.Cwd)
 }
 
 // resolveAt walks (dirfd, path) as fs.Resolve walks (flags say how the
@@ -50,15 +66,16 @@ func resolveAt(w *fs.Walk, dirfd int64, upath uintptr, flags fs.WalkFlags) unix.
 	if n == 0 {
 		return unix.ENOENT
 	}
-	base := fsCtx().Cwd
+	base := cwdPath()
 	if raw[0] != '/' && dirfd != unix.AT_FDCWD {
 		d, ok := getFD(uint64(dirfd))
 		if !ok {
 			return unix.EBADF
 		}
-		if base = fs.DirOf(d); base < 0 {
+		if base.Ino = fs.DirOf(d); base.Ino < 0 {
 			return unix.ENOTDIR
 		}
+		base.Mnt = fs.MountOf(d)
 	}
 	return fs.Resolve(w, base, raw[:n], flags)
 }
@@ -129,12 +146,16 @@ func openat(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EISDIR) // O_TRUNC asks to write too (build_open_flags)
 	case mode == unix.S_IFCHR:
 		return openCharDev(i, flags)
+	case mode == unix.S_IFBLK:
+		return errno(unix.ENXIO) // no block device here (blkdev_open finds no disk)
 	case mode == unix.S_IFIFO:
 		return openFIFO(t, nd, flags&^openOnlyFlags, flags&unix.O_CLOEXEC != 0)
 	case mode == unix.S_IFSOCK:
 		return errno(unix.ENXIO) // a socket file is connected to, not opened (open(2))
 	case fs.IsSynth(i) && !fs.Inodes[i].Synth.Writable && (write || flags&unix.O_TRUNC != 0):
 		return errno(unix.EACCES) // /proc's files are read-only here (comm too)
+	case (write || flags&unix.O_TRUNC != 0) && fs.ReadOnlyAt(fs.Path{Mnt: w.Mnt, Ino: i}) != 0:
+		return errno(unix.EROFS) // sb_permission and mnt_want_write: a file on a read-only mount
 	case nd.Running > 0 && write:
 		return errno(unix.ETXTBSY)
 	}
@@ -147,7 +168,7 @@ func openat(t *sched.Thread, f *sched.Frame) uint64 {
 			return errno(e)
 		}
 	}
-	fi := fs.Open(i, flags&^openOnlyFlags)
+	fi := fs.Open(fs.Path{Mnt: w.Mnt, Ino: i}, flags&^openOnlyFlags)
 	if fi < 0 {
 		return errno(unix.ENFILE)
 	}
@@ -361,8 +382,11 @@ func sysNewfstatat(t *sched.Thread, f *sched.Frame) uint64 {
 }
 
 // faccessat(dirfd, path, mode) and faccessat2 with flags: the file must
-// exist; as every process may do what root may, any mode is granted
-// (fs/open.c do_faccessat's checks of mode and flags first).
+// exist; as every process may do what root may, any mode is granted but
+// for what root is refused too (fs/open.c do_faccessat, and
+// generic_permission's CAP_DAC_OVERRIDE rule): X_OK on a regular file
+// with no execute bit or on a noexec mount is EACCES, W_OK on a
+// read-only mount EROFS.
 func sysFaccessat(t *sched.Thread, f *sched.Frame) uint64 { return faccessat(f, 0) }
 
 func sysFaccessat2(t *sched.Thread, f *sched.Frame) uint64 { return faccessat(f, f.X[3]) }
@@ -377,8 +401,18 @@ func faccessat(f *sched.Frame, flags uint64) uint64 {
 		wf = 0
 	}
 	var w fs.Walk
-	_, e := lookupAt(&w, int64(f.X[0]), uintptr(f.X[1]), wf)
-	return errno(e)
+	i, e := lookupAt(&w, int64(f.X[0]), uintptr(f.X[1]), wf)
+	if e != 0 {
+		return errno(e)
+	}
+	n := &fs.Inodes[i]
+	switch reg := n.Mode&unix.S_IFMT == unix.S_IFREG; {
+	case f.X[2]&unix.X_OK != 0 && reg && (n.Mode&0o111 == 0 || fs.Mounts[w.Mnt].Flags&unix.MS_NOEXEC != 0):
+		return errno(unix.EACCES)
+	case f.X[2]&unix.W_OK != 0 && (reg || n.IsDir() || n.IsSymlink()) && fs.ReadOnlyAt(w.NodePath()) != 0:
+		return errno(unix.EROFS)
+	}
+	return 0
 }
 
 func sysReadlinkat(t *sched.Thread, f *sched.Frame) uint64 {
@@ -462,7 +496,7 @@ func dirType(mode uint32) byte { return byte(mode & unix.S_IFMT >> 12) }
 // ERANGE if the caller's buffer is too small.
 func sysGetcwd(t *sched.Thread, f *sched.Frame) uint64 {
 	var buf [fs.PathMax]byte
-	n, e := fs.PathOf(fsCtx().Cwd, buf[:len(buf)-1])
+	n, e := fs.PathOf(cwdPath(), buf[:len(buf)-1])
 	if e != 0 {
 		return errno(e)
 	}
@@ -485,17 +519,18 @@ func sysChdir(t *sched.Thread, f *sched.Frame) uint64 {
 	if !fs.Inodes[i].IsDir() {
 		return errno(unix.ENOTDIR)
 	}
-	setCwd(i)
+	setCwd(w.NodePath())
 	return 0
 }
 
-// setCwd makes directory i the working directory, holding it instead of
+// setCwd makes directory p the working directory, holding it instead of
 // the old one.
-func setCwd(i int32) {
+func setCwd(p fs.Path) {
 	c := fsCtx()
-	fs.Hold(i)
-	fs.Drop(c.Cwd)
-	c.Cwd = i
+	old := *c
+	c.Cwd, c.CwdMnt = p.Ino, p.Mnt
+	holdCwd(c)
+	dropCwd(&old)
 }
 
 func sysFchdir(t *sched.Thread, f *sched.Frame) uint64 {
@@ -507,7 +542,7 @@ func sysFchdir(t *sched.Thread, f *sched.Frame) uint64 {
 	if i < 0 {
 		return errno(unix.ENOTDIR)
 	}
-	setCwd(i)
+	setCwd(fs.Path{Mnt: fs.MountOf(fl), Ino: i})
 	return 0
 }
 

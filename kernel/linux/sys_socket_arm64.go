@@ -306,7 +306,7 @@ func bindUnix(k *socket.Socket, a *socket.UnixAddr) unix.Errno {
 		return k.BindUnix(a)
 	}
 	var w fs.Walk
-	if e := fs.Resolve(&w, fsCtx().Cwd, a.Bytes(), fs.ForCreate); e != 0 {
+	if e := fs.Resolve(&w, cwdPath(), a.Bytes(), fs.ForCreate); e != 0 {
 		return e
 	}
 	i, e := fs.Create(&w, unix.S_IFSOCK|0o777&^fsCtx().Umask)
@@ -338,7 +338,7 @@ func resolveUnix(a *socket.UnixAddr) unix.Errno {
 	}
 	if !a.Abstract() {
 		var w fs.Walk
-		i, e := fs.Lookup(&w, fsCtx().Cwd, a.Bytes(), fs.Follow)
+		i, e := fs.Lookup(&w, cwdPath(), a.Bytes(), fs.Follow)
 		if e != 0 {
 			return e
 		}

@@ -24,6 +24,8 @@ var sysTable = [...]sysFn{
 	unix.SYS_GETRUSAGE:         sysGetrusage,
 	unix.SYS_TIMES:             sysTimes,
 	unix.SYS_UMOUNT2:           sysUmount2,
+	unix.SYS_STATFS:            sysStatfs,
+	unix.SYS_FSTATFS:           sysFstatfs,
 	unix.SYS_EVENTFD2:          sysEventfd2,
 	unix.SYS_EPOLL_CREATE1:     sysEpollCreate1,
 	unix.SYS_EPOLL_CTL:         sysEpollCtl,

@@ -6,9 +6,12 @@ package proc
 // FSContext is one context and the processes that use it. Cwd is an
 // inode of kernel/fs that the context holds (fs.Hold).
 type FSContext struct {
-	Cwd   int32
-	Umask uint32
-	Refs  int32
+	Cwd int32
+	// CwdMnt is the mount Cwd was reached through (kernel/fs's Path:
+	// ".." and getcwd leave a mount through its mountpoint).
+	CwdMnt int32
+	Umask  uint32
+	Refs   int32
 }
 
 // FSContexts holds every process's context; a slot is free while Refs

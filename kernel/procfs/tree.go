@@ -36,6 +36,7 @@ const (
 	KFilesystems
 	KVersion
 	KSysrqTrigger // write a SysRq command's key
+	KMountinfo    // /proc/<pid>/mountinfo
 )
 
 const (
@@ -76,6 +77,7 @@ var pidEntries = [...]entry{
 	{"comm", unix.S_IFREG | 0o644, KComm},
 	{"maps", modeFile, KMaps},
 	{"mounts", modeFile, KPidMounts},
+	{"mountinfo", modeFile, KMountinfo},
 	{"exe", modeLink, KExe},
 	{"cwd", modeLink, KCwd},
 	{"root", modeLink, KRootLink},
@@ -83,8 +85,12 @@ var pidEntries = [...]entry{
 	{"task", modeDir, KTaskDir},
 }
 
-// Root is /proc's root inode once Mount made it (0 before).
-var Root int32
+// Root is /proc's root inode and Super its instance once Instance made
+// them (0 before).
+var (
+	Root  int32
+	Super uint8
+)
 
 // ProcessOf is the layer above's answer to which process a live thread
 // belongs to: its PID for thread tid, 0 if no such thread lives (kernel/
@@ -96,28 +102,24 @@ var ProcessOf func(tid int32) int32
 // process directory with the thread's TID in Synth.Arg: its files tell
 // of the process, with the thread's own ID and state where Linux's do.
 
-// Mount mounts /proc on directory dir, making the tree the first time:
-// EBUSY if it is mounted already (one /proc, as gometal keeps one
-// instance of each file system).
-func Mount(dir int32) unix.Errno {
+// Instance is /proc's file-system instance, made the first time it is
+// asked for: every mount of proc shows this one (one PID namespace).
+func Instance() (uint8, unix.Errno) {
 	if Root == 0 {
-		r, e := fs.NewSynthRoot(fs.Synth{Kind: KRoot})
+		sb, r, e := fs.NewSynthRoot(fs.TypeProc, fs.Synth{Kind: KRoot})
 		if e != 0 {
-			return e
+			return 0, e
 		}
 		for _, en := range rootEntries {
 			if _, e := fs.MakeSynth(r, []byte(en.name), en.mode, fs.Synth{Kind: en.kind, Writable: en.mode&0o222 != 0}); e != 0 {
-				return e
+				return 0, e
 			}
 		}
-		Root = r
+		Root, Super = r, sb
 		fs.SynthRefresh = Refresh
 		fs.SynthLookup = Lookup
 	}
-	if fs.MountedAt(dir) == Root {
-		return 0 // mounted there already: as a second mount of proc would show
-	}
-	return fs.Mount(dir, Root)
+	return Super, 0
 }
 
 // Refresh is fs.SynthRefresh: /proc gets a directory for every process

@@ -26,14 +26,18 @@ func setup(t *testing.T) int32 {
 	proc.FDTables = [proc.MaxProcs]proc.FDTable{}
 	proc.New(1, proc.NoParent)
 	var w fs.Walk
-	if e := fs.Resolve(&w, fs.RootIno, []byte("/proc"), fs.ForCreate); e != 0 {
+	if e := fs.Resolve(&w, fs.RootPath(), []byte("/proc"), fs.ForCreate); e != 0 {
 		t.Fatal(e)
 	}
 	d, e := fs.Create(&w, 0o40555)
 	if e != 0 {
 		t.Fatal(e)
 	}
-	if e := Mount(d); e != 0 {
+	sb, e := Instance()
+	if e != 0 {
+		t.Fatal(e)
+	}
+	if _, e := fs.AddMount(fs.Path{Mnt: w.Mnt, Ino: d}, fs.Supers[sb].Root, sb, 0, []byte("proc")); e != 0 {
 		t.Fatal(e)
 	}
 	return d
@@ -41,7 +45,7 @@ func setup(t *testing.T) int32 {
 
 func lookup(path string) (int32, error) {
 	var w fs.Walk
-	i, e := fs.Lookup(&w, fs.RootIno, []byte(path), 0)
+	i, e := fs.Lookup(&w, fs.RootPath(), []byte(path), 0)
 	if e != 0 {
 		return -1, e
 	}
@@ -79,7 +83,7 @@ func TestProcTreeFollowsProcesses(t *testing.T) {
 	if _, err := lookup("/proc/42/status"); err != nil {
 		t.Errorf("/proc/42/status: %v", err)
 	}
-	if got := names(must(t, "/proc/42")); got != ". .. stat status cmdline environ comm maps mounts exe cwd root fd task" {
+	if got := names(must(t, "/proc/42")); got != ". .. stat status cmdline environ comm maps mounts mountinfo exe cwd root fd task" {
 		t.Errorf("/proc/42 lists %q", got)
 	}
 	// A thread of 42 that does not lead it: /proc/43 is found, not listed.
@@ -99,7 +103,8 @@ func TestProcTreeFollowsProcesses(t *testing.T) {
 		t.Error("/proc/44 found with no such thread")
 	}
 	var w fs.Walk
-	if i, e := fs.Lookup(&w, must(t, "/proc/42"), []byte("../.."), 0); e != 0 || i != fs.RootIno {
+	must(t, "/proc/42")
+	if i, e := fs.Lookup(&w, fs.RootPath(), []byte("/proc/42/../.."), 0); e != 0 || i != fs.RootIno {
 		t.Errorf("/proc/42/../..: %d %v", i, e)
 	}
 	proc.Exit(c, proc.Exited(0))
@@ -111,11 +116,11 @@ func TestProcTreeFollowsProcesses(t *testing.T) {
 		t.Error("a reaped process's directory is still there")
 	}
 	var w2 fs.Walk
-	fs.Resolve(&w2, fs.RootIno, []byte("/proc/new"), fs.ForCreate)
+	fs.Resolve(&w2, fs.RootPath(), []byte("/proc/new"), fs.ForCreate)
 	if _, e := fs.Create(&w2, 0o100644); e == 0 {
 		t.Error("a file was made in /proc")
 	}
-	fs.Resolve(&w2, fs.RootIno, []byte("/proc"), 0)
+	fs.Resolve(&w2, fs.RootPath(), []byte("/proc"), 0)
 	if e := fs.Unlink(&w2, true); e == 0 {
 		t.Error("rmdir /proc worked")
 	}

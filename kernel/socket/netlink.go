@@ -182,7 +182,7 @@ func (k *Socket) readNetlink(buf uintptr, n uint64) uint64 {
 // netlinkMessage builds reply message i into nlScratch; last says it
 // ends the reply.
 func (k *Socket) netlinkMessage(i int) (msg []byte, last bool) {
-	eth := inet.If.IP != ([4]byte{}) || inet.If.MAC != ([6]byte{})
+	eth := HasEthernet()
 	switch {
 	case k.nl.flags&unix.NLM_F_DUMP != unix.NLM_F_DUMP || k.nl.req != unix.RTM_GETLINK && k.nl.req != unix.RTM_GETADDR:
 		return k.nlError(unix.EOPNOTSUPP), true
@@ -234,19 +234,31 @@ func (w *nlWriter) end() []byte {
 	return nlScratch[:w.n]
 }
 
+// LinkOf is what interface idx is (the loopback, else the Ethernet
+// device): its ARPHRD type, IFF_* flags, MTU and hardware address, as
+// RTM_NEWLINK and /sys/class/net tell them.
+func LinkOf(idx uint32) (typ uint16, flags, mtu uint32, mac [6]byte) {
+	if idx == ifindexEth {
+		return unix.ARPHRD_ETHER, unix.IFF_UP | unix.IFF_BROADCAST | unix.IFF_RUNNING | unix.IFF_MULTICAST | unix.IFF_LOWER_UP,
+			mtuEth, inet.If.MAC
+	}
+	return unix.ARPHRD_LOOPBACK, unix.IFF_UP | unix.IFF_LOOPBACK | unix.IFF_RUNNING | unix.IFF_LOWER_UP, mtuLo, mac
+}
+
+// HasEthernet says whether the machine has its Ethernet interface
+// (eth0: a network device brought up).
+func HasEthernet() bool { return inet.If.IP != ([4]byte{}) || inet.If.MAC != ([6]byte{}) }
+
 // nlLink is RTM_NEWLINK for interface idx: struct ifinfomsg and its
 // name, MTU, hardware and broadcast addresses and operational state.
 func (k *Socket) nlLink(idx uint32) []byte {
 	var w nlWriter
 	k.header(&w, unix.RTM_NEWLINK)
-	var typ uint16 = unix.ARPHRD_LOOPBACK
-	flags := uint32(unix.IFF_UP | unix.IFF_LOOPBACK | unix.IFF_RUNNING | unix.IFF_LOWER_UP)
-	name, mtu := ifNameLo, uint32(mtuLo)
-	var mac, bcast [6]byte
+	typ, flags, mtu, mac := LinkOf(idx)
+	name := ifNameLo
+	var bcast [6]byte
 	if idx == ifindexEth {
-		typ = unix.ARPHRD_ETHER
-		flags = unix.IFF_UP | unix.IFF_BROADCAST | unix.IFF_RUNNING | unix.IFF_MULTICAST | unix.IFF_LOWER_UP
-		name, mtu, mac = ifNameEth, mtuEth, inet.If.MAC
+		name = ifNameEth
 		bcast = [6]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 	}
 	w.put(unix.AF_UNSPEC, 0)

@@ -4,6 +4,7 @@ package guest
 
 import (
 	"errors"
+	"os"
 
 	"golang.org/x/sys/unix"
 )
@@ -20,4 +21,14 @@ func Result(err error) string {
 		return unix.ErrnoName(e)
 	}
 	return err.Error()
+}
+
+// ReadFile is a file's contents as a string, or "error: " and why: a
+// check prints what it read either way.
+func ReadFile(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return string(b)
 }
