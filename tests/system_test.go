@@ -768,14 +768,14 @@ func TestProcfs(t *testing.T) {
 // remount (EROFS), stacked mounts, a lazy unmount with a file open,
 // noexec, bind and recursive bind mounts (".." and getcwd through
 // them), /proc/mounts and mountinfo lines, devtmpfs's devices, mknod,
-// sysfs's CPU lists and interfaces, and ENODEV for the types gometal
-// does not have.
+// sysfs's CPU lists and interfaces, a chrooted child, and ENODEV for
+// the types gometal does not have.
 func TestMounts(t *testing.T) {
 	t.Parallel()
 	r := gometal(t, "run", "./tests/progs/mounts")
 	r.expect(t, 0, "ok tmpfs-line", "ok statfs", "ok tmpfs-full", "ok rename-exdev", "ok umount-busy", "ok umount-uncovers",
 		"ok ro-create", "ok ro-write", "ok stack-below", "ok detach", "ok noexec", "ok bind-dotdot", "ok mountinfo-bind",
-		"ok rbind", "ok umount-children-busy", "ok devtmpfs", "ok mknod-chr", "ok mknod-blk", "ok sysfs-cpus", "ok sysfs-lo", "ok enodev cgroup2",
+		"ok rbind", "ok umount-children-busy", "ok devtmpfs", "ok mknod-chr", "ok mknod-blk", "ok sysfs-cpus", "ok sysfs-lo", "ok chroot", "ok enodev cgroup2",
 		"ok bad-option", "mounts ok")
 }
 

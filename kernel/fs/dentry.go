@@ -218,30 +218,46 @@ func Parent(i int32) int32 {
 // returns its length: ENOENT for a removed directory (or one in a
 // detached mount), ENAMETOOLONG if the path does not fit (getcwd(2),
 // Linux's d_path).
-func PathOf(p Path, buf []byte) (int, unix.Errno) { return pathUp(p, buf, false) }
+func PathOf(p Path, buf []byte) (int, unix.Errno) {
+	n, _, e := pathUp(p, RootPath(), buf, false)
+	return n, e
+}
 
-// pathUp builds the path of directory p up to the root of the tree, or
-// with inSuper up to the root of p's instance (PathInSuper).
-func pathUp(p Path, buf []byte, inSuper bool) (int, unix.Errno) {
+// PathFrom is PathOf as a process whose root is root sees it (getcwd
+// after chroot, Linux's d_path with the task's root): reachable is
+// false when p is not under root, and the path is then the tree's.
+func PathFrom(root, p Path, buf []byte) (n int, reachable bool, e unix.Errno) {
+	return pathUp(p, root, buf, false)
+}
+
+// pathUp builds the path of directory p up to root (or the tree's root,
+// reachable false, when p is not under it), or with inSuper up to the
+// root of p's instance (PathInSuper).
+func pathUp(p, root Path, buf []byte, inSuper bool) (int, bool, unix.Errno) {
 	end := len(buf)
+	reachable := true
 	for i := p.Ino; ; {
-		if inSuper && i == Supers[Inodes[i].Super].Root || !inSuper && p.Mnt == RootMount && i == RootIno {
+		if inSuper && i == Supers[Inodes[i].Super].Root || !inSuper && (Path{p.Mnt, i}) == root {
+			break
+		}
+		if !inSuper && p.Mnt == RootMount && i == RootIno {
+			reachable = false
 			break
 		}
 		if !inSuper && i == Mounts[p.Mnt].Root {
 			if Mounts[p.Mnt].Parent < 0 {
-				return 0, unix.ENOENT
+				return 0, false, unix.ENOENT
 			}
 			p.Mnt, i = Mounts[p.Mnt].Parent, Mounts[p.Mnt].Point
 			continue
 		}
 		k := Inodes[i].dentry
 		if k < 0 {
-			return 0, unix.ENOENT
+			return 0, false, unix.ENOENT
 		}
 		nm := name(k)
 		if end < len(nm)+1 {
-			return 0, unix.ENAMETOOLONG
+			return 0, false, unix.ENAMETOOLONG
 		}
 		end -= len(nm)
 		copy(buf[end:], nm)
@@ -251,12 +267,12 @@ func pathUp(p Path, buf []byte, inSuper bool) (int, unix.Errno) {
 	}
 	if end == len(buf) {
 		if end == 0 {
-			return 0, unix.ENAMETOOLONG
+			return 0, false, unix.ENAMETOOLONG
 		}
 		end--
 		buf[end] = '/'
 	}
-	return copy(buf, buf[end:]), 0
+	return copy(buf, buf[end:]), reachable, 0
 }
 
 // Entry returns the entry of directory i at getdents position pos or

@@ -174,9 +174,19 @@ func crossMounts(p Path) Path {
 // DotDot is ".." of directory p: out of a mount's root to its
 // mountpoint's parent (follow_dotdot), the root's is itself; Ino -1 for
 // a removed directory.
-func DotDot(p Path) Path {
+func DotDot(p Path) Path { return DotDotIn(p, RootPath()) }
+
+// DotDotIn is ".." of p for a process whose root is root (chroot): the
+// root's ".." is itself, even where it is a mount's root or below one.
+func DotDotIn(p, root Path) Path {
+	if p == root {
+		return p
+	}
 	for p.Ino == Mounts[p.Mnt].Root && p.Mnt != RootMount && Mounts[p.Mnt].Parent >= 0 {
 		p = Path{Mounts[p.Mnt].Parent, Mounts[p.Mnt].Point}
+		if p == root {
+			return p
+		}
 	}
 	if p.Ino == Mounts[p.Mnt].Root {
 		return p // the root, or a detached mount's root
@@ -257,7 +267,7 @@ func Below(i, top int32) bool {
 // (mountinfo's "root" field: "/" for a mount of the whole instance) and
 // returns its length, 0 if it does not fit or i was removed.
 func PathInSuper(i int32, buf []byte) int {
-	n, e := pathUp(Path{Ino: i}, buf, true)
+	n, _, e := pathUp(Path{Ino: i}, Path{}, buf, true)
 	if e != 0 {
 		return 0
 	}

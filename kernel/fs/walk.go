@@ -51,9 +51,12 @@ const (
 type Walk struct {
 	Dir, Node   int32
 	DirMnt, Mnt int32
-	Tail        Tail
-	name        [NameMax]byte
-	nameLen     int
+	// Root is where "/" and ".." stop: the process's root (chroot),
+	// set by the caller before Resolve; zero is the tree's root.
+	Root    Path
+	Tail    Tail
+	name    [NameMax]byte
+	nameLen int
 }
 
 // Name is the last component's name.
@@ -86,14 +89,18 @@ func Resolve(w *Walk, base Path, p []byte, flags WalkFlags) unix.Errno {
 	if rn < len(p) {
 		return unix.ENAMETOOLONG
 	}
+	root := w.Root
+	if root.Ino == 0 {
+		root = RootPath()
+	}
 	cur := base
 	if len(p) > 0 && p[0] == '/' {
-		cur = crossMounts(RootPath())
+		cur = root // as nd->root: a mount on the root itself shows after a chroot or chdir to it
 	}
 	if !Inodes[cur.Ino].IsDir() {
 		return unix.ENOTDIR
 	}
-	*w = at(cur)
+	*w = at(cur, root)
 	links := 0
 	for i := 0; ; {
 		for i < rn && rem[i] == '/' {
@@ -127,11 +134,11 @@ func Resolve(w *Walk, base Path, p []byte, flags WalkFlags) unix.Errno {
 			w.nameLen = 0
 			continue
 		case "..":
-			cur = DotDot(cur)
+			cur = DotDotIn(cur, root)
 			if cur.Ino < 0 {
 				return unix.ENOENT
 			}
-			*w = at(cur)
+			*w = at(cur, root)
 			w.Tail = TailDir | TailDotDot
 			continue
 		}
@@ -187,11 +194,11 @@ func Resolve(w *Walk, base Path, p []byte, flags WalkFlags) unix.Errno {
 			copy(rem[:], target)
 			rn, i = len(target)+rest, 0
 			if target[0] == '/' {
-				cur = crossMounts(RootPath())
+				cur = root
 			}
 			// Until the target's components are walked, the walk is at
 			// the directory holding the link.
-			*w = at(cur)
+			*w = at(cur, root)
 		case slash && !n.IsSymlink() && !n.IsDir():
 			return unix.ENOTDIR
 		case !last:
@@ -202,12 +209,12 @@ func Resolve(w *Walk, base Path, p []byte, flags WalkFlags) unix.Errno {
 
 // at is a walk standing at directory cur: it names cur itself, which is
 // in its parent (in itself for the root or a removed directory).
-func at(cur Path) Walk {
-	up := DotDot(cur)
+func at(cur, root Path) Walk {
+	up := DotDotIn(cur, root)
 	if up.Ino < 0 {
 		up = cur
 	}
-	return Walk{Dir: up.Ino, DirMnt: up.Mnt, Node: cur.Ino, Mnt: cur.Mnt}
+	return Walk{Dir: up.Ino, DirMnt: up.Mnt, Node: cur.Ino, Mnt: cur.Mnt, Root: root}
 }
 
 // Lookup walks p from base, as Resolve does, and checks what a lookup

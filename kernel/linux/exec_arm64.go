@@ -127,6 +127,7 @@ func execveAt(t *sched.Thread, f *sched.Frame, dirfd int64, pathAddr, argv, envp
 			if e := scriptArgs(&args, interp, arg, path); e != 0 {
 				return errno(e)
 			}
+			execWalk.Root = rootPath()
 			if i, e = fs.Lookup(&execWalk, cwdPath(), interp, fs.Follow); e != 0 {
 				return errno(e)
 			}

@@ -584,8 +584,6 @@ func procLinkOf(s fs.Synth, b []byte) int {
 	switch s.Kind {
 	case procfs.KMounts:
 		return put([]byte("self/mounts"))
-	case procfs.KRootLink:
-		return put([]byte("/"))
 	}
 	slot := procOfPID(s.PID)
 	if slot < 0 || proc.Procs[slot].State != proc.Live {
@@ -596,6 +594,12 @@ func procLinkOf(s fs.Synth, b []byte) int {
 	case procfs.KExe:
 		lp := &lprocs[slot]
 		return put(lp.ExePath[:lp.ExeLen])
+	case procfs.KRootLink:
+		n, e := fs.PathOf(rootOf(&proc.FSContexts[p.FS]), b)
+		if e != 0 {
+			return 0
+		}
+		return n
 	case procfs.KCwd:
 		c := &proc.FSContexts[p.FS]
 		n, e := fs.PathOf(fs.Path{Mnt: c.CwdMnt, Ino: c.Cwd}, b)

@@ -43,16 +43,35 @@ func initCwd() {
 // cwdPath is the working directory as a place in the mount tree.
 func cwdPath() fs.Path { c := fsCtx(); return fs.Path{Mnt: c.CwdMnt, Ino: c.Cwd} }
 
-// holdCwd and dropCwd count context c's working directory as a user of
-// its inode and its mount (a busy mount cannot be unmounted).
+// rootPath is the process's root (chroot), the tree's when it has none.
+func rootPath() fs.Path { return rootOf(fsCtx()) }
+
+func rootOf(c *proc.FSContext) fs.Path {
+	if c.Root == 0 {
+		return fs.RootPath()
+	}
+	return fs.Path{Mnt: c.RootMnt, Ino: c.Root}
+}
+
+// holdCwd and dropCwd count context c's working directory (and root,
+// after a chroot) as users of their inodes and mounts (a busy mount
+// cannot be unmounted).
 func holdCwd(c *proc.FSContext) {
 	fs.Hold(c.Cwd)
 	fs.UseMount(c.CwdMnt)
+	if c.Root != 0 {
+		fs.Hold(c.Root)
+		fs.UseMount(c.RootMnt)
+	}
 }
 
 func dropCwd(c *proc.FSContext) {
 	fs.UnuseMount(c.CwdMnt)
 	fs.Drop(c.Cwd)
+	if c.Root != 0 {
+		fs.UnuseMount(c.RootMnt)
+		fs.Drop(c.Root)
+	}
 }
 
 // resolveAt walks (dirfd, path) as fs.Resolve walks (flags say how the
@@ -77,6 +96,7 @@ func resolveAt(w *fs.Walk, dirfd int64, upath uintptr, flags fs.WalkFlags) unix.
 		}
 		base.Mnt = fs.MountOf(d)
 	}
+	w.Root = rootPath()
 	return fs.Resolve(w, base, raw[:n], flags)
 }
 
@@ -496,9 +516,18 @@ func dirType(mode uint32) byte { return byte(mode & unix.S_IFMT >> 12) }
 // ERANGE if the caller's buffer is too small.
 func sysGetcwd(t *sched.Thread, f *sched.Frame) uint64 {
 	var buf [fs.PathMax]byte
-	n, e := fs.PathOf(cwdPath(), buf[:len(buf)-1])
+	// Past the root (a chroot's), the path is the tree's with Linux's
+	// "(unreachable)" before it (d_path's answer since 2.6.36).
+	const unreachable = "(unreachable)"
+	n, reachable, e := fs.PathFrom(rootPath(), cwdPath(), buf[len(unreachable):len(buf)-1])
 	if e != 0 {
 		return errno(e)
+	}
+	if reachable {
+		copy(buf[:], buf[len(unreachable):len(unreachable)+n])
+	} else {
+		copy(buf[:], unreachable)
+		n += len(unreachable)
 	}
 	if f.X[1] < uint64(n)+1 {
 		return errno(unix.ERANGE)
@@ -531,6 +560,29 @@ func setCwd(p fs.Path) {
 	c.Cwd, c.CwdMnt = p.Ino, p.Mnt
 	holdCwd(c)
 	dropCwd(&old)
+}
+
+// sysChroot makes a directory the process's root (chroot(2)): "/" and
+// ".." stop there for it and those sharing its context; the working
+// directory stays where it is, as on Linux. EPERM without
+// CAP_SYS_CHROOT (root here).
+func sysChroot(t *sched.Thread, f *sched.Frame) uint64 {
+	var w fs.Walk
+	i, e := lookupAt(&w, unix.AT_FDCWD, uintptr(f.X[0]), fs.Follow)
+	switch {
+	case e != 0:
+		return errno(e)
+	case !fs.Inodes[i].IsDir():
+		return errno(unix.ENOTDIR)
+	case !procOf(t).Cred.Privileged():
+		return errno(unix.EPERM)
+	}
+	c := fsCtx()
+	old := *c
+	c.Root, c.RootMnt = i, w.Mnt
+	holdCwd(c)
+	dropCwd(&old)
+	return 0
 }
 
 func sysFchdir(t *sched.Thread, f *sched.Frame) uint64 {

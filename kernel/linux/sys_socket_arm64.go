@@ -306,6 +306,7 @@ func bindUnix(k *socket.Socket, a *socket.UnixAddr) unix.Errno {
 		return k.BindUnix(a)
 	}
 	var w fs.Walk
+	w.Root = rootPath()
 	if e := fs.Resolve(&w, cwdPath(), a.Bytes(), fs.ForCreate); e != 0 {
 		return e
 	}
@@ -338,6 +339,7 @@ func resolveUnix(a *socket.UnixAddr) unix.Errno {
 	}
 	if !a.Abstract() {
 		var w fs.Walk
+		w.Root = rootPath()
 		i, e := fs.Lookup(&w, cwdPath(), a.Bytes(), fs.Follow)
 		if e != 0 {
 			return e

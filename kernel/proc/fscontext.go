@@ -10,8 +10,11 @@ type FSContext struct {
 	// CwdMnt is the mount Cwd was reached through (kernel/fs's Path:
 	// ".." and getcwd leave a mount through its mountpoint).
 	CwdMnt int32
-	Umask  uint32
-	Refs   int32
+	// Root and RootMnt are the process's root directory (chroot(2)),
+	// held like Cwd; Root 0 is the tree's root, held by nothing.
+	Root, RootMnt int32
+	Umask         uint32
+	Refs          int32
 }
 
 // FSContexts holds every process's context; a slot is free while Refs

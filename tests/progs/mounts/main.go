@@ -43,7 +43,24 @@ func dev(path string) uint64 {
 	return st.Dev
 }
 
+// jailed runs chrooted in /tmp/jail (main's chroot check): "/" and
+// ".." stop at the jail, and getcwd answers inside it.
+func jailed() {
+	ents, _ := os.ReadDir("/../..")
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	wd, _ := os.Getwd()
+	_, err := os.Stat("/proc/self")
+	fmt.Printf("jail: ls /../.. = %s; cwd %s; /proc: %s\n", strings.Join(names, " "), wd, guest.Result(err))
+}
+
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "jailed" {
+		jailed()
+		return
+	}
 	if _, err := os.Stat("/proc/self"); err != nil {
 		os.MkdirAll("/proc", 0o555)
 		unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
@@ -190,6 +207,17 @@ func main() {
 		"%q %q %q", read("/sys/class/net/lo/mtu"), read("/sys/class/net/lo/flags"), read("/sys/class/net/lo/type"))
 	unix.Statfs("/sys", &sfs)
 	check("sysfs-statfs", sfs.Type == unix.SYSFS_MAGIC, "%#x", sfs.Type)
+
+	// chroot: a child jailed in /tmp/jail sees only the jail; chroot
+	// needs a directory.
+	os.MkdirAll("/tmp/jail/sub", 0o755)
+	os.WriteFile("/tmp/jail/prog", self, 0o755)
+	cmd := exec.Command("/prog", "jailed")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: "/tmp/jail"}
+	cmd.Dir = "/sub"
+	out, err := cmd.CombinedOutput()
+	check("chroot", err == nil && string(out) == "jail: ls /../.. = prog sub; cwd /sub; /proc: ENOENT\n", "%v %q", err, out)
+	check("chroot-notdir", errors.Is(syscall.Chroot("/tmp/jail/prog"), syscall.ENOTDIR), "%v", syscall.Chroot("/tmp/jail/prog"))
 
 	// Types this kernel does not have, on the directories they mount on,
 	// and bad arguments.
