@@ -4,6 +4,8 @@ import (
 	"github.com/gometal/gometal/drivers/bcm2711"
 	"github.com/gometal/gometal/drivers/pl011"
 	"github.com/gometal/gometal/drivers/semihost"
+	"github.com/gometal/gometal/kernel/clock"
+	"github.com/gometal/gometal/kernel/klog"
 )
 
 // The console: every serial port the DTB describes that the kernel can
@@ -47,9 +49,14 @@ func addPort(p serialPort, irq uint32) {
 	}
 }
 
-// quiet (bootarg "quiet") silences the kernel's info log; panics, fault
-// reports and the app's own output are always printed.
-var quiet bool
+// The bootarg "quiet" keeps the kernel's info lines off the console
+// (klog.ConsoleLevel 4, as Linux's "quiet"): they still go to the kernel
+// log (dmesg). Panics, fault reports and the app's own output are always
+// printed.
+
+// logShown: the kernel-log line being written (klog.Writing) goes to the
+// console too.
+var logShown bool
 
 // semihosting (bootarg gometal.semihosting=1) says the host answers Arm
 // semihosting calls: the run ends with SYS_EXIT, and output before the
@@ -59,6 +66,12 @@ var semihosting bool
 var semiBuf [2]byte
 
 func putc(c byte) {
+	if klog.Writing() {
+		klog.Byte(c)
+		if !logShown {
+			return
+		}
+	}
 	if nPorts == 0 {
 		if semihosting {
 			semiBuf[0] = c
@@ -116,18 +129,32 @@ func PutDec(v int64) {
 	PutBytes(buf[i:])
 }
 
-// Info starts a kernel log line (suppressed by quiet); the caller ends it
-// with infoEnd. Used as: if Info("...") { putDec(x); infoEnd() }.
-func Info(s string) bool {
-	if quiet {
-		return false
+// Info starts a kernel log line at KERN_INFO: a record of the kernel log
+// (kernel/klog, what dmesg shows), printed on the console after
+// "gometal: " unless the console's level hides it (quiet). The caller
+// ends it with InfoEnd. Used as: if Info("...") { PutDec(x); InfoEnd() }
+// (it answers true: the record is always kept).
+func Info(s string) bool { return Log(klog.LevelInfo, s) }
+
+// Log is Info at another level: klog.LevelErr for what a user must see
+// even with quiet (an out-of-memory kill).
+func Log(level uint8, s string) bool {
+	logShown = level < klog.ConsoleLevel
+	if logShown {
+		Puts("gometal: ")
 	}
-	Puts("gometal: ")
+	klog.Begin(level)
 	Puts(s)
 	return true
 }
 
-func InfoEnd() { putc('\n') }
+func InfoEnd() {
+	putc('\n')
+	klog.End()
+}
+
+// logTime is klog.Now: microseconds since boot, as printk's timestamps.
+func logTime() uint64 { return uint64(clock.Monotonic() / 1000) }
 
 func logLine(s string) {
 	if Info(s) {

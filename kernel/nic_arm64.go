@@ -207,7 +207,7 @@ func configureNetwork() {
 }
 
 // printInterface begins the boot log's line on the configured interface
-// (the caller ends it); false when the log is quiet.
+// (the caller ends it).
 func printInterface() bool {
 	if !Info("net: ") {
 		return false

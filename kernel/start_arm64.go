@@ -11,6 +11,7 @@ import (
 	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/kernel/clock"
 	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/klog"
 	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/tty"
 	"github.com/gometal/gometal/sched"
@@ -279,7 +280,7 @@ func readBootargs() {
 		}
 		switch string(w) {
 		case "quiet":
-			quiet = true
+			klog.ConsoleLevel = klog.LevelWarning // CONSOLE_LOGLEVEL_QUIET
 		case "gometal.semihosting=1":
 			semihosting = true
 		case "gometal.stats=1":
@@ -471,6 +472,7 @@ func initInterrupts() {
 		}
 	}
 	timer.Init()
+	klog.Now = logTime // lines before have time 0, as Linux's earliest printk lines
 }
 
 func initClock() {

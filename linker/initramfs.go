@@ -222,7 +222,8 @@ func etcRecords() []cpio.Record {
 }
 
 // devRecords are the device nodes a Linux program expects in /dev (the
-// kernel opens them by number: kernel/linux/chardev_arm64.go), the
+// kernel opens them by number: kernel/linux/chardev_arm64.go; /dev/kmsg
+// is the kernel log, syslog_arm64.go), the
 // links into /proc that udev or a distribution's init makes (/dev/fd,
 // /dev/stdin, /dev/stdout, /dev/stderr; the kernel mounts /proc at
 // boot), and /tmp.
@@ -236,6 +237,7 @@ func devRecords() []cpio.Record {
 		cpio.CharDev("dev/full", 0o666, 1, 7),
 		cpio.CharDev("dev/random", 0o666, 1, 8),
 		cpio.CharDev("dev/urandom", 0o666, 1, 9),
+		cpio.CharDev("dev/kmsg", 0o644, 1, 11),
 		cpio.Symlink("dev/fd", "/proc/self/fd"),
 		cpio.Symlink("dev/stdin", "/proc/self/fd/0"),
 		cpio.Symlink("dev/stdout", "/proc/self/fd/1"),

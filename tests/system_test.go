@@ -779,6 +779,19 @@ func TestMounts(t *testing.T) {
 		"ok bad-option", "mounts ok")
 }
 
+// The kernel log (tests/progs/klog): syslog(2) as dmesg calls it, with
+// the boot lines in it although quiet kept them off the console, and
+// /dev/kmsg's records, writes, seeks and EAGAIN, in Linux's formats.
+func TestKernelLog(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "-bootarg", "quiet", "./tests/progs/klog")
+	r.expect(t, 0, "ok boot-lines", "ok kmsg-first", "ok kmsg-eagain", "ok kmsg-write", "ok kmsg-escape",
+		"ok syslog-sees-write", "ok clear", "ok after-clear", "klog ok")
+	if strings.Contains(r.out, "cores: ") {
+		t.Errorf("quiet printed the boot lines:\n%s", r.out)
+	}
+}
+
 // ASIDs roll over and every process still sees only its own memory
 // (tests/progs/procs asid): 256 processes, 8 at a time, each checking a
 // word of its own across 100 yields, with the ASID space forced down to

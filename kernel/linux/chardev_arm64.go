@@ -36,6 +36,7 @@ var devList = [...]mount.DevNode{
 	{Name: "full", Mode: unix.S_IFCHR | 0o666, Rdev: devFull},
 	{Name: "random", Mode: unix.S_IFCHR | 0o666, Rdev: devRandom},
 	{Name: "urandom", Mode: unix.S_IFCHR | 0o666, Rdev: devURandom},
+	{Name: "kmsg", Mode: unix.S_IFCHR | 0o644, Rdev: devKmsg},
 }
 
 // newDevNumber turns mknod's dev_t (new_decode_dev: the major in bits
@@ -58,6 +59,8 @@ func openCharDev(i int32, flags uint32) uint64 {
 			fs.Hold(i)
 		}
 		return fd
+	case devKmsg:
+		return openKmsg(i, flags, cloexec)
 	case devConsole, devTTY:
 		// /dev/tty is the caller's controlling terminal, ENXIO with none
 		// (tty_open_current_tty). Neither open makes the console one
@@ -90,7 +93,10 @@ var devNodes [vfs.MaxFiles]int32
 
 func devRdev(f *vfs.File) uint32 { return fs.Inodes[devNodes[f.Index()]].Rdev }
 
-func (d *memDev) Stat(f *vfs.File) unix.Stat_t {
+func (d *memDev) Stat(f *vfs.File) unix.Stat_t { return devNodeStat(f) }
+
+// devNodeStat is fstat of a device description: its node's.
+func devNodeStat(f *vfs.File) unix.Stat_t {
 	var st unix.Stat_t
 	fs.Inodes[devNodes[f.Index()]].StatTo(&st)
 	return st

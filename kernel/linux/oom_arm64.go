@@ -2,6 +2,7 @@ package linux
 
 import (
 	"github.com/gometal/gometal/kernel"
+	"github.com/gometal/gometal/kernel/klog"
 	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/proc"
 	"github.com/gometal/gometal/sched"
@@ -57,7 +58,7 @@ func outOfMemory(t *sched.Thread, addr uintptr) {
 		return
 	}
 	vp := &proc.Procs[victim]
-	kernel.Puts("gometal: out of memory faulting in ")
+	kernel.Log(klog.LevelErr, "out of memory faulting in ")
 	kernel.PutHex(uint64(addr))
 	kernel.Puts(" (pid ")
 	kernel.PutDec(int64(pidOf(t)))
@@ -67,10 +68,12 @@ func outOfMemory(t *sched.Thread, addr uintptr) {
 	putComm(&vp.Comm)
 	kernel.Puts(") using ")
 	kernel.PutDec(size * mm.PageSize >> 10)
-	kernel.Puts(" KiB\n")
+	kernel.Puts(" KiB")
+	kernel.InfoEnd()
 	procStats.OOMKills++
 	if victim == proc.Init {
-		kernel.Puts("gometal: out of memory: PID 1 killed (boot with more memory: -m)\n")
+		kernel.Log(klog.LevelErr, "out of memory: PID 1 killed (boot with more memory: -m)")
+		kernel.InfoEnd()
 		appExit(137)
 	}
 	killProcess(victim, sigKILL)

@@ -26,6 +26,7 @@ var sysTable = [...]sysFn{
 	unix.SYS_UMOUNT2:           sysUmount2,
 	unix.SYS_STATFS:            sysStatfs,
 	unix.SYS_CHROOT:            sysChroot,
+	unix.SYS_SYSLOG:            sysSyslog,
 	unix.SYS_FSTATFS:           sysFstatfs,
 	unix.SYS_EVENTFD2:          sysEventfd2,
 	unix.SYS_EPOLL_CREATE1:     sysEpollCreate1,
