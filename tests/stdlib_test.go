@@ -124,16 +124,13 @@ func skipPattern(t *testing.T, pkg string) string {
 
 // Why tests are skipped, by cause.
 const (
-	needsUserland    = "runs a program it expects in $PATH (pwd, cat, sleep): gometal's root holds the app and no userland yet (the interactive-system issue brings u-root's)"
-	atRoot           = "re-runs the test binary by its path relative to its grandparent directory; the binary is /init, so that path is \"init\", with no slash, and exec looks it up in $PATH"
-	needsRecordLocks = "takes a record lock (fcntl F_SETLK) and looks for it from a child: gometal accepts F_SETLK and F_GETLK but keeps no locks yet"
-	needsRlimits     = "sets another process's RLIMIT_NOFILE with prlimit and reads it back: gometal accepts new limits and keeps none yet"
-	needsCtty        = "opens /dev/tty, which is ENXIO for PID 1 (it has no controlling terminal, as Linux's init has none: the test then skips itself), and then runs cat from $PATH, which gometal's root does not have yet"
-	needsBinSh       = "runs a #!/bin/sh script it writes (on a tmpfs it mounts, then remounts noexec): gometal's root has no /bin/sh yet (u-root's shell comes with the interactive-system issue); the noexec answers themselves are checked by TestMounts"
-	needsCapget      = "calls capget, which gometal does not have (ENOSYS where Linux answers EFAULT for a bad address)"
-	needsUsrBin      = "reads the host's /usr/bin, a big directory of programs; a gometal root holds the app, /dev, /etc and /tmp, no /usr"
-	needsGOROOT      = "walks $GOROOT/src, which is not carried into the guest"
-	needsRawIP       = "opens raw IP sockets (ip4:icmp, ip:tcp), which gometal does not have"
+	needsUserland = "runs a program it expects in $PATH (pwd, cat, sleep): gometal's root holds the app and no userland yet (the interactive-system issue brings u-root's)"
+	atRoot        = "re-runs the test binary by its path relative to its grandparent directory; the binary is /init, so that path is \"init\", with no slash, and exec looks it up in $PATH"
+	needsCtty     = "opens /dev/tty, which is ENXIO for PID 1 (it has no controlling terminal, as Linux's init has none: the test then skips itself), and then runs cat from $PATH, which gometal's root does not have yet"
+	needsBinSh    = "runs a #!/bin/sh script it writes (on a tmpfs it mounts, then remounts noexec): gometal's root has no /bin/sh yet (u-root's shell comes with the interactive-system issue); the noexec answers themselves are checked by TestMounts"
+	needsUsrBin   = "reads the host's /usr/bin, a big directory of programs; a gometal root holds the app, /dev, /etc and /tmp, no /usr"
+	needsGOROOT   = "walks $GOROOT/src, which is not carried into the guest"
+	needsRawIP    = "opens raw IP sockets (ip4:icmp, ip:tcp), which gometal does not have"
 )
 
 var stdlibSkips = map[string][]struct{ name, why string }{
@@ -161,8 +158,5 @@ var stdlibSkips = map[string][]struct{ name, why string }{
 		{"TestPrlimitOtherProcess", needsUserland},
 		{"TestForeground", needsCtty},
 		{"TestForegroundSignal", needsCtty},
-		{"TestAllThreadsSyscallError", needsCapget},
-		{"TestFcntlFlock", needsRecordLocks},
-		{"TestPrlimitFileLimit", needsRlimits},
 	},
 }

@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"github.com/gometal/gometal/kernel/locks"
 	"github.com/gometal/gometal/kernel/vfs"
 
 	"golang.org/x/sys/unix"
@@ -82,6 +83,7 @@ func (n *Inode) Stat(f *vfs.File) unix.Stat_t {
 
 // Release: an unlinked inode goes with its last open description.
 func (n *Inode) Release(f *vfs.File) {
+	locks.ReleaseDesc(f.Index())
 	UnuseMount(FileMnt[f.Index()])
 	Drop(n.Index())
 }

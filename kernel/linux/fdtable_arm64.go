@@ -39,7 +39,17 @@ func getFD(fd uint64) (*vfs.File, bool) {
 func fileOf(fd int) int32 { return files().Slots[fd].File - 1 }
 
 // freeFD returns the lowest free descriptor >= min, or -1.
-func freeFD(min int) int { return files().Lowest(min) }
+func freeFD(min int) int {
+	fd := files().Lowest(min)
+	if uint64(fd) >= nofile() {
+		return -1 // past RLIMIT_NOFILE: the caller's EMFILE
+	}
+	return fd
+}
+
+// nofile is the caller's RLIMIT_NOFILE: the first descriptor it may not
+// have (never past the table).
+func nofile() uint64 { return min(procOf(current()).Limits[unix.RLIMIT_NOFILE].Cur, maxFDs) }
 
 // openFD makes a new description for impl and gives it the lowest free
 // descriptor: the usual end of a call that creates a file. With no
@@ -82,6 +92,7 @@ func initConsoleFDs() {
 // descriptor that refers to it.
 func closeFD(fd int) {
 	fi := fileOf(fd)
+	dropPosixLocks(procOf(current()).Files, fi)
 	sched.LockObject(&sched.FDLock) // unlockedIO's lookups
 	files().Slots[fd] = proc.FDSlot{}
 	sched.FDLock.Unlock()
@@ -139,14 +150,19 @@ func sysDup(t *sched.Thread, f *sched.Frame) uint64 {
 	return uint64(n)
 }
 
+// sysDup3 checks as ksys_dup3 does, in its order: flags, the same
+// descriptor twice (EINVAL), a new one past RLIMIT_NOFILE, an old one
+// not open (EBADF).
 func sysDup3(t *sched.Thread, f *sched.Frame) uint64 {
-	_, ok := getFD(f.X[0])
 	nfd := f.X[1]
-	if !ok {
+	switch {
+	case f.X[2]&^unix.O_CLOEXEC != 0 || f.X[0] == nfd:
+		return errno(unix.EINVAL)
+	case nfd >= nofile():
 		return errno(unix.EBADF)
 	}
-	if nfd >= maxFDs || f.X[0] == nfd || f.X[2]&^unix.O_CLOEXEC != 0 {
-		return errno(unix.EINVAL)
+	if _, ok := getFD(f.X[0]); !ok {
+		return errno(unix.EBADF)
 	}
 	fi := fileOf(int(f.X[0]))
 	vfs.IncRef(fi) // held across the close below, which may be of a dup of it
@@ -180,8 +196,8 @@ func sysFcntl(t *sched.Thread, f *sched.Frame) uint64 {
 		fl.Flags = fl.Flags&^changeable | uint32(f.X[2])&changeable
 		return 0
 	case unix.F_DUPFD, unix.F_DUPFD_CLOEXEC:
-		if f.X[2] >= maxFDs {
-			return errno(unix.EINVAL)
+		if f.X[2] >= nofile() {
+			return errno(unix.EINVAL) // f_dupfd: past RLIMIT_NOFILE
 		}
 		n := freeFD(int(f.X[2]))
 		if n < 0 {
@@ -189,8 +205,8 @@ func sysFcntl(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 		shareFD(n, fileOf(fd), f.X[1] == unix.F_DUPFD_CLOEXEC)
 		return uint64(n)
-	case unix.F_GETLK, unix.F_SETLK, unix.F_SETLKW:
-		return 0
+	case unix.F_GETLK, unix.F_SETLK, unix.F_SETLKW, unix.F_OFD_GETLK, unix.F_OFD_SETLK, unix.F_OFD_SETLKW:
+		return fcntlLock(t, fl, f.X[1], uintptr(f.X[2]))
 	}
 	return errno(unix.EINVAL)
 }

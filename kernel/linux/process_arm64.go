@@ -225,6 +225,7 @@ func releaseObjects(p int32) {
 
 // closeAll closes every descriptor of a table nobody uses any more.
 func closeAll(ft *proc.FDTable) {
+	dropTableLocks(tableIndex(ft))
 	for fd := range ft.Slots {
 		if fi := ft.Slots[fd].File - 1; fi >= 0 {
 			sched.LockObject(&sched.FDLock) // unlockedIO's lookups

@@ -1,6 +1,9 @@
 package linux
 
-import "github.com/gometal/gometal/sched"
+import (
+	"github.com/gometal/gometal/kernel/proc"
+	"github.com/gometal/gometal/sched"
+)
 
 // Real-time signals queue (signal(7), "Real-time signals"; Linux's
 // kernel/signal.c: __send_signal, collect_signal). A standard signal
@@ -17,7 +20,7 @@ import "github.com/gometal/gometal/sched"
 // when the pool is full, as Linux does past RLIMIT_SIGPENDING, and kill
 // of a real-time signal then only makes it pending, as Linux's
 // __send_signal does for an SI_USER signal it could not queue.
-const maxQueuedSignals = 1024
+const maxQueuedSignals = proc.SigpendingMax
 
 // queuedSig is one waiting instance: for thread slot Thread-1, or for
 // process slot Proc-1 (its shared pending set).

@@ -560,48 +560,62 @@ func sysUname(t *sched.Thread, f *sched.Frame) uint64 {
 	return 0
 }
 
-// Resource limits reported to the app (RLIM_INFINITY where Linux has none).
-func rlimitFor(res uint64) (cur, max uint64, ok bool) {
-	const inf = ^uint64(0)
-	switch res {
-	case unix.RLIMIT_STACK:
-		return 8 << 20, inf, true
-	case unix.RLIMIT_NOFILE:
-		return maxFDs, maxFDs, true
-	case unix.RLIMIT_AS, unix.RLIMIT_DATA, unix.RLIMIT_CORE, unix.RLIMIT_CPU,
-		unix.RLIMIT_FSIZE, unix.RLIMIT_NPROC, unix.RLIMIT_MEMLOCK, unix.RLIMIT_RSS:
-		return inf, inf, true
-	}
-	return 0, 0, res < 16
-}
+// Resource limits: each process's own (proc.Limit, proc/rlimit.go).
 
 func sysGetrlimit(t *sched.Thread, f *sched.Frame) uint64 {
-	cur, max, ok := rlimitFor(f.X[0])
-	if !ok {
+	if f.X[0] >= proc.NumLimits {
 		return errno(unix.EINVAL)
 	}
-	r := [2]uint64{cur, max}
-	if !usermem.CopyOut(uintptr(f.X[1]), usermem.BytesOf(unsafe.Pointer(&r), 16)) {
+	return putLimit(uintptr(f.X[1]), procOf(t).Limits[f.X[0]])
+}
+
+func sysSetrlimit(t *sched.Thread, f *sched.Frame) uint64 {
+	var nl proc.Limit
+	if !usermem.CopyIn(usermem.BytesOf(unsafe.Pointer(&nl), unsafe.Sizeof(nl)), uintptr(f.X[1])) {
 		return errno(unix.EFAULT)
+	}
+	return errno(proc.SetLimit(lx(t).Proc, int(f.X[0]), nl, procOf(t).Cred.Privileged()))
+}
+
+// sysPrlimit64 reads and sets the limits of process pid (0: the
+// caller): ESRCH if there is none; EPERM if the caller is not root and
+// the target's real, effective and saved IDs are not all the caller's
+// (do_prlimit's check_prlimit_permission).
+func sysPrlimit64(t *sched.Thread, f *sched.Frame) uint64 {
+	p := lx(t).Proc
+	if pid := int32(f.X[0]); pid != 0 {
+		if p = proc.ByPID(pid); p < 0 || proc.Procs[p].State != proc.Live {
+			return errno(unix.ESRCH)
+		}
+	}
+	res := f.X[1]
+	if res >= proc.NumLimits {
+		return errno(unix.EINVAL)
+	}
+	me := &procOf(t).Cred
+	if p != lx(t).Proc && !me.Privileged() && !proc.Procs[p].Cred.SameUser(me) {
+		return errno(unix.EPERM)
+	}
+	old := proc.Procs[p].Limits[res]
+	if nlAddr := uintptr(f.X[2]); nlAddr != 0 {
+		var nl proc.Limit
+		if !usermem.CopyIn(usermem.BytesOf(unsafe.Pointer(&nl), unsafe.Sizeof(nl)), nlAddr) {
+			return errno(unix.EFAULT)
+		}
+		if e := proc.SetLimit(p, int(res), nl, me.Privileged()); e != 0 {
+			return errno(e)
+		}
+	}
+	if oldAddr := uintptr(f.X[3]); oldAddr != 0 {
+		return putLimit(oldAddr, old)
 	}
 	return 0
 }
 
-func sysPrlimit64(t *sched.Thread, f *sched.Frame) uint64 {
-	if f.X[0] != 0 && f.X[0] != appPID && sched.ByTID(int32(f.X[0])) == nil {
-		return errno(unix.ESRCH)
+func putLimit(addr uintptr, l proc.Limit) uint64 {
+	if !usermem.CopyOut(addr, usermem.BytesOf(unsafe.Pointer(&l), unsafe.Sizeof(l))) {
+		return errno(unix.EFAULT)
 	}
-	cur, max, ok := rlimitFor(f.X[1])
-	if !ok {
-		return errno(unix.EINVAL)
-	}
-	if old := uintptr(f.X[3]); old != 0 {
-		r := [2]uint64{cur, max}
-		if !usermem.CopyOut(old, usermem.BytesOf(unsafe.Pointer(&r), 16)) {
-			return errno(unix.EFAULT)
-		}
-	}
-	// New limits are accepted and ignored: nothing here enforces them.
 	return 0
 }
 

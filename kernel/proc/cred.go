@@ -119,3 +119,12 @@ func set(p *uint32, v uint32) {
 		*p = v
 	}
 }
+
+// SameUser says whether c's real, effective and saved user and group
+// IDs all equal other's real user and group ID (the test prlimit64 and
+// /proc's ptrace-mode checks make of an unprivileged caller:
+// check_prlimit_permission).
+func (c *Cred) SameUser(other *Cred) bool {
+	u, g := other.User.R, other.Group.R
+	return c.User.R == u && c.User.E == u && c.User.S == u && c.Group.R == g && c.Group.E == g && c.Group.S == g
+}

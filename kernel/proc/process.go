@@ -52,6 +52,8 @@ type Process struct {
 	// Comm is the name /proc and the trace show: the executable's base
 	// name, at most 15 bytes (TASK_COMM_LEN).
 	Comm [16]byte
+	// Limits are the process's resource limits (rlimit.go).
+	Limits [NumLimits]Limit
 
 	// Cred is the process's credentials (cred.go), copied by fork.
 	Cred Cred
@@ -90,6 +92,9 @@ func NewFrom(pid, parent, from int32) int32 {
 		if from != NoParent {
 			pp := &Procs[from]
 			p.PGID, p.SID, p.CTTY, p.Comm, p.Cred = pp.PGID, pp.SID, pp.CTTY, pp.Comm, pp.Cred
+			p.Limits = pp.Limits
+		} else {
+			initLimits(&p.Limits)
 		}
 		return int32(i)
 	}
