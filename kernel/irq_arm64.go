@@ -84,6 +84,9 @@ func takeIRQs(c *sched.CPU) {
 				sched.ExpireAlarms(now)
 			}
 			watchdog(c, now)
+			if c.ID == 0 { // the boot core keeps a tick when idle (sched.WatchdogNanos)
+				sched.UpdateLoad(now, timer.NanosToTicks(sched.LoadFreqNanos))
+			}
 		case id == gic.SGIWake:
 			trace.Record(c.ID, trace.KindIRQ, trace.IRQSGI, 0, id)
 			c.Stats.SGIsIn++

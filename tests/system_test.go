@@ -757,6 +757,9 @@ func TestProcfs(t *testing.T) {
 	r.expect(t, 0, "ok self", "ok exe", "ok stat-fields", "ok stat-ids", "ok status ^State", "ok maps", "ok fd-file",
 		"ok fd-pipe", "ok fd-open", "ok task-status", "ok task-hidden", "ok child-zombie", "ok child-reaped",
 		"ok meminfo SwapFree", "ok cpuinfo", "ok mounts", "ok ro-create", "ok fd-open-pipe", "ok fd-stat-pipe", "procfs ok")
+	// The load average rises while threads run (and sysinfo says the same).
+	r = gometal(t, "run", "./tests/progs/procfs", "--", "load")
+	r.expect(t, 0, "ok loadavg-rises", "ok sysinfo-loads", "procfs ok")
 	// The initramfs's /dev/fd and /dev/std* lead there too.
 	r = gometal(t, "run", "./tests/progs/procfs", "--", "devfd")
 	r.expect(t, 0, "ok dev-fd", "written to /dev/stdout", "ok dev-stdout", "procfs ok")
@@ -777,6 +780,17 @@ func TestMounts(t *testing.T) {
 		"ok ro-create", "ok ro-write", "ok stack-below", "ok detach", "ok noexec", "ok bind-dotdot", "ok mountinfo-bind",
 		"ok rbind", "ok umount-children-busy", "ok devtmpfs", "ok mknod-chr", "ok mknod-blk", "ok sysfs-cpus", "ok sysfs-lo", "ok chroot", "ok enodev cgroup2",
 		"ok bad-option", "mounts ok")
+}
+
+// Advisory locks between processes (tests/progs/flock): fcntl record
+// locks seen from a child (F_GETLK with the holder's pid), EAGAIN, a
+// close of any descriptor dropping them, F_SETLKW waiting, EDEADLK,
+// flock(2) per description, OFD locks, and bad arguments.
+func TestFileLocks(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "./tests/progs/flock")
+	r.expect(t, 0, "ok getlk-other", "ok setlk-busy", "ok close-drops", "ok setlkw-waits", "ok edeadlk",
+		"ok flock-other-desc", "ok flock-close-drops", "ok ofd", "flock ok")
 }
 
 // The kernel log (tests/progs/klog): syslog(2) as dmesg calls it, with

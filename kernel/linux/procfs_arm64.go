@@ -510,7 +510,18 @@ func procLoadavg(o *procfs.Buf) {
 			run++
 		}
 	}
-	o.Str("0.00 0.00 0.00 ").Dec(int64(run)).Byte('/').Dec(int64(all)).Byte(' ').Dec(int64(sched.LastTID())).Byte('\n')
+	for i := range sched.LoadAvg {
+		// LOAD_INT and LOAD_FRAC, with the rounding of loadavg_proc_show.
+		l := sched.LoadAvg[i].Load() + sched.FixedOne/200
+		o.Udec(l >> sched.FShift).Byte('.')
+		if frac := (l & (sched.FixedOne - 1)) * 100 >> sched.FShift; frac < 10 {
+			o.Byte('0').Udec(frac)
+		} else {
+			o.Udec(frac)
+		}
+		o.Byte(' ')
+	}
+	o.Dec(int64(run)).Byte('/').Dec(int64(all)).Byte(' ').Dec(int64(sched.LastTID())).Byte('\n')
 }
 
 // procSysStat is /proc/stat: per core, idle time (the rest counted as

@@ -11,9 +11,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // check prints "ok NAME" or "FAIL NAME: why".
@@ -33,6 +38,10 @@ func main() {
 		syscall.Mount("proc", "/proc", "proc", 0, "")
 	}
 	os.MkdirAll("/tmp", 0o1777)
+	if len(os.Args) > 1 && os.Args[1] == "load" {
+		load()
+		return
+	}
 	if len(os.Args) > 1 && os.Args[1] == "devfd" {
 		devfd()
 		if guest.Failed() {
@@ -283,4 +292,30 @@ func readOnly() {
 	_, err = os.Create("/proc/new")
 	check("ro-create", err != nil, "creating /proc/new worked")
 	fmt.Println(filepath.Base("/proc"), "ro done")
+}
+
+// load: two threads spinning for 12 s (two and a bit of the kernel's
+// 5-second load periods) lift the 1-minute load average from 0 to about
+// 2*(1-exp(-10/60)) = 0.31 or more; /proc/loadavg and sysinfo(2) agree.
+func load() {
+	var stop atomic.Bool
+	for i := 0; i < 2; i++ {
+		go func() {
+			runtime.LockOSThread()
+			for !stop.Load() {
+			}
+		}()
+	}
+	time.Sleep(12 * time.Second)
+	stop.Store(true)
+	var l1 float64
+	fmt.Sscanf(read("/proc/loadavg"), "%f", &l1)
+	var si unix.Sysinfo_t
+	unix.Sysinfo(&si)
+	s1 := float64(si.Loads[0]) / 65536
+	check("loadavg-rises", l1 >= 0.25 && l1 <= 2.5, "1-minute load %.2f after 12 s of 2 spinning threads (%q)", l1, read("/proc/loadavg"))
+	check("sysinfo-loads", s1 > l1-0.02 && s1 < l1+0.02, "sysinfo %.3f, /proc/loadavg %.2f", s1, l1)
+	if !guest.Failed() {
+		fmt.Println("procfs ok")
+	}
 }
