@@ -271,3 +271,7 @@ func Chunk(n *Inode, off int64, zero *[mm.PageSize]byte) []byte {
 // DataPages counts the pages file data holds (/proc/meminfo's Shmem:
 // the root is a tmpfs).
 func DataPages() uintptr { return dataPages }
+
+// MaxDataPages is the machine-wide bound on file pages (the root's
+// size, as /proc/mounts shows it).
+func MaxDataPages() uintptr { return maxDataPages }

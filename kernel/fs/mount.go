@@ -72,6 +72,7 @@ func initMounts() {
 	Inodes[RootIno].Opens++
 	sb := &Supers[0] // newInode counted the root in it already
 	sb.Used, sb.Type, sb.Root, sb.Mounts = true, TypeRootfs, RootIno, 1
+	sb.Mode = 0o1777 // Linux's rootfs is made with tmpfs's default mode
 }
 
 // AddMount shows directory root (of instance s) at p with flags:

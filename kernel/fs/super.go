@@ -42,9 +42,12 @@ type Super struct {
 	// mount or a remount), EROFS.
 	ReadOnly bool
 	// MaxPages (size=) and MaxInodes (nr_inodes=) bound a tmpfs; 0 is
-	// no bound of its own (the machine-wide one still holds).
+	// no bound of its own (the machine-wide one still holds). Mode is
+	// the mode= it was made with (what mountinfo shows, whatever the
+	// root's mode is now).
 	MaxPages  uintptr
 	MaxInodes int32
+	Mode      uint32
 	// Pages and Inodes count what the instance holds now.
 	Pages  uintptr
 	Inodes int32
@@ -67,7 +70,7 @@ func NewSuper(t Type, mode uint32) (uint8, unix.Errno) {
 		if Supers[s].Used {
 			continue
 		}
-		Supers[s] = Super{Used: true, Type: t}
+		Supers[s] = Super{Used: true, Type: t, Mode: mode & 0o7777}
 		i, e := newInode(uint8(s), unix.S_IFDIR|mode&0o7777)
 		if e != 0 {
 			Supers[s] = Super{}

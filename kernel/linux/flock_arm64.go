@@ -162,6 +162,9 @@ func sysFlock(t *sched.Thread, f *sched.Frame) uint64 {
 	if !ok {
 		return errno(unix.EBADF)
 	}
+	if f.X[1]&lockMand != 0 {
+		return 0 // LOCK_MAND: ignored since Linux 5.15, with a warning, and so here
+	}
 	var typ int16
 	switch f.X[1] &^ unix.LOCK_NB {
 	case unix.LOCK_SH:
@@ -205,3 +208,7 @@ func dropTableLocks(files int32) {
 func tableIndex(ft *proc.FDTable) int32 {
 	return int32((uintptr(unsafe.Pointer(ft)) - uintptr(unsafe.Pointer(&proc.FDTables[0]))) / unsafe.Sizeof(proc.FDTables[0]))
 }
+
+// lockMand is LOCK_MAND (include/uapi/asm-generic/fcntl.h), which
+// flock(2) no longer honours.
+const lockMand = 32

@@ -62,7 +62,7 @@ func TestTmpfsLifecycle(t *testing.T) {
 	if e := Mount([]byte("tmpfs"), fs.Path{}, walk(t, "/mnt"), []byte("tmpfs"), 0, []byte("nr_inodes=3,mode=750")); e != 0 {
 		t.Fatal(e)
 	}
-	if got := table(); !strings.Contains(got, "tmpfs /mnt tmpfs rw,relatime,nr_inodes=3,mode=750 0 0\n") {
+	if got := table(); !strings.Contains(got, "tmpfs /mnt tmpfs rw,relatime,nr_inodes=3,mode=750,inode64 0 0\n") {
 		t.Errorf("mounts: %q", got)
 	}
 	s := fs.Inodes[walk(t, "/mnt").Ino].Super

@@ -129,23 +129,31 @@ func mountOpts(o *procfs.Buf, flags uint32) {
 }
 
 // superOpts writes an instance's own options as shmem_show_options
-// does: size and nr_inodes when bounded, mode when not the default.
+// does for every tmpfs (the root and devtmpfs are tmpfs instances too):
+// size and nr_inodes when bounded (the root by the machine-wide bounds,
+// which Linux 6.1 shows for its rootfs too), mode when not tmpfs's
+// default 1777, and inode64 (Debian's kernels have
+// CONFIG_TMPFS_INODE64, and inode numbers here are 64-bit).
 func superOpts(o *procfs.Buf, s uint8) {
 	sb := &fs.Supers[s]
+	pages, inodes := uint64(sb.MaxPages), int64(sb.MaxInodes)
 	switch sb.Type {
+	case fs.TypeRootfs:
+		pages, inodes = uint64(fs.MaxDataPages()), fs.MaxInodes
 	case fs.TypeTmpfs, fs.TypeDevtmpfs:
 	default:
 		return
 	}
-	if sb.MaxPages != 0 {
-		o.Str(",size=").Udec(uint64(sb.MaxPages) * pageSize >> 10).Byte('k')
+	if pages != 0 {
+		o.Str(",size=").Udec(pages * pageSize >> 10).Byte('k')
 	}
-	if sb.MaxInodes != 0 {
-		o.Str(",nr_inodes=").Dec(int64(sb.MaxInodes))
+	if inodes != 0 {
+		o.Str(",nr_inodes=").Dec(inodes)
 	}
-	if mode := fs.Inodes[sb.Root].Mode & 0o7777; mode != 0o1777 {
-		o.Str(",mode=").Oct(uint64(mode), 3)
+	if sb.Mode != 0o1777 {
+		o.Str(",mode=").Oct(uint64(sb.Mode), 3)
 	}
+	o.Str(",inode64")
 }
 
 // mangle writes p with space, tab, newline and backslash as octal

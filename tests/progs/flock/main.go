@@ -36,10 +36,11 @@ func child(f *os.File, role string) string {
 }
 
 func main() {
-	if len(os.Args) > 1 {
+	if len(os.Args) > 1 && os.Args[1] != "nokaslr" { // Linux passes init the words it does not know
 		role(os.Args[1])
 		return
 	}
+	guest.LinuxDev()
 	f, err := os.OpenFile("/tmp/lockfile", os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		guest.Fail(err.Error())
@@ -118,7 +119,7 @@ func main() {
 	check("wrlck-readonly", errors.Is(err, syscall.EBADF), "%v", err)
 	err = unix.FcntlFlock(uintptr(fd), unix.F_SETLK, lk(unix.F_WRLCK, -5, 1))
 	check("negative-start", errors.Is(err, syscall.EINVAL), "%v", err)
-	err = unix.Flock(fd, 99)
+	err = unix.Flock(fd, unix.LOCK_SH|unix.LOCK_EX)
 	check("flock-bad-op", errors.Is(err, syscall.EINVAL), "%v", err)
 
 	if guest.Failed() {

@@ -32,3 +32,19 @@ func ReadFile(path string) string {
 	}
 	return string(b)
 }
+
+// LinuxDev gives a program run as init on Linux (the reference runs of
+// the tests) the /proc, /dev and /tmp gometal has at boot: proc on /proc,
+// devtmpfs on /dev when /dev/null is missing (os/exec opens it), and
+// /tmp. On gometal it changes nothing.
+func LinuxDev() {
+	if _, err := os.Stat("/proc/self"); err != nil {
+		os.MkdirAll("/proc", 0o555)
+		unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
+	}
+	if _, err := os.Stat("/dev/null"); err != nil {
+		os.MkdirAll("/dev", 0o755)
+		unix.Mount("devtmpfs", "/dev", "devtmpfs", 0, "")
+	}
+	os.MkdirAll("/tmp", 0o1777)
+}
