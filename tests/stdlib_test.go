@@ -75,7 +75,7 @@ func goTestExecOn(t *testing.T, board string, short bool, flags []string, pkgs .
 
 // TestStdlibOS runs Go's whole os suite (-short) and path/filepath's on
 // gometal, skipping by name only the tests listed in stdlibSkips, each
-// with its reason (also in the README). The suites cover files, dirs,
+// with its reason (also in docs/RUNNING.md). The suites cover files, dirs,
 // symlinks, hard links, FIFOs, os.Root, truncate, times and working
 // directories deeper than PATH_MAX on the file system,
 // pipes and deadlines through the poller, and AF_UNIX sockets.
@@ -99,7 +99,7 @@ func TestStdlibSyscall(t *testing.T) {
 // go test -exec "gometal exec" net) on gometal: TCP and UDP on the
 // loopback, AF_UNIX streams, the resolver's files, interfaces through
 // NETLINK_ROUTE, deadlines through the poller. What gometal does not do
-// yet is skipped by name with its reason (also in the README).
+// yet is skipped by name with its reason (also in docs/RUNNING.md).
 func TestStdlibNet(t *testing.T) {
 	t.Parallel()
 	goTestExec(t, true, []string{"-skip", skipPattern(t, "net")}, "net")

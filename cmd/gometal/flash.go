@@ -260,6 +260,6 @@ func writeImage(src string, t flashTarget, w io.Writer) error {
 	if err := out.Close(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "gometal: wrote %s; put the card in the Pi and connect the serial console (README: Raspberry Pi 4)\n", t.path)
+	fmt.Fprintf(w, "gometal: wrote %s; put the card in the Pi and connect the serial console (docs/RASPBERRY-PI.md)\n", t.path)
 	return nil
 }
