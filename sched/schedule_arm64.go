@@ -167,7 +167,11 @@ func ExpireThreads(now uint64) {
 		t := &Threads[i]
 		if expired(t, now) {
 			atomic.AddUint64(&Timeouts[t.Wait], 1)
-			WakeLocked(t, t.TimeoutResult)
+			if t.TimeoutResult == RetryOnTimeout {
+				retryTo(t, anyCore)
+			} else {
+				WakeLocked(t, t.TimeoutResult)
+			}
 		}
 	}
 	UnlockState()

@@ -205,6 +205,13 @@ func retryTo(t *Thread, core int) {
 	readyOn(t, core)
 }
 
+// RetryOnTimeout, as a wait's timeoutResult, makes its timeout run the
+// system call again (as a Notify does) instead of ending it with a
+// value: a call that must write its answer when its time runs out
+// (ppoll's revents, pselect6's sets, the time left) finds its deadline
+// passed and answers then. No system call returns this value.
+const RetryOnTimeout = 1<<63 | 0x5254
+
 // SVCSize is the size of the SVC instruction that entered the kernel
 // (A64: every instruction is 4 bytes).
 const SVCSize = 4

@@ -793,6 +793,17 @@ func TestFileLocks(t *testing.T) {
 		"ok flock-other-desc", "ok flock-close-drops", "ok ofd", "flock ok")
 }
 
+// ppoll and pselect6 (tests/progs/poll): ready at once, a timeout that
+// writes the time left and empties the sets, a wake-up by another
+// thread's write, POLLERR and POLLNVAL, regular files always ready,
+// EINVAL and EBADF, as on Linux.
+func TestPoll(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "./tests/progs/poll")
+	r.expect(t, 0, "ok ppoll-timeout", "ok ppoll-wakes", "ok ppoll-nval", "ok pselect-timeout", "ok pselect-wakes",
+		"ok pselect-ebadf", "poll ok")
+}
+
 // The kernel log (tests/progs/klog): syslog(2) as dmesg calls it, with
 // the boot lines in it although quiet kept them off the console, and
 // /dev/kmsg's records, writes, seeks and EAGAIN, in Linux's formats.

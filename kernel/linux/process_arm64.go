@@ -261,6 +261,7 @@ func exitThread(t *sched.Thread, code int) {
 	pp := &proc.Procs[p]
 	parentThreadExited(t, p)
 	threadExitTimes(t, p)
+	vfs.ReleasePollInstance(&lx(t).PollEp)
 	lockSignals()
 	dropQueued(sched.Index(t)+1, 0) // its own pending signals go with it
 	unlockSignals()

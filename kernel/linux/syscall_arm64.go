@@ -30,6 +30,8 @@ var sysTable = [...]sysFn{
 	unix.SYS_FLOCK:             sysFlock,
 	unix.SYS_CAPGET:            sysCapget,
 	unix.SYS_CAPSET:            sysCapset,
+	unix.SYS_PPOLL:             sysPpoll,
+	unix.SYS_PSELECT6:          sysPselect6,
 	unix.SYS_FSTATFS:           sysFstatfs,
 	unix.SYS_EVENTFD2:          sysEventfd2,
 	unix.SYS_EPOLL_CREATE1:     sysEpollCreate1,

@@ -61,6 +61,9 @@ type lthread struct {
 	// Dying: its thread group is ending; on its way back to EL0 the
 	// thread is sent to exit instead (deliverSignals).
 	Dying bool
+	// PollEp is the thread's poll instance (1 + its index; 0: none),
+	// which ppoll and pselect6 wait on (vfs.PollInstance).
+	PollEp int32
 }
 
 // sigInfo is what the kernel remembers about one pending signal: si_code

@@ -20,7 +20,10 @@ import (
 // readable touches the console's watchers and nothing else.
 
 const (
-	MaxEpolls = 8
+	// MaxEpolls bounds the instances: every Go process makes one (its
+	// netpoller), and a thread waiting in ppoll or pselect6 has one of
+	// its own (poll.go).
+	MaxEpolls = 256
 	// MaxInterests bounds the registrations of all instances together
 	// (Go registers every pollable descriptor with its one instance).
 	MaxInterests = 4096
@@ -82,10 +85,15 @@ func (ep *Epoll) Kind() Kind          { return KindEpoll }
 // Release drops every registration of the instance (f may be nil: an
 // instance that never got a description).
 func (ep *Epoll) Release(f *File) {
+	ep.Clear()
+	ep.used = false
+}
+
+// Clear drops every registration of the instance and keeps it.
+func (ep *Epoll) Clear() {
 	for ep.list != 0 {
 		ep.remove(&interests[ep.list-1])
 	}
-	ep.used = false
 }
 
 // Pollable says whether epoll can watch f: it must have a Waitable, and
