@@ -239,3 +239,13 @@ func ReadArchive(path string) ([]cpio.Record, error) {
 	}
 	return recs, nil
 }
+
+// RecordData is a record's contents: a file's bytes, a link's target.
+func RecordData(r cpio.Record) string {
+	if r.ReaderAt == nil {
+		return ""
+	}
+	buf := make([]byte, r.FileSize)
+	n, _ := r.ReadAt(buf, 0)
+	return string(buf[:n])
+}
