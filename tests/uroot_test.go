@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gometal/gometal/linker"
@@ -17,10 +18,18 @@ import (
 // downloads included), later ones find it in seconds.
 func urootImage(t *testing.T) {
 	t.Helper()
-	if _, err := linker.BuildURoot("core", os.Stderr); err != nil {
-		t.Fatal(err)
+	urootOnce.Do(func() { _, urootErr = linker.BuildURoot("core", os.Stderr) })
+	if urootErr != nil {
+		t.Fatal(urootErr)
 	}
 }
+
+// urootOnce builds the image once for the tests that run in parallel,
+// which would otherwise each build it on a cold cache.
+var (
+	urootOnce sync.Once
+	urootErr  error
+)
 
 // The shell reads commands from the console (piped here), runs u-root's
 // commands and the program put in /bin, and exit ends init and the run

@@ -101,7 +101,7 @@ flags for run and build:
   -uroot          u-root's userland instead of the program as /init: its
                   cmds/core commands as one busybox (/bbin), u-root's init
                   as /init, gosh as /bin/sh; the program, if given, goes
-                  in /bin (built once, about 2 minutes, then cached)
+                  in /bin (built once, about 3 minutes, then cached)
   -uroot-cmds L   with -uroot: the commands, "core" (default: all of
                   cmds/core) or names separated by commas (init and gosh
                   are always in)
