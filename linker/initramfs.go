@@ -27,6 +27,12 @@ type Initramfs struct {
 	// Files are single host files copied in (Guest path = Host path when
 	// Guest is empty).
 	Files []Tree
+	// Base is another initramfs's records (u-root's, with its own
+	// /init) laid under these: the skeleton's files win over Base's of
+	// the same name. With a Base, App is optional and goes to AppPath
+	// (a guest path, e.g. /bin/hello) instead of /init.
+	Base    []cpio.Record
+	AppPath string
 }
 
 // Tree copies the host directory Host to the guest path Guest, leaving
@@ -85,9 +91,12 @@ func nulJoin(ss []string) string {
 
 // Bytes returns the cpio newc archive.
 func (r *Initramfs) Bytes() ([]byte, error) {
-	app, err := os.ReadFile(r.App)
-	if err != nil {
-		return nil, err
+	var app []byte
+	if r.App != "" || r.Base == nil {
+		var err error
+		if app, err = os.ReadFile(r.App); err != nil {
+			return nil, err
+		}
 	}
 	for _, s := range append(append([]string{}, r.Argv...), r.Env...) {
 		if strings.IndexByte(s, 0) >= 0 {
@@ -101,19 +110,29 @@ func (r *Initramfs) Bytes() ([]byte, error) {
 	if !path.IsAbs(cwd) {
 		return nil, fmt.Errorf("working directory %q is not absolute", cwd)
 	}
-	recs := []cpio.Record{
-		cpio.StaticRecord(app, cpio.Info{Name: "init", Mode: cpio.S_IFREG | 0o755}),
+	var recs []cpio.Record
+	if r.Base == nil {
+		recs = append(recs, cpio.StaticRecord(app, cpio.Info{Name: "init", Mode: cpio.S_IFREG | 0o755}))
+	}
+	recs = append(recs,
 		cpio.Directory(".gometal", 0o755),
 		cpio.StaticFile(".gometal/argv", nulJoin(r.Argv), 0o644),
 		cpio.StaticFile(".gometal/envp", nulJoin(r.Env), 0o644),
 		cpio.StaticFile(".gometal/cwd", cwd, 0o644),
-	}
+	)
 	// The skeleton first, so that directories it has (/tmp) are there
 	// before anything is put below them.
 	recs = append(recs, etcRecords()...)
 	recs = append(recs, devRecords()...)
 	if cwd != "/" {
 		recs = append(recs, cpio.Directory(strings.TrimPrefix(cwd, "/"), 0o755))
+	}
+	recs = append(recs, baseRecords(r.Base, recs)...)
+	if r.Base != nil && app != nil {
+		if !path.IsAbs(r.AppPath) {
+			return nil, fmt.Errorf("the app's guest path %q is not absolute", r.AppPath)
+		}
+		recs = append(recs, cpio.StaticRecord(app, cpio.Info{Name: strings.TrimPrefix(r.AppPath, "/"), Mode: cpio.S_IFREG | 0o755}))
 	}
 	for _, f := range r.Files {
 		data, err := os.ReadFile(f.Host)
@@ -145,6 +164,26 @@ func (r *Initramfs) Bytes() ([]byte, error) {
 		return nil, fmt.Errorf("the initramfs would hold %d files, more than the %d the kernel's file table takes", len(recs), MaxInitramfsEntries)
 	}
 	return newcArchive(recs)
+}
+
+// baseRecords are the records of base that ours (the skeleton and
+// /.gometal) do not replace: a directory both have is written once
+// (newcArchive keeps the first), a file or node of ours wins.
+func baseRecords(base, ours []cpio.Record) []cpio.Record {
+	have := map[string]bool{}
+	for _, r := range ours {
+		have[r.Name] = true
+	}
+	var out []cpio.Record
+	for _, r := range base {
+		name := strings.TrimPrefix(path.Clean("/"+r.Name), "/")
+		if name == "" || have[name] {
+			continue
+		}
+		r.Name = name
+		out = append(out, r)
+	}
+	return out
 }
 
 // MaxInitramfsEntries is how many entries an initramfs may have: the

@@ -58,7 +58,7 @@ func flashCmd(args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	art, err := buildArtifacts(b, fs.Arg(0), bootargs)
+	art, err := buildArtifacts(b, fs.Arg(0), bootargs, urootFlags{})
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -1,6 +1,7 @@
 // Command gometal boots Go programs on the gometal kernel under QEMU.
 //
 //	gometal run   [flags] <pkg-dir | app.elf> [-- args...]
+//	gometal run   -uroot [-uroot-cmds LIST] [flags] [<pkg-dir | app.elf>]
 //	gometal exec  [flags] <app.elf> [args...]     (for go test -exec)
 //	gometal build [-board virt|rpi4] [-o dir] [<pkg-dir | app.elf>]
 //	gometal flash -board rpi4 -device /dev/sdX <pkg-dir | app.elf>
@@ -45,8 +46,11 @@ const exitUsage = 2
 
 const usage = `usage:
   gometal run   [flags] <pkg-dir | app.elf> [-- args...]   boot a Go program
+  gometal run   -uroot [-uroot-cmds LIST] [flags] [<pkg-dir | app.elf>]
+                                                           boot u-root's init and shell (gosh), the
+                                                           program (if given) in /bin
   gometal exec  [flags] <app.elf> [args...]                for go test -exec "gometal exec"
-  gometal build [-board virt|rpi4] [-o dir] [-bootarg W]... [<pkg-dir | app.elf>]
+  gometal build [-board virt|rpi4] [-o dir] [-bootarg W]... [-uroot [-uroot-cmds LIST]] [<pkg-dir | app.elf>]
                                                            virt: kernel.elf, Image (and initramfs.cpio);
                                                            rpi4: kernel.elf, boot/ and sdcard.img
   gometal flash -board rpi4 -device /dev/sdX|FILE.img [-yes] [-force] <pkg-dir | app.elf>
@@ -93,6 +97,14 @@ flags for run and exec:
                   in the guest) to HOST, e.g. a Go execution trace for
                   gometal trace -go HOST (repeatable, up to 4)
   -v              print the QEMU command line
+flags for run and build:
+  -uroot          u-root's userland instead of the program as /init: its
+                  cmds/core commands as one busybox (/bbin), u-root's init
+                  as /init, gosh as /bin/sh; the program, if given, goes
+                  in /bin (built once, about 3 minutes, then cached)
+  -uroot-cmds L   with -uroot: the commands, "core" (default: all of
+                  cmds/core) or names separated by commas (init and gosh
+                  are always in)
 Interactive runs: Ctrl-A x ends QEMU; Ctrl-A b then t prints the kernel's
 state dump (SysRq: a BREAK, then the key).
 `
@@ -160,7 +172,55 @@ type options struct {
 	net      string
 	ports    listFlag
 	hostPort listFlag
+	uroot    urootFlags
 	set      map[string]bool // flags given on the command line
+}
+
+// urootFlags are -uroot and -uroot-cmds, of run and build.
+type urootFlags struct {
+	on   bool
+	cmds string
+}
+
+func (u *urootFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&u.on, "uroot", false, "boot u-root's init and shell, the program (if any) in /bin")
+	fs.StringVar(&u.cmds, "uroot-cmds", "core", "with -uroot: core, or cmds/core command names separated by commas")
+}
+
+// check refuses -uroot-cmds without -uroot.
+func (u *urootFlags) check(set func(string) bool) error {
+	if set("uroot-cmds") && !u.on {
+		return errors.New("-uroot-cmds needs -uroot")
+	}
+	return nil
+}
+
+// urootInitramfs is u-root's initramfs (built or from the cache) with
+// the program app (a host path, "" for none) as /bin/NAME, NAME from
+// target; init gets no arguments, as a kernel starts it.
+func urootInitramfs(u urootFlags, app, target string) (*linker.Initramfs, error) {
+	path, err := linker.BuildURoot(u.cmds, os.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	base, err := linker.ReadArchive(path)
+	if err != nil {
+		return nil, err
+	}
+	rd := &linker.Initramfs{Base: base, Argv: []string{"/init"}, Env: append([]string(nil), defaultEnv...)}
+	if app != "" {
+		rd.App, rd.AppPath = app, "/bin/"+appName(target)
+	}
+	return rd, nil
+}
+
+// appName is the name a program goes by in /bin: its package
+// directory's or its file's.
+func appName(target string) string {
+	if abs, err := filepath.Abs(target); err == nil {
+		target = abs
+	}
+	return strings.TrimSuffix(filepath.Base(target), ".elf")
 }
 
 func parseFlags(name string, args []string, exec bool) (*options, []string, error) {
@@ -195,11 +255,17 @@ func parseFlags(name string, args []string, exec bool) (*options, []string, erro
 	fs.StringVar(&o.net, "net", defNet, "network: user, isolated or none")
 	fs.Var(&o.ports, "p", "HOST:GUEST[/tcp|/udp]: forward a host port into the guest")
 	fs.Var(&o.hostPort, "host-port", "PORT: let the guest reach the host's 127.0.0.1:PORT at "+qemu.HostAddr+":PORT (TCP)")
+	if !exec {
+		o.uroot.register(fs)
+	}
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
 	o.set = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
+	if err := o.uroot.check(func(n string) bool { return o.set[n] }); err != nil {
+		return nil, nil, err
+	}
 	for _, e := range o.env {
 		if !strings.Contains(e, "=") {
 			return nil, nil, fmt.Errorf("-env %q: want K=V", e)
@@ -283,8 +349,19 @@ func boot(args []string, exec bool) int {
 		}
 		return fail("%v", err)
 	}
-	target, appArgs, err := splitArgs(rest, exec)
-	if err != nil {
+	var target string
+	var appArgs []string
+	if o.uroot.on {
+		if len(rest) > 1 {
+			return fail("-uroot takes at most one program (it goes in /bin; run it from the shell with its arguments), got %q", rest)
+		}
+		if len(rest) == 1 {
+			target = rest[0]
+		}
+		if o.profile != "" {
+			return fail("-profile with -uroot: not yet (the profile's symbols come from one program)")
+		}
+	} else if target, appArgs, err = splitArgs(rest, exec); err != nil {
 		return fail("%v\n%s", err, usage)
 	}
 	board, err := linker.LookupBoard(o.board)
@@ -300,9 +377,11 @@ func boot(args []string, exec bool) int {
 	}
 	defer os.RemoveAll(tmp)
 
-	app, err := resolveApp(target, tmp)
-	if err != nil {
-		return fail("%v", err)
+	var app string
+	if target != "" {
+		if app, err = resolveApp(target, tmp); err != nil {
+			return fail("%v", err)
+		}
 	}
 	root, err := linker.FindRoot(srcRoot)
 	if err != nil {
@@ -319,6 +398,11 @@ func boot(args []string, exec bool) int {
 
 	rd := &linker.Initramfs{App: app, Argv: append([]string{"/init"}, appArgs...)}
 	rd.Env = append(rd.Env, defaultEnv...)
+	if o.uroot.on {
+		if rd, err = urootInitramfs(o.uroot, app, target); err != nil {
+			return fail("%v", err)
+		}
+	}
 	timeout := o.timeout
 	if exec {
 		for _, v := range passEnv {
@@ -779,8 +863,15 @@ func build(args []string) int {
 	out := fs.String("o", "build", "output directory")
 	var bootargs listFlag
 	fs.Var(&bootargs, "bootarg", "kernel command-line word (rpi4: cmdline.txt)")
+	var uroot urootFlags
+	uroot.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := uroot.check(func(n string) bool { return set[n] }); err != nil {
+		return fail("%v", err)
 	}
 	if fs.NArg() > 1 {
 		return fail("build takes one program, got %q", fs.Args())
@@ -789,10 +880,10 @@ func build(args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	if b.DTB != "" && fs.NArg() == 0 {
+	if b.DTB != "" && fs.NArg() == 0 && !uroot.on {
 		fmt.Fprintf(os.Stderr, "gometal: no program given: writing the kernel only (the %s boot files need one: gometal build -board %s -o %s <pkg-dir | app.elf>)\n", b.Name, b.Name, *out)
 	}
-	art, err := buildArtifacts(b, fs.Arg(0), bootargs)
+	art, err := buildArtifacts(b, fs.Arg(0), bootargs, uroot)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -817,7 +908,7 @@ type artifacts struct {
 // buildArtifacts builds the kernel for b and, given a program, its
 // initramfs and (for boards with a device tree of their own, the Pi)
 // the boot partition's files.
-func buildArtifacts(b linker.Board, target string, bootargs []string) (*artifacts, error) {
+func buildArtifacts(b linker.Board, target string, bootargs []string, uroot urootFlags) (*artifacts, error) {
 	root, err := linker.FindRoot(srcRoot)
 	if err != nil {
 		return nil, err
@@ -830,7 +921,7 @@ func buildArtifacts(b linker.Board, target string, bootargs []string) (*artifact
 		return nil, err
 	}
 	a := &artifacts{board: b, kernel: k}
-	if target == "" {
+	if target == "" && !uroot.on {
 		return a, nil
 	}
 	tmp, err := os.MkdirTemp("", "gometal-")
@@ -838,11 +929,18 @@ func buildArtifacts(b linker.Board, target string, bootargs []string) (*artifact
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	app, err := resolveApp(target, tmp)
-	if err != nil {
-		return nil, err
+	var app string
+	if target != "" {
+		if app, err = resolveApp(target, tmp); err != nil {
+			return nil, err
+		}
 	}
 	rd := &linker.Initramfs{App: app, Argv: []string{"/init"}, Env: defaultEnv}
+	if uroot.on {
+		if rd, err = urootInitramfs(uroot, app, target); err != nil {
+			return nil, err
+		}
+	}
 	if a.initramfs, err = rd.Bytes(); err != nil {
 		return nil, fmt.Errorf("packing the initramfs: %v", err)
 	}

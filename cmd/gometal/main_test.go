@@ -40,6 +40,18 @@ func TestParseFlags(t *testing.T) {
 	if _, _, err := parseFlags("run", []string{"-smp", "9"}, false); err == nil {
 		t.Error("-smp 9 accepted")
 	}
+	if _, _, err := parseFlags("run", []string{"-uroot-cmds", "ls"}, false); err == nil {
+		t.Error("-uroot-cmds without -uroot accepted")
+	}
+	if o, _, err := parseFlags("run", []string{"-uroot", "-uroot-cmds", "ls,cat"}, false); err != nil || !o.uroot.on || o.uroot.cmds != "ls,cat" {
+		t.Errorf("-uroot -uroot-cmds: %+v %v", o, err)
+	}
+	if _, _, err := parseFlags("exec", []string{"-uroot"}, true); err == nil {
+		t.Error("exec took -uroot")
+	}
+	if appName("./examples/hello") != "hello" || appName("/x/app.elf") != "app" {
+		t.Error("appName")
+	}
 	if m := testTimeoutRE.FindStringSubmatch("-test.timeout=10m0s"); m == nil || m[1] != "10m0s" {
 		t.Error("test timeout not recognised")
 	}

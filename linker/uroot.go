@@ -1,0 +1,251 @@
+package linker
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/u-root/gobusybox/src/pkg/golang"
+	"github.com/u-root/mkuimage/uimage"
+	"github.com/u-root/u-root/pkg/cpio"
+	"github.com/u-root/uio/llog"
+)
+
+// URootModule is the u-root module whose commands -uroot builds, at
+// URootVersion: the version go.mod requires (TestURootVersionMatchesGoMod),
+// so the initramfs is packed by the pkg/cpio of the same release.
+const (
+	URootModule  = "github.com/u-root/u-root"
+	URootVersion = "v0.16.0"
+)
+
+// GoshTag builds gosh without its bubbline line editor: bubbline puts the
+// console in raw mode, asks the terminal where the cursor is (ESC [6n)
+// and waits for the answer, which a piped stdin never gives, and it
+// needs a termios the console does not keep yet. The small gosh prints
+// "$ " and reads whole lines, which the console's line discipline (or
+// the host's terminal) edits.
+const GoshTag = "goshsmall"
+
+// URootShell and URootInit are the commands linked to /bin/sh and /init.
+// urootLayout names how BuildURoot lays the image out, for its cache key:
+// change it when the layout changes.
+const (
+	URootShell  = "gosh"
+	URootInit   = "init"
+	urootLayout = "sh-only-1"
+)
+
+// URootCommands lists the command names of a -uroot-cmds value: "core"
+// (every command of cmds/core), or names of cmds/core commands separated
+// by commas, to which init and gosh are always added. The result is
+// sorted and has no repeats.
+func URootCommands(src, list string) ([]string, error) {
+	core := filepath.Join(src, "cmds", "core")
+	ents, err := os.ReadDir(core)
+	if err != nil {
+		return nil, err
+	}
+	var all []string
+	for _, e := range ents {
+		if e.IsDir() {
+			all = append(all, e.Name())
+		}
+	}
+	if list == "" || list == "core" {
+		return all, nil
+	}
+	names := []string{URootInit, URootShell}
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			continue
+		}
+		if !slices.Contains(all, n) {
+			return nil, fmt.Errorf("-uroot-cmds: %q is not a command of u-root %s's cmds/core", n, URootVersion)
+		}
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return slices.Compact(names), nil
+}
+
+// URootSource is where the go command keeps the u-root module's
+// sources (downloading them through the module proxy the first time).
+func URootSource() (string, error) {
+	cmd := exec.Command("go", "mod", "download", "-json", URootModule+"@"+URootVersion)
+	cmd.Dir = os.TempDir() // outside any module
+	cmd.Env = append(os.Environ(), "GOFLAGS=")
+	out, err := cmd.Output()
+	var m struct{ Dir, Error string }
+	if jerr := json.Unmarshal(out, &m); jerr != nil && err == nil {
+		err = jerr
+	}
+	switch {
+	case m.Error != "":
+		return "", errors.New(m.Error)
+	case err != nil:
+		return "", fmt.Errorf("go mod download %s@%s: %v", URootModule, URootVersion, err)
+	}
+	return m.Dir, nil
+}
+
+// goVersion is the version of the go command that builds the busybox.
+func goVersion() (string, error) {
+	out, err := exec.Command("go", "env", "GOVERSION").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOVERSION: %v", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// URootKey identifies a u-root initramfs build: the u-root version, the
+// command set, gosh's build tag and the Go version that compiles it.
+func URootKey(cmds []string, goVer string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s@%s\n%s\n%s\n%s\n%s\n", URootModule, URootVersion, goVer, GoshTag, urootLayout, strings.Join(cmds, ","))
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// BuildURoot returns the u-root initramfs (cpio newc) of the cmds/core
+// commands named by list (see URootCommands) as one busybox binary
+// /bbin/bb, with init as /init and gosh as /bin/sh, built for
+// linux/arm64 by mkuimage and gobusybox. Builds are cached by URootKey;
+// progress, if not nil, is told when a build starts and ends.
+func BuildURoot(list string, progress io.Writer) (string, error) {
+	src, err := URootSource()
+	if err != nil {
+		return "", err
+	}
+	cmds, err := URootCommands(src, list)
+	if err != nil {
+		return "", err
+	}
+	goVer, err := goVersion()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(CacheDir(), "uroot-"+URootVersion+"-"+URootKey(cmds, goVer))
+	out := filepath.Join(dir, "initramfs.cpio")
+	if _, err := os.Stat(out); err == nil {
+		return out, nil
+	}
+	if progress == nil {
+		progress = io.Discard
+	}
+	fmt.Fprintf(progress, "gometal: building u-root %s (%d commands, about %s on %d cores)…\n",
+		URootVersion, len(cmds), urootEstimate(len(cmds)), runtime.NumCPU())
+	start := time.Now()
+	if err := os.MkdirAll(CacheDir(), 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(CacheDir(), "uroot-build-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	work := filepath.Join(tmp, "work")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		return "", err
+	}
+	pkgs := make([]string, len(cmds))
+	for i, c := range cmds {
+		pkgs[i] = filepath.Join(src, "cmds", "core", c)
+	}
+	// The go command resolves the commands' imports in u-root's own
+	// module (its go.mod and go.sum), not in the one gometal runs from,
+	// whose go.sum lacks the commands' dependencies.
+	env := golang.Default(golang.DisableCGO(), golang.WithGOOS("linux"), golang.WithGOARCH("arm64"),
+		golang.WithBuildTag(GoshTag), golang.WithWorkingDir(src))
+	// mkuimage logs each step at info level; only its warnings and
+	// errors are worth the user's screen.
+	var logBuf bytes.Buffer
+	l := llog.New(slog.LevelInfo, func(format string, v ...any) {
+		fmt.Fprintf(&logBuf, format+"\n", v...)
+	})
+	err = uimage.Create(l,
+		uimage.WithReplaceEnv(env),
+		uimage.WithBaseArchive(uimage.DefaultRamfs()),
+		uimage.WithBusyboxCommands(pkgs...),
+		uimage.WithInit(URootInit),
+		// /bin/sh only, not WithShell's /bin/defaultsh beside it: init
+		// runs each of the two in turn, so one exit would start a
+		// second shell; with one, exit ends init and the run.
+		uimage.WithSymlink("bin/sh", URootShell),
+		uimage.WithSkipLDD(),
+		uimage.WithTempDir(work),
+		uimage.WithCPIOOutput(filepath.Join(tmp, "initramfs.cpio")),
+	)
+	if err != nil {
+		return "", fmt.Errorf("building u-root: %v\n%s", err, logBuf.String())
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		// Another process won the race; its build is the same.
+		if _, statErr := os.Stat(out); statErr != nil {
+			return "", err
+		}
+	} else {
+		// The rename moved the work directory along; drop it.
+		os.RemoveAll(filepath.Join(dir, "work"))
+	}
+	fmt.Fprintf(progress, "gometal: built u-root in %s (cached in %s)\n", time.Since(start).Round(time.Second), dir)
+	return out, nil
+}
+
+// urootEstimate is the build's rough duration on the 2-core host with
+// other QEMU runs beside it: all of cmds/core took 2m49s and 3m48s
+// (module downloads in the first), a busybox of four commands 1m11s.
+func urootEstimate(n int) string {
+	if n > 40 {
+		return "3 minutes"
+	}
+	return "1 minute"
+}
+
+// ReadArchive reads a cpio newc archive's records.
+func ReadArchive(path string) ([]cpio.Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := cpio.ReadAllRecords(cpio.Newc.Reader(f))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %v", path, err)
+	}
+	// Records read from a file read their contents lazily from it;
+	// take them now, as f closes here.
+	for i, r := range recs {
+		if r.ReaderAt == nil {
+			continue
+		}
+		data, err := io.ReadAll(io.NewSectionReader(r.ReaderAt, 0, int64(r.FileSize)))
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %s: %v", path, r.Name, err)
+		}
+		recs[i] = cpio.StaticRecord(data, r.Info)
+	}
+	return recs, nil
+}
+
+// RecordData is a record's contents: a file's bytes, a link's target.
+func RecordData(r cpio.Record) string {
+	if r.ReaderAt == nil {
+		return ""
+	}
+	buf := make([]byte, r.FileSize)
+	n, _ := r.ReadAt(buf, 0)
+	return string(buf[:n])
+}
