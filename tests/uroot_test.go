@@ -55,6 +55,11 @@ func TestURootShell(t *testing.T) {
 		"free",
 		"ip addr",
 		"mount",
+		"df /tmp",
+		"dmesg | grep -c -e 'Failed to initialize loopback' -e 'proc.*busy'",
+		"dmesg | grep 'kernel ready'",
+		"chroot / /bbin/true && echo chrooted",
+		"uptime",
 		"echo status=$?",
 		"exit",
 	}, "\n") + "\n"
@@ -72,10 +77,15 @@ func TestURootShell(t *testing.T) {
 		"/etc/hosts\n",
 		"Linux gometal ",
 		"$ gometal\n",
-		"PID TTY", " ps",
+		"PID TTY", "console ", " ps",
 		"Mem:",
 		"inet 127.0.0.1/8", "inet 10.0.2.15/24",
-		"proc /proc proc",
+		"proc /proc proc", "devtmpfs /dev devtmpfs", "tmpfs /tmp tmpfs", "sysfs /sys sysfs",
+		"% /tmp", // df: its line for /tmp
+		"$ 0\n",  // init's log has no loopback or proc mount error
+		"] kernel ready in ",
+		"chrooted",
+		"loadaverage: ", // u-root's uptime spells it so
 		"status=0",
 		"init: ", "Exiting...",
 	)

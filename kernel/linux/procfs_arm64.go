@@ -11,6 +11,7 @@ import (
 	"github.com/gometal/gometal/kernel/proc"
 	"github.com/gometal/gometal/kernel/procfs"
 	"github.com/gometal/gometal/kernel/sysfs"
+	"github.com/gometal/gometal/kernel/tty"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/kernel/vfs"
 	"github.com/gometal/gometal/sched"
@@ -340,7 +341,13 @@ func procStat(o *procfs.Buf, slot, tid int32) {
 	}
 	o.Dec(int64(id)).Str(" (").Raw(commOf(slot, tid)).Str(") ").Byte(st).Byte(' ')
 	o.Dec(ppidOf(slot)).Byte(' ').Dec(int64(p.PGID)).Byte(' ').Dec(int64(p.SID)).Byte(' ')
-	o.Str("0 -1 ")    // tty_nr, tpgid: no controlling terminal
+	// tty_nr, tpgid: the controlling terminal (the console, 5:1, in
+	// new_encode_dev's form) and its foreground group, or 0 and -1.
+	if p.CTTY && tty.Session == p.SID {
+		o.Dec(int64(ttyNr(tty.Rdev))).Byte(' ').Dec(int64(tty.Pgrp)).Byte(' ')
+	} else {
+		o.Str("0 -1 ")
+	}
 	o.Str("4194560 ") // flags: PF_FORKNOEXEC|PF_RANDOMIZE-like, as Linux shows a user task
 	o.Str("0 0 0 0 ") // minflt cminflt majflt cmajflt
 	run := procCPUTicks(slot, timer.Now())
@@ -649,6 +656,25 @@ func fileLink(f *vfs.File, b, tmp []byte) int {
 		st := f.Impl.Stat(f)
 		n += copy(b[n:], procfs.Decimal(tmp, int64(st.Ino)))
 		return n + copy(b[n:], "]")
+	case vfs.KindEventfd:
+		return copy(b, "anon_inode:[eventfd]")
+	case vfs.KindTimerfd:
+		return copy(b, "anon_inode:[timerfd]")
+	case vfs.KindEpoll:
+		return copy(b, "anon_inode:[eventpoll]")
+	case vfs.KindPidfd:
+		return copy(b, "anon_inode:[pidfd]")
+	case vfs.KindDevice:
+		// A device description's node (memory devices, /dev/kmsg).
+		return fs.PathOfAny(fs.Path{Mnt: fs.MountOf(f), Ino: devNodes[f.Index()]}, b)
 	}
 	return copy(b, "anon_inode:[unknown]")
+}
+
+// ttyNr encodes device number dev (major<<8 | minor here) as
+// /proc/PID/stat's tty_nr: new_encode_dev's minor low byte, major, then
+// the minor's high bits.
+func ttyNr(dev uint32) uint32 {
+	major, minor := dev>>8, dev&0xff
+	return minor&0xff | major<<8 | (minor&^0xff)<<12
 }

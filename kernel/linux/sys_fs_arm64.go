@@ -165,7 +165,11 @@ func openat(t *sched.Thread, f *sched.Frame) uint64 {
 	case mode == unix.S_IFDIR && (write || flags&(unix.O_CREAT|unix.O_TRUNC) != 0):
 		return errno(unix.EISDIR) // O_TRUNC asks to write too (build_open_flags)
 	case mode == unix.S_IFCHR:
-		return openCharDev(i, flags)
+		r := openCharDev(i, flags)
+		if fl, ok := getFD(r); ok && !vfs.IsErr(r) {
+			fs.FileMnt[fl.Index()] = w.Mnt // where /proc/PID/fd finds its node
+		}
+		return r
 	case mode == unix.S_IFBLK:
 		return errno(unix.ENXIO) // no block device here (blkdev_open finds no disk)
 	case mode == unix.S_IFIFO:

@@ -122,8 +122,13 @@ func newMount(source []byte, target fs.Path, fstype []byte, flags uint32, data [
 	}
 	fs.Supers[s].ReadOnly = fs.Supers[s].ReadOnly || flags&unix.MS_RDONLY != 0 && fs.Supers[s].Mounts == 0
 	root := fs.Supers[s].Root
-	if top := fs.MountAt(target); top >= 0 && fs.Mounts[top].Super == s && fs.Mounts[top].Root == root {
-		return unix.EBUSY // the same instance on top of itself (do_add_mount)
+	// The same instance on top of itself is EBUSY (do_add_mount): a
+	// second devtmpfs or sysfs on its own mountpoint. Linux makes proc a
+	// new instance at each mount, so a second proc on /proc stacks there
+	// (as a distribution's init does over the kernel's boot mount here).
+	if top := fs.MountAt(target); top >= 0 && fs.Mounts[top].Super == s && fs.Mounts[top].Root == root &&
+		fs.Supers[s].Type != fs.TypeProc {
+		return unix.EBUSY
 	}
 	_, e = fs.AddMount(target, root, s, flags, source)
 	if e != 0 && fs.Supers[s].Mounts == 0 && fs.Supers[s].Type == fs.TypeTmpfs {

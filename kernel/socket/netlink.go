@@ -28,9 +28,10 @@ const (
 	// nlMsgMax bounds one reply message: the largest here is a link,
 	// 16 + 16 + five attributes of at most 12 bytes.
 	nlMsgMax = 128
-	// nlRequestMax is how much of a request is read: its header and
-	// the family byte of rtgenmsg are all that is acted on.
-	nlRequestMax = nlmsgHdrLen + 4
+	// nlRequestMax is how much of a request is read: its header, and
+	// for a request about one link its ifinfomsg and attributes (a name,
+	// an extended-info mask); a dump needs only rtgenmsg's family byte.
+	nlRequestMax = nlmsgHdrLen + ifinfoLen + 64
 
 	ifindexLo  = 1 // the loopback is interface 1 on Linux
 	ifindexEth = 2
@@ -56,6 +57,10 @@ type netlinkState struct {
 	next  int
 	// errHdr is the request an error answers, echoed in NLMSG_ERROR.
 	errHdr [nlmsgHdrLen]byte
+	// link is the interface a request about one link names (0: none
+	// here), and answer what it gets (0: the link, or an ACK).
+	link   uint32
+	answer unix.Errno
 }
 
 var nlScratch [nlMsgMax]byte
@@ -140,8 +145,73 @@ func (k *Socket) NetlinkSend(buf uintptr, n uint64) uint64 {
 	k.nl.seq = binary.NativeEndian.Uint32(req[8:])
 	k.nl.next = 0
 	copy(k.nl.errHdr[:], req[:nlmsgHdrLen])
+	if k.nl.flags&unix.NLM_F_DUMP != unix.NLM_F_DUMP && (k.nl.req == unix.RTM_GETLINK || k.nl.req == unix.RTM_NEWLINK || k.nl.req == unix.RTM_SETLINK) {
+		k.nl.link, k.nl.answer = linkRequest(k.nl.req, req[:min(m, uint64(binary.NativeEndian.Uint32(req[0:])))])
+		if k.nl.req != unix.RTM_GETLINK && k.nl.answer == 0 && k.nl.flags&unix.NLM_F_ACK == 0 {
+			k.nl.req = 0 // done, and nothing to say (rtnetlink acks only when asked)
+			return n
+		}
+	}
 	vfs.Notify(&k.W, unix.EPOLLIN)
 	return n
+}
+
+// linkRequest reads a request about one link (ifinfomsg: its index, the
+// flags to change; or IFLA_IFNAME) and answers which link it names and
+// what the request gets, as rtnl_getlink and rtnl_setlink answer: ENODEV
+// for no such link; for a change, nothing to do when it brings a link
+// up (both are up from boot), EOPNOTSUPP for anything else (taking one
+// down, a new MTU or name: this kernel keeps its links as they are).
+func linkRequest(typ uint16, req []byte) (link uint32, answer unix.Errno) {
+	if len(req) < nlmsgHdrLen+ifinfoLen {
+		return 0, unix.EINVAL
+	}
+	info := req[nlmsgHdrLen:]
+	idx := binary.NativeEndian.Uint32(info[4:])
+	flags, change := binary.NativeEndian.Uint32(info[8:]), binary.NativeEndian.Uint32(info[12:])
+	other := false
+	for a := info[ifinfoLen:]; len(a) >= rtaHdrLen; {
+		l := int(binary.NativeEndian.Uint16(a[0:]))
+		if l < rtaHdrLen || l > len(a) {
+			break
+		}
+		switch binary.NativeEndian.Uint16(a[2:]) {
+		case unix.IFLA_IFNAME:
+			if idx == 0 {
+				idx = linkNamed(a[rtaHdrLen:l])
+			}
+		case unix.IFLA_EXT_MASK:
+		default:
+			other = true
+		}
+		l = (l + unix.RTA_ALIGNTO - 1) &^ (unix.RTA_ALIGNTO - 1)
+		a = a[min(l, len(a)):]
+	}
+	if idx != ifindexLo && !(idx == ifindexEth && HasEthernet()) {
+		return 0, unix.ENODEV
+	}
+	if typ != unix.RTM_GETLINK && (other || change&^unix.IFF_UP != 0 || change&unix.IFF_UP != 0 && flags&unix.IFF_UP == 0) {
+		return idx, unix.EOPNOTSUPP
+	}
+	return idx, 0
+}
+
+// linkNamed is the index of the link whose name is nm (NUL-terminated
+// or not), 0 for none.
+func linkNamed(nm []byte) uint32 {
+	for i, c := range nm {
+		if c == 0 {
+			nm = nm[:i]
+			break
+		}
+	}
+	switch string(nm) { // a comparison with constants: no string is made
+	case "lo":
+		return ifindexLo
+	case "eth0":
+		return ifindexEth
+	}
+	return 0
 }
 
 // netlinkReadiness: readable while a reply waits.
@@ -183,6 +253,9 @@ func (k *Socket) readNetlink(buf uintptr, n uint64) uint64 {
 // ends the reply.
 func (k *Socket) netlinkMessage(i int) (msg []byte, last bool) {
 	eth := HasEthernet()
+	if k.nl.flags&unix.NLM_F_DUMP != unix.NLM_F_DUMP {
+		return k.linkReply(i)
+	}
 	switch {
 	case k.nl.flags&unix.NLM_F_DUMP != unix.NLM_F_DUMP || k.nl.req != unix.RTM_GETLINK && k.nl.req != unix.RTM_GETADDR:
 		return k.nlError(unix.EOPNOTSUPP), true
@@ -196,6 +269,22 @@ func (k *Socket) netlinkMessage(i int) (msg []byte, last bool) {
 		return k.nlAddr(ifindexEth), false
 	}
 	return k.nlDone(), true
+}
+
+// linkReply is the answer to a request about one link: the link
+// (RTM_GETLINK; a single message, not part of a dump) or an error,
+// then an ACK if the request asked for one (netlink_rcv_skb).
+func (k *Socket) linkReply(i int) (msg []byte, last bool) {
+	ack := k.nl.flags&unix.NLM_F_ACK != 0
+	switch {
+	case k.nl.req != unix.RTM_GETLINK && k.nl.req != unix.RTM_NEWLINK && k.nl.req != unix.RTM_SETLINK:
+		return k.nlError(unix.EOPNOTSUPP), true
+	case k.nl.answer != 0 || k.nl.req != unix.RTM_GETLINK || i > 0:
+		return k.nlError(k.nl.answer), true
+	}
+	msg = k.nlLink(k.nl.link)
+	binary.NativeEndian.PutUint16(msg[6:], 0) // not part of a dump
+	return msg, !ack
 }
 
 // nlWriter appends a message to nlScratch.
