@@ -194,8 +194,10 @@ const MaxInitramfsEntries = kfs.MaxInodes - 1024
 // newcArchive writes recs (and any parent directories they lack) as a
 // cpio newc archive with its trailer.
 func newcArchive(recs []cpio.Record) ([]byte, error) {
-	// A directory named twice (the working directory /tmp, say) is
-	// written once.
+	// A directory named twice (the working directory /tmp, say), or
+	// named after a record below it made it (WriteRecordsAndDirs writes
+	// a record's missing parents: u-root's usr/lib before a test tree's
+	// usr), is written once.
 	dirs := map[string]bool{}
 	var uniq []cpio.Record
 	for _, r := range recs {
@@ -204,6 +206,9 @@ func newcArchive(recs []cpio.Record) ([]byte, error) {
 				continue
 			}
 			dirs[r.Name] = true
+		}
+		for d := path.Dir(r.Name); d != "." && d != "/" && !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
 		}
 		uniq = append(uniq, r)
 	}

@@ -249,3 +249,20 @@ func RecordData(r cpio.Record) string {
 	n, _ := r.ReadAt(buf, 0)
 	return string(buf[:n])
 }
+
+// WithUsrBin adds to u-root's records a link /usr/bin/NAME for each
+// command /bbin/NAME (the busybox itself, bb, aside): what `gometal exec
+// -uroot` gives test binaries that look in /usr/bin.
+func WithUsrBin(base []cpio.Record) []cpio.Record {
+	// The directories come with the links (the archive writer makes a
+	// record's missing parents; u-root's tree has /usr/lib already).
+	out := append([]cpio.Record(nil), base...)
+	for _, r := range base {
+		name, ok := strings.CutPrefix(r.Name, "bbin/")
+		if !ok || name == "bb" || strings.Contains(name, "/") {
+			continue
+		}
+		out = append(out, cpio.Symlink("usr/bin/"+name, "../../bbin/"+name))
+	}
+	return out
+}

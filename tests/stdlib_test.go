@@ -42,15 +42,26 @@ func TestStdlibTLSFIPS(t *testing.T) {
 // `make test-long` sets GOMETAL_STD_FULL=1 to run them in full.
 func goTestExec(t *testing.T, short bool, flags []string, pkgs ...string) string {
 	t.Helper()
-	return goTestExecOn(t, "", short, flags, pkgs...)
+	return goTestExecWith(t, "", short, flags, pkgs...)
 }
 
 // goTestExecOn is goTestExec on a board other than the default ("": virt).
 func goTestExecOn(t *testing.T, board string, short bool, flags []string, pkgs ...string) string {
 	t.Helper()
-	execCmd := gometalBin + " exec"
+	execFlags := ""
 	if board != "" {
-		execCmd += " -board " + board
+		execFlags = "-board " + board
+	}
+	return goTestExecWith(t, execFlags, short, flags, pkgs...)
+}
+
+// goTestExecWith is goTestExec with flags for gometal exec (-board,
+// -uroot).
+func goTestExecWith(t *testing.T, execFlags string, short bool, flags []string, pkgs ...string) string {
+	t.Helper()
+	execCmd := gometalBin + " exec"
+	if execFlags != "" {
+		execCmd += " " + execFlags
 	}
 	args := []string{"test", "-count=1", "-exec", execCmd}
 	if short && os.Getenv("GOMETAL_STD_FULL") != "1" {
@@ -124,11 +135,11 @@ func skipPattern(t *testing.T, pkg string) string {
 
 // Why tests are skipped, by cause.
 const (
-	needsUserland = "runs a program it expects in $PATH (pwd, cat, sleep): gometal's root holds the app and no userland yet (the interactive-system issue brings u-root's)"
+	needsUserland = "runs a program it expects in $PATH (pwd, cat, sleep): a plain gometal root holds the app and no userland; TestStdlibWithURoot runs it with u-root's commands (exec -uroot)"
 	atRoot        = "re-runs the test binary by its path relative to its grandparent directory; the binary is /init, so that path is \"init\", with no slash, and exec looks it up in $PATH"
 	needsCtty     = "opens /dev/tty, which is ENXIO for PID 1 (it has no controlling terminal, as Linux's init has none: the test then skips itself), and then runs cat from $PATH, which gometal's root does not have yet"
-	needsBinSh    = "runs a #!/bin/sh script it writes (on a tmpfs it mounts, then remounts noexec): gometal's root has no /bin/sh yet (u-root's shell comes with the interactive-system issue); the noexec answers themselves are checked by TestMounts"
-	needsUsrBin   = "reads the host's /usr/bin, a big directory of programs; a gometal root holds the app, /dev, /etc and /tmp, no /usr"
+	needsBinSh    = "runs a #!/bin/sh script it writes (on a tmpfs it mounts, then remounts noexec): a plain gometal root has no /bin/sh; TestStdlibWithURoot runs it with u-root's (exec -uroot)"
+	needsUsrBin   = "lists /usr/bin, a big directory of programs: a plain gometal root has no /usr; TestStdlibWithURoot runs it with u-root's commands linked there (exec -uroot)"
 	needsGOROOT   = "walks $GOROOT/src, which is not carried into the guest"
 	needsRawIP    = "opens raw IP sockets (ip4:icmp, ip:tcp), which gometal does not have"
 )
@@ -159,4 +170,27 @@ var stdlibSkips = map[string][]struct{ name, why string }{
 		{"TestForeground", needsCtty},
 		{"TestForegroundSignal", needsCtty},
 	},
+}
+
+// TestStdlibWithURoot runs the tests the suites above skip for want of a
+// userland, with one: gometal exec -uroot puts u-root's commands in
+// $PATH (/bbin, /usr/bin links, /bin/sh the shell), as a distribution's
+// root has them. syscall's fork/exec tests run sh, cat and pwd; os's list
+// /usr/bin and start pwd; os/exec's runs a #!/bin/sh script from a tmpfs
+// it remounts noexec.
+func TestStdlibWithURoot(t *testing.T) {
+	t.Parallel()
+	urootImage(t)
+	for pkg, tests := range map[string]string{
+		"syscall": "^(TestZeroSysProcAttr|TestSetpgid|TestPgid|TestPrlimitOtherProcess)$",
+		"os":      "^(TestStartProcess|TestChdirAndGetwd|TestReaddirnamesOneAtATime)$",
+		"os/exec": "^TestFindExecutableVsNoexec$",
+	} {
+		out := goTestExecWith(t, "-uroot", true, []string{"-v", "-run", tests}, pkg)
+		for _, name := range strings.Split(strings.Trim(strings.TrimPrefix(tests, "^("), ")$^"), "|") {
+			if !strings.Contains(out, "--- PASS: "+name+" ") {
+				t.Errorf("%s: %s did not pass", pkg, name)
+			}
+		}
+	}
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/gometal/gometal/linker"
 	"github.com/gometal/gometal/qemu"
+	"github.com/u-root/u-root/pkg/cpio"
 )
 
 // srcRoot is set by `make build` (-ldflags -X main.srcRoot=...).
@@ -50,6 +51,8 @@ const usage = `usage:
                                                            boot u-root's init and shell (gosh), the
                                                            program (if given) in /bin
   gometal exec  [flags] <app.elf> [args...]                for go test -exec "gometal exec"
+  gometal exec  -uroot [flags] <app.elf> [args...]         the same, u-root's commands in $PATH
+                                                           (/bbin, /usr/bin, /bin/sh)
   gometal build [-board virt|rpi4] [-o dir] [-bootarg W]... [-uroot [-uroot-cmds LIST]] [<pkg-dir | app.elf>]
                                                            virt: kernel.elf, Image (and initramfs.cpio);
                                                            rpi4: kernel.elf, boot/ and sdcard.img
@@ -97,11 +100,13 @@ flags for run and exec:
                   in the guest) to HOST, e.g. a Go execution trace for
                   gometal trace -go HOST (repeatable, up to 4)
   -v              print the QEMU command line
-flags for run and build:
+flags for run, build and exec:
   -uroot          u-root's userland instead of the program as /init: its
                   cmds/core commands as one busybox (/bbin), u-root's init
                   as /init, gosh as /bin/sh; the program, if given, goes
-                  in /bin (built once, about 3 minutes, then cached)
+                  in /bin (built once, about 3 minutes, then cached).
+                  With exec the test binary stays /init and the commands
+                  are in $PATH (/bin:/usr/bin:/bbin), linked in /usr/bin
   -uroot-cmds L   with -uroot: the commands, "core" (default: all of
                   cmds/core) or names separated by commas (init and gosh
                   are always in)
@@ -214,6 +219,30 @@ func urootInitramfs(u urootFlags, app, target string) (*linker.Initramfs, error)
 	return rd, nil
 }
 
+// urootUserland lays u-root's commands under rd for exec -uroot: the
+// test binary stays /init, and the commands are in $PATH as /bbin/NAME,
+// with links in /usr/bin as well (Go's os tests list /usr/bin) and
+// /bin/sh the shell, so tests that run sh, cat, echo or true find them.
+func urootUserland(rd *linker.Initramfs, u urootFlags) error {
+	path, err := linker.BuildURoot(u.cmds, os.Stderr)
+	if err != nil {
+		return err
+	}
+	base, err := linker.ReadArchive(path)
+	if err != nil {
+		return err
+	}
+	// The test binary is /init: u-root's link of that name goes.
+	base = slices.DeleteFunc(base, func(r cpio.Record) bool { return r.Name == "init" })
+	rd.Base, rd.AppPath = linker.WithUsrBin(base), "/init"
+	for i, e := range rd.Env {
+		if strings.HasPrefix(e, "PATH=") {
+			rd.Env[i] = "PATH=/bin:/usr/bin:/bbin"
+		}
+	}
+	return nil
+}
+
 // appName is the name a program goes by in /bin: its package
 // directory's or its file's.
 func appName(target string) string {
@@ -255,9 +284,7 @@ func parseFlags(name string, args []string, exec bool) (*options, []string, erro
 	fs.StringVar(&o.net, "net", defNet, "network: user, isolated or none")
 	fs.Var(&o.ports, "p", "HOST:GUEST[/tcp|/udp]: forward a host port into the guest")
 	fs.Var(&o.hostPort, "host-port", "PORT: let the guest reach the host's 127.0.0.1:PORT at "+qemu.HostAddr+":PORT (TCP)")
-	if !exec {
-		o.uroot.register(fs)
-	}
+	o.uroot.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
@@ -351,7 +378,7 @@ func boot(args []string, exec bool) int {
 	}
 	var target string
 	var appArgs []string
-	if o.uroot.on {
+	if o.uroot.on && !exec {
 		if len(rest) > 1 {
 			return fail("-uroot takes at most one program (it goes in /bin; run it from the shell with its arguments), got %q", rest)
 		}
@@ -398,7 +425,12 @@ func boot(args []string, exec bool) int {
 
 	rd := &linker.Initramfs{App: app, Argv: append([]string{"/init"}, appArgs...)}
 	rd.Env = append(rd.Env, defaultEnv...)
-	if o.uroot.on {
+	switch {
+	case o.uroot.on && exec:
+		if err := urootUserland(rd, o.uroot); err != nil {
+			return fail("%v", err)
+		}
+	case o.uroot.on:
 		if rd, err = urootInitramfs(o.uroot, app, target); err != nil {
 			return fail("%v", err)
 		}

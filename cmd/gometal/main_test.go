@@ -46,8 +46,8 @@ func TestParseFlags(t *testing.T) {
 	if o, _, err := parseFlags("run", []string{"-uroot", "-uroot-cmds", "ls,cat"}, false); err != nil || !o.uroot.on || o.uroot.cmds != "ls,cat" {
 		t.Errorf("-uroot -uroot-cmds: %+v %v", o, err)
 	}
-	if _, _, err := parseFlags("exec", []string{"-uroot"}, true); err == nil {
-		t.Error("exec took -uroot")
+	if o, _, err := parseFlags("exec", []string{"-uroot"}, true); err != nil || !o.uroot.on {
+		t.Errorf("exec -uroot: %+v %v", o, err)
 	}
 	if appName("./examples/hello") != "hello" || appName("/x/app.elf") != "app" {
 		t.Error("appName")
