@@ -2,9 +2,12 @@ package sched
 
 import "unsafe"
 
-// MaxThreads bounds the thread table. Go starts a handful of Ms; a program
-// blocked in many syscalls at once may start more.
-const MaxThreads = 256
+// MaxThreads bounds the thread table, every process's threads together.
+// A Go program starts a handful of Ms (more when many are blocked in
+// system calls), so 64 processes of five each already need 320: a shell
+// with 50 sleeping commands (u-root's busybox is a Go program) ran out
+// at 256.
+const MaxThreads = 1024
 
 // State is a thread's life-cycle state.
 type State uint8

@@ -58,6 +58,8 @@ const usage = `usage:
                                                            rpi4: kernel.elf, boot/ and sdcard.img
   gometal flash -board rpi4 -device /dev/sdX|FILE.img [-yes] [-force] <pkg-dir | app.elf>
                                                            write the SD card image to a card
+  gometal bench-uroot [-runs N] [-smp N] [-o FILE]         u-root's shell on gometal and on Linux:
+                                                           prompt, 200 commands, ls -R, ps
   gometal bench [-side both|gometal|linux] [-runs N] [-quick] [-o FILE] [FIGURE...]
                                                            the benchmark program on gometal and on
                                                            Debian's arm64 Linux, alternating; a table
@@ -137,6 +139,8 @@ func run(args []string) int {
 		return build(args[1:])
 	case "bench":
 		return benchCmd(args[1:])
+	case "bench-uroot":
+		return benchURootCmd(args[1:])
 	case "flash":
 		return flashCmd(args[1:])
 	case "trace":
