@@ -187,13 +187,58 @@ func (a *Alloc) Ref(pa uintptr) bool {
 // gives the frame back (Put). It reports whether it did.
 func (a *Alloc) Unref(pa uintptr) bool {
 	a.lock()
-	last := true
-	if r := a.ref(pa); r != nil && *r > 1 {
-		*r--
-		last = false
-	} else {
-		a.put(pa)
-	}
+	last := a.unref(pa)
 	a.unlock()
 	return last
+}
+
+// unref is Unref under the lock.
+func (a *Alloc) unref(pa uintptr) bool {
+	if r := a.ref(pa); r != nil && *r > 1 {
+		*r--
+		return false
+	}
+	a.put(pa)
+	return true
+}
+
+// unrefEntries drops a use of the frame of every entry in use of the
+// level-3 table t in [i, j) (Unref, under one hold of the lock for the
+// lot) and clears the entries.
+func (a *Alloc) unrefEntries(t *[512]uint64, i, j uintptr) {
+	a.lock()
+	for ; i < j; i++ {
+		if e := t[i]; e != 0 {
+			a.unref(pteAddr(e))
+			t[i] = 0
+		}
+	}
+	a.unlock()
+}
+
+// shareEntries is fork's sharing of the frames of the level-3 table st
+// in [i, j), under one hold of the lock: each entry in use (a hidden
+// page's too) has its frame counted once more (Ref), becomes read-only
+// and is copied to the same index of dt. It returns how many it shared,
+// and false if a count was full, where it stopped.
+func (a *Alloc) shareEntries(st, dt *[512]uint64, i, j uintptr) (int, bool) {
+	n := 0
+	a.lock()
+	for ; i < j; i++ {
+		e := st[i]
+		if e == 0 {
+			continue
+		}
+		r := a.ref(pteAddr(e))
+		if r == nil || *r >= MaxFrameRefs {
+			a.unlock()
+			return n, false
+		}
+		*r++
+		e |= descAPRO
+		st[i], dt[i] = e, e
+		n++
+	}
+	a.unlock()
+	return n, true
 }
