@@ -151,14 +151,24 @@ func (a *Alloc) InitRefs() bool {
 
 // ref is pa's count, or nil before InitRefs (and for a frame outside
 // the table, which none handed out is).
+func (a *Alloc) ref(pa uintptr) *uint16 { return a.counts().of(pa) }
+
+// refTable is where the frames' counts are (Alloc.refs, refBase, refN):
+// the loops over a table's entries read it once, not per entry.
+type refTable struct{ refs, base, n uintptr }
+
+func (a *Alloc) counts() refTable { return refTable{a.refs, a.refBase, a.refN} }
+
+// of is pa's count in t, or nil (ref). A frame below the table's base
+// wraps around to an index past its end.
 //
 //go:nocheckptr
-func (a *Alloc) ref(pa uintptr) *uint16 {
-	i := (pa - a.refBase) / PageSize
-	if a.refs == 0 || pa < a.refBase || i >= a.refN {
+func (t refTable) of(pa uintptr) *uint16 {
+	i := (pa - t.base) / PageSize
+	if t.refs == 0 || i >= t.n {
 		return nil
 	}
-	return (*uint16)(addrPtr(a.refs + 2*i))
+	return (*uint16)(addrPtr(t.refs + 2*i))
 }
 
 // Refs is how many address spaces map the frame at pa (1 for a frame
@@ -194,7 +204,12 @@ func (a *Alloc) Unref(pa uintptr) bool {
 
 // unref is Unref under the lock.
 func (a *Alloc) unref(pa uintptr) bool {
-	if r := a.ref(pa); r != nil && *r > 1 {
+	return a.unrefIn(a.counts(), pa)
+}
+
+// unrefIn is unref with the counts' table read already.
+func (a *Alloc) unrefIn(t refTable, pa uintptr) bool {
+	if r := t.of(pa); r != nil && *r > 1 {
 		*r--
 		return false
 	}
@@ -204,13 +219,13 @@ func (a *Alloc) unref(pa uintptr) bool {
 
 // unrefEntries drops a use of the frame of every entry in use of the
 // level-3 table t in [i, j) (Unref, under one hold of the lock for the
-// lot) and clears the entries.
+// lot). The entries stay: the table is about to be freed (teardown).
 func (a *Alloc) unrefEntries(t *[512]uint64, i, j uintptr) {
 	a.lock()
-	for ; i < j; i++ {
-		if e := t[i]; e != 0 {
-			a.unref(pteAddr(e))
-			t[i] = 0
+	counts := a.counts()
+	for _, e := range t[i:j] {
+		if e != 0 {
+			a.unrefIn(counts, pteAddr(e))
 		}
 	}
 	a.unlock()
@@ -222,23 +237,25 @@ func (a *Alloc) unrefEntries(t *[512]uint64, i, j uintptr) {
 // and is copied to the same index of dt. It returns how many it shared,
 // and false if a count was full, where it stopped.
 func (a *Alloc) shareEntries(st, dt *[512]uint64, i, j uintptr) (int, bool) {
-	n := 0
+	src, dst := st[i:j], dt[i:j]
+	dst = dst[:len(src)] // one length: no bounds checks in the loop
+	n, ok := 0, true
 	a.lock()
-	for ; i < j; i++ {
-		e := st[i]
+	counts := a.counts()
+	for k, e := range src {
 		if e == 0 {
 			continue
 		}
-		r := a.ref(pteAddr(e))
-		if r == nil || *r >= MaxFrameRefs {
-			a.unlock()
-			return n, false
+		r := counts.of(pteAddr(e))
+		if r == nil || *r == MaxFrameRefs {
+			ok = false
+			break
 		}
 		*r++
 		e |= descAPRO
-		st[i], dt[i] = e, e
+		src[k], dst[k] = e, e
 		n++
 	}
 	a.unlock()
-	return n, true
+	return n, ok
 }

@@ -192,7 +192,8 @@ func leafTables(table uintptr, level int, base, start, end uintptr, fn func(va u
 }
 
 // clearPages frees the frames mapped in [start, end) of the table at
-// root, without invalidating.
+// root, without invalidating, and leaves the entries as they were: the
+// tables go next (destroy), and Get zeroes a page when it hands it out.
 func clearPages(a *Alloc, root, start, end uintptr) {
 	leafTables(root, 0, 0, start, end, func(va uintptr, t *[512]uint64, i, j uintptr) bool {
 		a.unrefEntries(t, i, j)
@@ -231,7 +232,8 @@ func CopySpace(src int32) int32 {
 		return -1
 	}
 	d := &Spaces[n]
-	d.VMAs = s.VMAs
+	// The list's entries in use only, not its whole array (48 KiB).
+	d.VMAs.n = copy(d.VMAs.v[:], s.VMAs.v[:s.VMAs.n])
 	d.Brk = s.Brk
 	d.ArgStart, d.ArgEnd, d.EnvStart, d.EnvEnd = s.ArgStart, s.ArgEnd, s.EnvStart, s.EnvEnd
 	s.lock() // d is no one's yet: only s is locked
