@@ -204,12 +204,7 @@ func (a *Alloc) Unref(pa uintptr) bool {
 
 // unref is Unref under the lock.
 func (a *Alloc) unref(pa uintptr) bool {
-	return a.unrefIn(a.counts(), pa)
-}
-
-// unrefIn is unref with the counts' table read already.
-func (a *Alloc) unrefIn(t refTable, pa uintptr) bool {
-	if r := t.of(pa); r != nil && *r > 1 {
+	if r := a.ref(pa); r != nil && *r > 1 {
 		*r--
 		return false
 	}
@@ -220,13 +215,21 @@ func (a *Alloc) unrefIn(t refTable, pa uintptr) bool {
 // unrefEntries drops a use of the frame of every entry in use of the
 // level-3 table t in [i, j) (Unref, under one hold of the lock for the
 // lot). The entries stay: the table is about to be freed (teardown).
+// unref's test is written out here so that the common case (a frame
+// still shared) makes no call: under QEMU's TCG a call's return is a
+// lookup, and a 64 MiB child's teardown made 16384.
 func (a *Alloc) unrefEntries(t *[512]uint64, i, j uintptr) {
 	a.lock()
 	counts := a.counts()
 	for _, e := range t[i:j] {
-		if e != 0 {
-			a.unrefIn(counts, pteAddr(e))
+		if e == 0 {
+			continue
 		}
+		if r := counts.of(pteAddr(e)); r != nil && *r > 1 {
+			*r--
+			continue
+		}
+		a.put(pteAddr(e))
 	}
 	a.unlock()
 }
