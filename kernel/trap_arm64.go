@@ -149,6 +149,16 @@ func useSpace(c *sched.CPU, t *sched.Thread) {
 	c.UserRoot = s.PT.Root
 	if old := c.UserSpace - 1; old >= 0 {
 		mm.Spaces[old].Drop(c.ID)
+		if mm.Spaces[old].Refs == 0 && sched.HoldsKernel(c) {
+			// The last thread of a process ran here: once no core
+			// holds its space, its pages go back now (ReapSpaces needs
+			// the kernel lock), not at the next fork or exec. The next
+			// thread is often its parent, whose writes to pages the
+			// child shared are then taken over in place instead of
+			// copied from a space nobody will run again (as Linux's
+			// exit_mmap frees them before the parent's wait returns).
+			mm.ReapSpaces()
+		}
 	}
 	c.UserSpace = t.Space + 1
 }

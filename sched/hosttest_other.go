@@ -24,3 +24,7 @@ func Reset(n int) {
 		CPUs[i].Current = int32(MaxThreads - 1 - i)
 	}
 }
+
+// buddyTicks is nextBuddyNanos in counter ticks: host tests count in
+// nanoseconds.
+func buddyTicks() uint64 { return nextBuddyNanos }

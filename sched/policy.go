@@ -14,6 +14,10 @@ package sched
 //     idle core sleeps in WFI and never spins (runqueue.go, enqueue).
 //   - Time slices: a core runs the head of its queue for SliceNanos; when
 //     the slice ends and others wait there, the thread goes to the back.
+//   - Next buddy: a thread a file woke (a pipe's reader) placed on the
+//     waker's own core goes to the head of the queue, not the back, so it
+//     answers before the threads already waiting (readyNext: one at a
+//     time, and not once the head has waited a millisecond).
 //   - Stealing (steal): a core whose queue is empty takes the oldest
 //     waiting thread it may run from another core's queue before it goes
 //     idle, like an idle P stealing goroutines from another P.

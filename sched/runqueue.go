@@ -18,12 +18,28 @@ var runQueues [cpu.MaxCPUs]runQueue
 func (q *runQueue) push(i int32, now uint64) {
 	Threads[i].next = -1
 	Threads[i].readyAt = now
+	Threads[i].buddy = false
 	if q.n == 0 {
 		q.head = i
 	} else {
 		Threads[q.tail].next = i
 	}
 	q.tail = i
+	q.n++
+}
+
+// pushFront puts thread i, made runnable at counter value now, at the
+// head (readyNext).
+func (q *runQueue) pushFront(i int32, now uint64) {
+	Threads[i].readyAt = now
+	Threads[i].buddy = true
+	if q.n == 0 {
+		Threads[i].next = -1
+		q.tail = i
+	} else {
+		Threads[i].next = q.head
+	}
+	q.head = i
 	q.n++
 }
 
@@ -77,7 +93,11 @@ const anyCore = -1
 // readyOn makes t runnable on core (anyCore: where the policy puts it):
 // with every core's state lock held, or with core's own when t lives
 // there (statelock.go).
-func readyOn(t *Thread, core int) {
+func readyOn(t *Thread, core int) { enqueue(t, prepareReady(t, core)) }
+
+// prepareReady is readyOn up to the queue: t runnable, the core it goes
+// to.
+func prepareReady(t *Thread, core int) int {
 	unqueue(t)
 	dropDeadline(t)
 	t.State = Runnable
@@ -86,7 +106,36 @@ func readyOn(t *Thread, core int) {
 	if core == anyCore {
 		core = pickCore(t, self().ID)
 	}
-	enqueue(t, core)
+	return core
+}
+
+// nextBuddyNanos bounds how long the thread at the head of a queue waits
+// while threads readyNext puts ahead of it run (1 ms).
+const nextBuddyNanos = 1_000_000
+
+// readyNext is readyOn for a thread that a change to a file woke
+// (retryTo): placed on the waker's own core, it goes to the head of the
+// queue, to run next, as Linux's CFS makes a woken task its queue's
+// "next buddy" (kernel/sched/fair.c, check_preempt_wakeup). The waker
+// usually blocks at once on its side of the exchange (a pipe's reader
+// waiting for the answer), and the thread it woke then runs before the
+// threads that were waiting for the core already. Two Go programs
+// exchanging a byte over pipes on one core had each program's sysmon
+// and a spare M queued between them: sysmon saw the reader still in its
+// read, took its P away and woke another M for it, and each round trip
+// ran four threads more than the two it needs. At most one thread is
+// ahead of the queue's order at a time, and not once the head has
+// waited nextBuddyNanos, so the others wait a bounded time.
+func readyNext(t *Thread, core int) {
+	core = prepareReady(t, core)
+	me := self()
+	q := &runQueues[core]
+	if core != me.ID || q.n > 0 && (Threads[q.head].buddy || me.Heartbeat-Threads[q.head].readyAt > buddyTicks()) {
+		enqueue(t, core)
+		return
+	}
+	t.CPU = int32(core)
+	q.pushFront(Index(t), me.Heartbeat)
 }
 
 // enqueue puts t on core's queue. An idle core gets an SGI so it leaves

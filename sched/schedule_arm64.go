@@ -15,6 +15,9 @@ import (
 // often (the watchdog relies on it).
 const SliceNanos = 10_000_000
 
+// buddyTicks is nextBuddyNanos in counter ticks.
+func buddyTicks() uint64 { return timer.NanosToTicks(nextBuddyNanos) }
+
 // WatchdogNanos is how often the idle boot core wakes to run the
 // watchdog (kernel/watchdog_arm64.go); busy cores run it every tick.
 const WatchdogNanos = 1_000_000_000

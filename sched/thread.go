@@ -52,6 +52,9 @@ type Thread struct {
 	// readyAt is the counter when the thread last went on a run queue
 	// (Starved reads it).
 	readyAt uint64
+	// buddy says the thread was put at the head of its run queue, ahead
+	// of the others' order (readyNext).
+	buddy bool
 	// Affinity is the set of cores the thread may run on (bit i = core
 	// i); 0 means every online core.
 	Affinity uint64

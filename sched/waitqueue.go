@@ -202,7 +202,7 @@ func retryTo(t *Thread, core int) {
 	t.Ctx.X[0] = t.OrigX0
 	t.Ctx.PC -= SVCSize
 	t.Retried = true
-	readyOn(t, core)
+	readyNext(t, core)
 }
 
 // RetryOnTimeout, as a wait's timeoutResult, makes its timeout run the

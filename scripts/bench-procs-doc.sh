@@ -30,7 +30,9 @@ Things to know when reading the tables:
   (`CONFIG_TRANSPARENT_HUGEPAGE_ALWAYS=y`): its 64 MiB in `fork_64mib_us` are mostly 2 MiB
   blocks, one table entry each to share at fork, where gometal shares 16384 4 KiB pages.
 - `exec_go_us` is mostly the start-up of a 3 MiB static Go program (the bench program itself):
-  demand paging of its text and data, its heap's first pages, its threads. See where gometal's
+  on gometal its text and read-only data are mapped from the program page cache (the same frames
+  every run, as Linux's page cache gives it; `kernel/linux/imagecache_arm64.go`), its data copied,
+  then demand paging of its bss and its heap's first pages, its threads. See where gometal's
   time goes with `bin/gometal bench -side gometal -runs 1 -profile exec.pprof exec_go_us`.
 DOC
 for f in "$@"; do

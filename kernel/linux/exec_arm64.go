@@ -134,7 +134,7 @@ func execveAt(t *sched.Thread, f *sched.Frame, dirfd int64, pathAddr, argv, envp
 			execFound, mnt = true, execWalk.Mnt
 			continue
 		}
-		r := execProgram(t, f, i, img, &args, argv, envp, path)
+		r := execProgram(t, f, i, img, pages == 0, &args, argv, envp, path)
 		releaseImage(pages)
 		return r
 	}
@@ -286,15 +286,16 @@ func scriptArgs(a *execArgs, interp, arg, path []byte) unix.Errno {
 // execProgram loads img (file i) into a new address space with a stack
 // holding args, argv and envp from the caller's memory, and if all of it
 // worked, makes it t's process's program. path is the file as given
-// (AT_EXECFN, comm).
-func execProgram(t *sched.Thread, f *sched.Frame, i int32, img []byte, args *execArgs, argv, envp uintptr, path []byte) uint64 {
+// (AT_EXECFN, comm); archived says img is the initramfs's own bytes
+// (programImage made no copy).
+func execProgram(t *sched.Thread, f *sched.Frame, i int32, img []byte, archived bool, args *execArgs, argv, envp uintptr, path []byte) uint64 {
 	ns := mm.NewSpace(&mm.Pages)
 	if ns < 0 {
 		return errno(unix.ENOMEM)
 	}
 	s := &mm.Spaces[ns]
 	drop := func() { s.Put() } // no core holds it: torn down at once
-	pr, fail := loadProgram(s, img)
+	pr, fail := loadProgram(s, img, archived)
 	if fail.What != loadOK {
 		drop()
 		return errno(fail.errno())

@@ -76,7 +76,7 @@ func loadInit() *sched.Thread {
 	if !makeKernelPages() {
 		kernel.Panic("out of memory making the signal trampoline and the vDSO")
 	}
-	img2, fail := loadProgram(&mm.Spaces[t.Space], img)
+	img2, fail := loadProgram(&mm.Spaces[t.Space], img, true)
 	if fail.What != loadOK {
 		kernel.Puts("gometal: /init ")
 		fail.report()
@@ -149,7 +149,14 @@ func protOfFlags(fl uint32) mm.Prot {
 // loadSegment maps a PT_LOAD segment into s, moved by bias: the pages
 // holding file bytes are filled now; the rest of the segment (bss) is
 // left to demand paging, which supplies zeroed pages on first touch.
-func loadSegment(s *mm.Space, img []byte, p *elf.Prog, bias uint64) bool {
+// With c (img's entry in the program page cache), a segment the program
+// cannot write maps the cache's frames of the file instead of copies, as
+// Linux's elf_map maps the file's pages: the whole page that holds a
+// byte of the segment, so its first and last pages show the file's bytes
+// around the segment (zeroes past the file's end). The last page of one
+// with more memory than file bytes (a bss in a read-only segment, which
+// must read as zeroes) is copied still.
+func loadSegment(s *mm.Space, img []byte, p *elf.Prog, bias uint64, c *imageEntry) bool {
 	vaddr := p.Vaddr + bias
 	if vaddr < bias || vaddr+p.Memsz < vaddr {
 		return false
@@ -163,9 +170,31 @@ func loadSegment(s *mm.Space, img []byte, p *elf.Prog, bias uint64) bool {
 	if !s.VMAs.Add(start, end, prot, 0) {
 		return false
 	}
-	fileEnd := mm.PageUp(uintptr(vaddr + p.Filesz))
+	// Shared only where the file's pages line up with the segment's
+	// (p_offset ≡ p_vaddr modulo the page size, as the ELF ABI asks of
+	// a loadable segment).
+	share := c != nil && prot&mm.ProtWrite == 0 && uintptr(p.Off)&mm.PageMask == uintptr(vaddr)&mm.PageMask
+	segLo, segHi := uintptr(vaddr), uintptr(vaddr+p.Filesz)
+	fileEnd := mm.PageUp(segHi)
 	for va := start; va < fileEnd; va += mm.PageSize {
 		pa, _, ok := s.PT.Lookup(va)
+		if !ok && share && (va+mm.PageSize <= segHi || p.Memsz == p.Filesz) {
+			if mapCached(s, c, img, (uintptr(p.Off)-(segLo-va))/mm.PageSize, va, prot) {
+				continue
+			}
+		}
+		if ok && mm.Pages.Refs(pa) > 1 {
+			// An earlier segment mapped the cache's frame here: this
+			// one writes into the page, so it gets a copy of its own.
+			np := mm.Pages.Get()
+			if np == 0 {
+				return false
+			}
+			*mm.PageBytes(np) = *mm.PageBytes(pa)
+			s.PT.Map(&mm.Pages, va, np, prot) // the table is there: cannot fail
+			mm.Pages.Unref(pa)
+			pa = np
+		}
 		if !ok {
 			if pa = mm.Pages.Get(); pa == 0 || !s.PT.Map(&mm.Pages, va, pa, prot) {
 				if pa != 0 {
@@ -177,7 +206,6 @@ func loadSegment(s *mm.Space, img []byte, p *elf.Prog, bias uint64) bool {
 			s.Peak = max(s.Peak, s.Resident)
 		}
 		// Copy the part of the file image that lands in this page.
-		segLo, segHi := uintptr(vaddr), uintptr(vaddr+p.Filesz)
 		lo, hi := va, va+mm.PageSize
 		if lo < segLo {
 			lo = segLo
@@ -190,6 +218,23 @@ func loadSegment(s *mm.Space, img []byte, p *elf.Prog, bias uint64) bool {
 			copy(mm.PageBytes(pa)[lo-va:], src)
 		}
 	}
+	return true
+}
+
+// mapCached maps at va, with rights prot, the cache's frame of the file's
+// page pg, counting s's use of it; false if the cache cannot give it
+// (the caller copies the page instead).
+func mapCached(s *mm.Space, c *imageEntry, img []byte, pg, va uintptr, prot mm.Prot) bool {
+	fr := c.frame(img, pg)
+	if fr == 0 || !mm.Pages.Ref(fr) {
+		return false
+	}
+	if !s.PT.Map(&mm.Pages, va, fr, prot) {
+		mm.Pages.Unref(fr)
+		return false
+	}
+	s.Resident++
+	s.Peak = max(s.Peak, s.Resident)
 	return true
 }
 

@@ -74,9 +74,15 @@ func (l loadFailure) report() {
 }
 
 // loadProgram maps img's PT_LOAD segments, the signal trampoline and the
-// vDSO into the empty space s.
-func loadProgram(s *mm.Space, img []byte) (program, loadFailure) {
+// vDSO into the empty space s. archived says img is the initramfs's own
+// bytes of the file, which never change: its read-only segments then map
+// the program page cache's frames (imagecache_arm64.go).
+func loadProgram(s *mm.Space, img []byte, archived bool) (program, loadFailure) {
 	var pr program
+	var c *imageEntry
+	if archived {
+		c = imageEntryFor(img)
+	}
 	ef, err := elf.Parse(img)
 	if err != elf.OK {
 		return pr, loadFailure{loadNotELF, err}
@@ -99,7 +105,7 @@ func loadProgram(s *mm.Space, img []byte) (program, loadFailure) {
 		if p.Off <= ef.Phoff && ef.Phoff < p.Off+p.Filesz {
 			pr.PhdrVA = p.Vaddr + ef.Phoff - p.Off + pr.Base
 		}
-		if !loadSegment(s, img, &p, pr.Base) {
+		if !loadSegment(s, img, &p, pr.Base, c) {
 			return pr, loadFailure{What: loadNoFit}
 		}
 		if e := mm.PageUp(uintptr(p.Vaddr + pr.Base + p.Memsz)); e > end {

@@ -151,14 +151,24 @@ func (a *Alloc) InitRefs() bool {
 
 // ref is pa's count, or nil before InitRefs (and for a frame outside
 // the table, which none handed out is).
+func (a *Alloc) ref(pa uintptr) *uint16 { return a.counts().of(pa) }
+
+// refTable is where the frames' counts are (Alloc.refs, refBase, refN):
+// the loops over a table's entries read it once, not per entry.
+type refTable struct{ refs, base, n uintptr }
+
+func (a *Alloc) counts() refTable { return refTable{a.refs, a.refBase, a.refN} }
+
+// of is pa's count in t, or nil (ref). A frame below the table's base
+// wraps around to an index past its end.
 //
 //go:nocheckptr
-func (a *Alloc) ref(pa uintptr) *uint16 {
-	i := (pa - a.refBase) / PageSize
-	if a.refs == 0 || pa < a.refBase || i >= a.refN {
+func (t refTable) of(pa uintptr) *uint16 {
+	i := (pa - t.base) / PageSize
+	if t.refs == 0 || i >= t.n {
 		return nil
 	}
-	return (*uint16)(addrPtr(a.refs + 2*i))
+	return (*uint16)(addrPtr(t.refs + 2*i))
 }
 
 // Refs is how many address spaces map the frame at pa (1 for a frame
@@ -187,13 +197,68 @@ func (a *Alloc) Ref(pa uintptr) bool {
 // gives the frame back (Put). It reports whether it did.
 func (a *Alloc) Unref(pa uintptr) bool {
 	a.lock()
-	last := true
-	if r := a.ref(pa); r != nil && *r > 1 {
-		*r--
-		last = false
-	} else {
-		a.put(pa)
-	}
+	last := a.unref(pa)
 	a.unlock()
 	return last
+}
+
+// unref is Unref under the lock.
+func (a *Alloc) unref(pa uintptr) bool {
+	if r := a.ref(pa); r != nil && *r > 1 {
+		*r--
+		return false
+	}
+	a.put(pa)
+	return true
+}
+
+// unrefEntries drops a use of the frame of every entry in use of the
+// level-3 table t in [i, j) (Unref, under one hold of the lock for the
+// lot). The entries stay: the table is about to be freed (teardown).
+// unref's test is written out here so that the common case (a frame
+// still shared) makes no call: under QEMU's TCG a call's return is a
+// lookup, and a 64 MiB child's teardown made 16384.
+func (a *Alloc) unrefEntries(t *[512]uint64, i, j uintptr) {
+	a.lock()
+	counts := a.counts()
+	for _, e := range t[i:j] {
+		if e == 0 {
+			continue
+		}
+		if r := counts.of(pteAddr(e)); r != nil && *r > 1 {
+			*r--
+			continue
+		}
+		a.put(pteAddr(e))
+	}
+	a.unlock()
+}
+
+// shareEntries is fork's sharing of the frames of the level-3 table st
+// in [i, j), under one hold of the lock: each entry in use (a hidden
+// page's too) has its frame counted once more (Ref), becomes read-only
+// and is copied to the same index of dt. It returns how many it shared,
+// and false if a count was full, where it stopped.
+func (a *Alloc) shareEntries(st, dt *[512]uint64, i, j uintptr) (int, bool) {
+	src, dst := st[i:j], dt[i:j]
+	dst = dst[:len(src)] // one length: no bounds checks in the loop
+	n, ok := 0, true
+	a.lock()
+	counts := a.counts()
+	for k, e := range src {
+		if e == 0 {
+			continue
+		}
+		r := counts.of(pteAddr(e))
+		if r == nil || *r == MaxFrameRefs {
+			ok = false
+			break
+		}
+		*r++
+		e |= descAPRO
+		src[k], dst[k] = e, e
+		n++
+	}
+	a.unlock()
+	return n, ok
 }

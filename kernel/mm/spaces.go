@@ -145,24 +145,46 @@ func (s *Space) destroy() {
 // walk is Visit's, without its invalidation: the spaces it serves are
 // walked by no core (teardown) or not yet (a fork's copy).
 func leaves(table uintptr, level int, base, start, end uintptr, fn func(va uintptr, e *uint64) bool) bool {
-	span := uintptr(1) << (39 - 9*uint(level))
+	return leafTables(table, level, base, start, end, func(va uintptr, t *[512]uint64, i, j uintptr) bool {
+		for ; i < j; i++ {
+			if t[i] != 0 && !fn(va+i*PageSize, &t[i]) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// leafTables calls fn once for every level-3 table under table (of
+// level level, covering from base) that maps part of [start, end), with
+// the table's first address and the indexes [i, j) of its entries in
+// the range, until fn answers false; it reports whether none did. fn
+// loops over the entries itself: a call per 2 MiB, not per page (a fork
+// of a 64 MiB parent made 16384 calls through a function value, each
+// walking the child's table from its root), as Linux's copy_pte_range
+// and zap_pte_range work a table at a time.
+func leafTables(table uintptr, level int, base, start, end uintptr, fn func(va uintptr, t *[512]uint64, i, j uintptr) bool) bool {
 	w := pageWords(table)
+	if level == 3 {
+		i, j := uintptr(0), uintptr(len(w))
+		if start > base {
+			i = (start - base) / PageSize
+		}
+		if last := base + uintptr(len(w))*PageSize; end < last {
+			j = (PageUp(end) - base) / PageSize
+		}
+		return fn(base, w, i, j)
+	}
+	span := uintptr(1) << (39 - 9*uint(level))
 	for i := uintptr(0); i < 512; i++ {
 		lo := base + i*span
 		if lo+span <= start || lo >= end {
 			continue
 		}
-		e := &w[i]
-		if *e == 0 || level < 3 && *e&descValid == 0 {
+		if w[i]&descValid == 0 {
 			continue
 		}
-		if level < 3 {
-			if !leaves(pteAddr(*e), level+1, lo, start, end, fn) {
-				return false
-			}
-			continue
-		}
-		if !fn(lo, e) {
+		if !leafTables(pteAddr(w[i]), level+1, lo, start, end, fn) {
 			return false
 		}
 	}
@@ -170,11 +192,11 @@ func leaves(table uintptr, level int, base, start, end uintptr, fn func(va uintp
 }
 
 // clearPages frees the frames mapped in [start, end) of the table at
-// root, without invalidating.
+// root, without invalidating, and leaves the entries as they were: the
+// tables go next (destroy), and Get zeroes a page when it hands it out.
 func clearPages(a *Alloc, root, start, end uintptr) {
-	leaves(root, 0, 0, start, end, func(va uintptr, e *uint64) bool {
-		a.Unref(pteAddr(*e))
-		*e = 0
+	leafTables(root, 0, 0, start, end, func(va uintptr, t *[512]uint64, i, j uintptr) bool {
+		a.unrefEntries(t, i, j)
 		return true
 	})
 }
@@ -210,7 +232,8 @@ func CopySpace(src int32) int32 {
 		return -1
 	}
 	d := &Spaces[n]
-	d.VMAs = s.VMAs
+	// The list's entries in use only, not its whole array (48 KiB).
+	d.VMAs.n = copy(d.VMAs.v[:], s.VMAs.v[:s.VMAs.n])
 	d.Brk = s.Brk
 	d.ArgStart, d.ArgEnd, d.EnvStart, d.EnvEnd = s.ArgStart, s.ArgEnd, s.EnvStart, s.EnvEnd
 	s.lock() // d is no one's yet: only s is locked
@@ -234,22 +257,21 @@ func CopySpace(src int32) int32 {
 
 // sharePages maps into d the pages src maps in [start, end): the same
 // frames, counted, both entries read-only; with kernel set, kernel pages
-// as they are.
+// as they are. A table of entries at a time: d's table is found once
+// for it and the counts taken under one hold of the allocator's lock.
 func sharePages(src, d *Space, start, end uintptr, kernel bool) bool {
-	ok := leaves(src.PT.Root, 0, 0, start, end, func(va uintptr, e *uint64) bool {
-		leaf := d.PT.leaf(d.A, va, true)
-		if leaf == nil {
+	ok := leafTables(src.PT.Root, 0, 0, start, end, func(va uintptr, st *[512]uint64, i, j uintptr) bool {
+		dt := d.PT.leafTable(d.A, va, true)
+		if dt == nil {
 			return false
 		}
-		if !kernel {
-			if !src.A.Ref(pteAddr(*e)) {
-				return false
-			}
-			*e |= descAPRO
-			d.Resident++
+		if kernel {
+			copy(dt[i:j], st[i:j])
+			return true
 		}
-		*leaf = *e
-		return true
+		n, ok := src.A.shareEntries(st, dt, i, j)
+		d.Resident += int64(n)
+		return ok
 	})
 	publish()
 	d.Peak = d.Resident
