@@ -6,7 +6,7 @@ GO      ?= go
 BIN     := bin/gometal
 QEMU    := qemu-system-aarch64
 
-.PHONY: all deps build run test test-long bench kernel clean vet grade
+.PHONY: all deps build run shell test test-long bench kernel clean vet grade
 
 all: build
 
@@ -36,6 +36,12 @@ kernel: build
 
 # Host unit tests, then system tests that boot real programs in QEMU, then
 # Go standard-library test suites through go test -exec.
+# u-root's shell on the console: its init, gosh and ~110 commands (the
+# image is built once, about 3 minutes on 2 cores, then cached). exit or
+# poweroff ends the run.
+shell: deps build
+	$(BIN) run -uroot
+
 test: deps build
 	$(GO) vet ./...
 	@# The kernel's entry code deliberately zeroes R29 to end backtraces.
