@@ -210,10 +210,12 @@ func CopySpace(src int32) int32 {
 		return -1
 	}
 	d := &Spaces[n]
+	// d is no one's yet: only s is locked, before its VMAs are read
+	// (its other threads map and unmap without the kernel lock).
+	s.lock()
 	d.VMAs = s.VMAs
 	d.Brk = s.Brk
 	d.ArgStart, d.ArgEnd, d.EnvStart, d.EnvEnd = s.ArgStart, s.ArgEnd, s.EnvStart, s.EnvEnd
-	s.lock() // d is no one's yet: only s is locked
 	s.quiesce()
 	ok := true
 	for i := 0; i < s.VMAs.Len() && ok; i++ {
