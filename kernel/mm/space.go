@@ -152,7 +152,7 @@ func (s *Space) fault(addr uintptr, acc Access) FaultResult {
 			atomic.AddUint64(&COWReuses, 1)
 		}
 		*e = s.pte(pa, v.Prot)
-		flushPage(va)
+		flushUserPage(&s.ASID, va)
 		return FaultOK
 	}
 	pa := s.A.Get()
@@ -203,7 +203,7 @@ func (s *Space) breakCOW(va uintptr, e *uint64, pa uintptr, p Prot) FaultResult 
 	}
 	*PageBytes(np) = *PageBytes(pa)
 	*e = 0
-	flushPage(va)
+	flushUserPage(&s.ASID, va)
 	*e = userPTE(np, p)
 	publish()
 	s.A.Unref(pa)
@@ -214,9 +214,9 @@ func (s *Space) breakCOW(va uintptr, e *uint64, pa uintptr, p Prot) FaultResult 
 	// // frame pa, which another address space shares. Give s a frame of
 	// // its own (s.A.Get; none left is FaultOOM) holding pa's bytes
 	// // (PageBytes), map it at va with rights p (userPTE) in e, break
-	// // before make (flushPage, publish), and drop s's share of pa
-	// // (s.A.Unref). Count it in COWCopies.
-	// _, _, _ = publish, flushPage, COWCopies
+	// // before make (flushUserPage with &s.ASID, publish), and drop
+	// // s's share of pa (s.A.Unref). Count it in COWCopies.
+	// _, _, _ = publish, flushUserPage, COWCopies
 	// return FaultAccErr
 	// lab:cow end
 }
@@ -429,7 +429,7 @@ func (s *Space) dropPages(start, end uintptr, wait bool) bool {
 	if end-start <= maxPageFlushes*PageSize {
 		// Few pages: each entry cleared, invalidated on every core and
 		// its frame freed, page by page.
-		s.PT.Visit(start, end, func(va uintptr, e uint64) uint64 { return 0 }, func(old uint64) {
+		s.PT.Visit(start, end, &s.ASID, func(va uintptr, e uint64) uint64 { return 0 }, func(old uint64) {
 			if pa := pteAddr(old); pa != 0 {
 				a.Unref(pa)
 				s.Resident--
@@ -438,11 +438,13 @@ func (s *Space) dropPages(start, end uintptr, wait bool) bool {
 		s.settle()
 		return true
 	}
-	// Many: every entry loses its valid bit, one invalidation of every
-	// core's TLB follows, and only then are the entries cleared and the
-	// frames freed (Linux's flush_tlb_range gives way to a whole flush
-	// past MAX_TLBI_OPS pages; under QEMU's TCG each broadcast TLBI
-	// stops every vCPU, and munmap of a Go heap arena was 8,192 of them).
+	// Many: every entry loses its valid bit, one invalidation of the
+	// space's ASID on every core follows, and only then are the entries
+	// cleared and the frames freed (Linux's __flush_tlb_range gives way
+	// to flush_tlb_mm, TLBI ASIDE1IS, past MAX_DVM_OPS pages; under
+	// QEMU's TCG each broadcast TLBI stops every vCPU, and munmap of a
+	// Go heap arena was 8,192 of them). The other spaces' translations,
+	// and the kernel's, stay.
 	n := 0
 	leaves(s.PT.Root, 0, 0, start, end, func(va uintptr, e *uint64) bool {
 		if *e&descValid != 0 {
@@ -452,7 +454,7 @@ func (s *Space) dropPages(start, end uintptr, wait bool) bool {
 		return true
 	})
 	if n > 0 {
-		flushAll()
+		flushSpace(&s.ASID)
 	}
 	leaves(s.PT.Root, 0, 0, start, end, func(va uintptr, e *uint64) bool {
 		if pa := pteAddr(*e); pa != 0 {
@@ -467,9 +469,9 @@ func (s *Space) dropPages(start, end uintptr, wait bool) bool {
 }
 
 // maxPageFlushes is how many pages a removal invalidates one by one
-// before it invalidates every core's whole TLB once instead (Linux's
-// MAX_TLBI_OPS is 512 on arm64 with 4 KiB pages; fewer here, since a
-// whole flush costs QEMU's TCG about as much as a few page ones).
+// before it invalidates the space's whole ASID once instead (Linux's
+// MAX_DVM_OPS is PTRS_PER_PTE, 512 with 4 KiB pages; fewer here, since
+// a whole flush costs QEMU's TCG about as much as a few page ones).
 const maxPageFlushes = 64
 
 // Mmap is mmap under the space's lock.
@@ -598,7 +600,7 @@ func (s *Space) mprotect(addr, length uintptr, prot Prot, wait bool) unix.Errno 
 		s.settle()
 		return unix.ENOMEM
 	}
-	s.PT.Visit(addr, end, func(va uintptr, e uint64) uint64 {
+	s.PT.Visit(addr, end, &s.ASID, func(va uintptr, e uint64) uint64 {
 		if prot == 0 {
 			return e &^ descValid // keep the frame, drop the access
 		}

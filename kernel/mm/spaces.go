@@ -223,8 +223,9 @@ func CopySpace(src int32) int32 {
 		ok = sharePages(s, d, v.Start, v.End, v.Flags&VMAFixed != 0)
 	}
 	// src's writable entries became read-only: no core may keep writing
-	// through a translation from before (TLBI VMALLE1IS, every core).
-	flushAll()
+	// through a translation from before (TLBI ASIDE1IS: src's ASID, on
+	// every core).
+	flushSpace(&s.ASID)
 	s.settle()
 	s.unlock()
 	if !ok {
