@@ -121,17 +121,30 @@ func WriteU64(addr uintptr, v uint64) bool {
 // bytes into buf and returns its length.
 func CopyInString(buf []byte, addr uintptr) (int, unix.Errno) {
 	s, core := Cur(), sched.SelfID()
-	for i := range buf {
-		pa, pinned, ok := s.PinPage(core, addr+uintptr(i), mm.AccessRead)
+	for i := 0; i < len(buf); {
+		// A page at a time: one pin, one look-up for all its bytes.
+		at := addr + uintptr(i)
+		pa, pinned, ok := s.PinPage(core, at, mm.AccessRead)
 		if !ok {
 			return 0, unix.EFAULT
 		}
-		c := mm.PageBytes(pa)[(addr+uintptr(i))&mm.PageMask]
-		unpin(s, core, pinned)
-		if c == 0 {
-			return i, 0
+		page := mm.PageBytes(pa)[at&mm.PageMask:]
+		n := min(len(page), len(buf)-i)
+		end := -1
+		for k, c := range page[:n] {
+			if c == 0 {
+				end = k
+				break
+			}
 		}
-		buf[i] = c
+		if end >= 0 {
+			copy(buf[i:], page[:end])
+			unpin(s, core, pinned)
+			return i + end, 0
+		}
+		copy(buf[i:], page[:n])
+		unpin(s, core, pinned)
+		i += n
 	}
 	return 0, unix.ENAMETOOLONG
 }
