@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/klog"
 	"github.com/gometal/gometal/kernel/mm"
@@ -36,6 +37,17 @@ func outOfMemory(t *sched.Thread, addr uintptr) {
 		}
 		kernel.ThisCPU().SliceEnd = 0
 		return
+	}
+	if v := oomVictim - 1; v >= 0 {
+		// The last victim's memory is not back yet (its space not torn
+		// down): nobody else is killed for it meanwhile, as Linux's
+		// oom_evaluate_task aborts on a victim not yet reaped. Bounded,
+		// in case the space's slot was reused before this look.
+		if mm.Spaces[v].PT.Root != 0 && entryCounter()-oomVictimAt < timer.NanosToTicks(oomVictimWaitNanos) {
+			kernel.ThisCPU().SliceEnd = 0
+			return
+		}
+		oomVictim = 0
 	}
 	victim, size := int32(-1), int64(-1)
 	for p := range proc.Procs {
@@ -76,5 +88,19 @@ func outOfMemory(t *sched.Thread, addr uintptr) {
 		kernel.InfoEnd()
 		appExit(137)
 	}
+	oomVictim, oomVictimAt = vp.MM+1, entryCounter()
 	killProcess(victim, sigKILL)
 }
+
+// oomVictim is the address space (1 + its slot; 0: none) of the last
+// process killed for memory, from oomVictimAt (counter ticks) until it is
+// torn down, for at most oomVictimWaitNanos: while it is on its way out
+// no second process is killed (a victim whose last thread has exited is
+// no longer Live, and its memory comes back only once every core has let
+// go of its space).
+var (
+	oomVictim   int32
+	oomVictimAt uint64
+)
+
+const oomVictimWaitNanos = 2_000_000_000
