@@ -3,10 +3,9 @@
 package mm
 
 // Host tests have no TLB and no other cores' walkers.
-func flushPage(va uintptr)                 {}
-func flushUserPage(id *uint64, va uintptr) {}
-func flushSpace(id *uint64)                {}
-func publish()                             {}
+func flushPage(va uintptr) {}
+func flushAll()            {}
+func publish()             {}
 
 // fence: host tests' atomics are sequentially consistent already.
 func fence() {}
