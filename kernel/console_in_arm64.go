@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"github.com/gometal/gometal/drivers/gic"
+	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/kernel/tty"
 )
 
@@ -50,10 +51,25 @@ func consoleRx(p serialPort) {
 	}
 }
 
+// The console's boot modes: consoleCooked (bootarg gometal.echo=1,
+// which gometal run passes when its stdin is a terminal) gives it
+// Linux's default termios, cooked with echo; piped input is passed raw.
+// consoleRows and consoleCols (gometal.rows=, gometal.cols=: the host
+// terminal's size) are its window size.
+var (
+	consoleCooked            bool
+	consoleRows, consoleCols uint16
+)
+
+// nanosPerDecisecond is VTIME's unit (termios(3): tenths of a second).
+const nanosPerDecisecond = 100_000_000
+
 // InitConsoleIRQ connects the terminal to the console ports and turns on
 // the receive interrupt of every port that has one.
 func InitConsoleIRQ() {
-	tty.Output = putc
+	tty.Now = timer.Now
+	tty.TicksPerDecisecond = timer.NanosToTicks(nanosPerDecisecond)
+	tty.Console.Init(putc, consoleCooked, consoleRows, consoleCols)
 	for i := 0; i < nPorts; i++ {
 		if portIRQs[i] != 0 {
 			ports[i].EnableRxIRQ()

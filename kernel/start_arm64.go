@@ -13,7 +13,6 @@ import (
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/klog"
 	"github.com/gometal/gometal/kernel/mm"
-	"github.com/gometal/gometal/kernel/tty"
 	"github.com/gometal/gometal/sched"
 )
 
@@ -271,6 +270,12 @@ func readBootargs() {
 				DumpAfterNanos = ms * 1e6
 			}
 		}
+		if v, ok := bytesCut(w, "gometal.rows="); ok {
+			consoleRows = bootU16(v)
+		}
+		if v, ok := bytesCut(w, "gometal.cols="); ok {
+			consoleCols = bootU16(v)
+		}
 		if v, ok := bytesCut(w, "gometal.asidbits="); ok {
 			asidBitsArg, _ = parseSize(v, 0)
 		}
@@ -286,7 +291,7 @@ func readBootargs() {
 		case "gometal.stats=1":
 			StatsAtExit = true
 		case "gometal.echo=1":
-			tty.Echo = true
+			consoleCooked = true
 		case "gometal.crashtest=1":
 			crashTest = true
 		case "gometal.crashtest=deadlock":
@@ -312,6 +317,16 @@ func readBootargs() {
 }
 
 // bytesCut returns what follows prefix in w, if w starts with it.
+// bootU16 is a bootarg's number that must fit 16 bits (a window size), 0
+// when it does not.
+func bootU16(v []byte) uint16 {
+	n, ok := parseSize(v, 0)
+	if !ok || n > 0xffff {
+		return 0
+	}
+	return uint16(n)
+}
+
 func bytesCut(w []byte, prefix string) ([]byte, bool) {
 	if len(w) < len(prefix) || string(w[:len(prefix)]) != prefix {
 		return nil, false

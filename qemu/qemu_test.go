@@ -32,10 +32,14 @@ func TestNoQEMU(t *testing.T) {
 	}
 }
 
+// A lone NL gets its CR; a CR NL the guest's ONLCR made, even split
+// across two writes, is left alone.
 func TestCRLF(t *testing.T) {
 	var b bytes.Buffer
-	writeCRLF(&b, []byte("a\nb\n\nc"))
-	if b.String() != "a\r\nb\r\n\r\nc" {
+	var c crlfWriter
+	c.write(&b, []byte("a\nb\n\nc\r\nd\r"))
+	c.write(&b, []byte("\ne\n"))
+	if b.String() != "a\r\nb\r\n\r\nc\r\nd\r\ne\r\n" {
 		t.Errorf("%q", b.String())
 	}
 }

@@ -257,9 +257,10 @@ func streamAnnotated(r io.Reader, w io.Writer, terminal bool, note func(string) 
 	var line []byte
 	inPanic, sawPanic := false, false
 	var buf [4096]byte
+	var crlf crlfWriter
 	put := func(b []byte) {
 		if terminal {
-			writeCRLF(w, b)
+			crlf.write(w, b)
 		} else {
 			w.Write(b)
 		}
@@ -307,16 +308,28 @@ func nl(terminal bool) string {
 	return "\n"
 }
 
-func writeCRLF(w io.Writer, b []byte) {
+// crlfWriter writes a guest's output to a terminal in raw mode: a lone
+// '\n' (the kernel's own messages) becomes "\r\n"; a "\r\n" the
+// guest's terminal already made (termios ONLCR) passes as it is.
+type crlfWriter struct{ lastCR bool }
+
+func (c *crlfWriter) write(w io.Writer, b []byte) {
 	start := 0
-	for i, c := range b {
-		if c == '\n' {
+	for i, ch := range b {
+		prevCR := c.lastCR
+		if i > 0 {
+			prevCR = b[i-1] == '\r'
+		}
+		if ch == '\n' && !prevCR {
 			w.Write(b[start:i])
 			w.Write([]byte("\r\n"))
 			start = i + 1
 		}
 	}
 	w.Write(b[start:])
+	if len(b) > 0 {
+		c.lastCR = b[len(b)-1] == '\r'
+	}
 }
 
 // Escape sequence to leave an interactive session: Ctrl-A then x.

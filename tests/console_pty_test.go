@@ -2,6 +2,7 @@ package tests
 
 import (
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -21,27 +22,70 @@ func waitFor(t *testing.T, out *lockedBuffer, s string, d time.Duration) {
 	t.Fatalf("no %q after %v in:\n%s", s, d, out.String())
 }
 
+// startOnPTY runs gometal run args at a terminal, a pty of size ws (nil:
+// the pty's own), as a user would interactively; out collects what the
+// terminal shows. The pty closes when the test ends.
+func startOnPTY(t *testing.T, ws *pty.Winsize, args ...string) (*exec.Cmd, *os.File, *lockedBuffer) {
+	t.Helper()
+	cmd := exec.Command(gometalBin, append([]string{"run", "-timeout", "3m"}, args...)...)
+	cmd.Dir = repoRoot
+	f, err := pty.StartWithSize(cmd, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	out := new(lockedBuffer)
+	go io.Copy(out, f)
+	return cmd, f, out
+}
+
 // An interactive run, at a terminal (a pty): Ctrl-A b sends the UART a
 // BREAK through QEMU's multiplexer and t then asks the kernel's SysRq
 // for its state dump, while the program hangs; Ctrl-A x ends the run.
 func TestConsoleSysRq(t *testing.T) {
 	t.Parallel()
-	cmd := exec.Command(gometalBin, "run", "-timeout", "3m", "./tests/progs/procs", "--", "hang")
-	cmd.Dir = repoRoot
-	f, err := pty.Start(cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out lockedBuffer
-	go io.Copy(&out, f)
-	waitFor(t, &out, "hanging", 2*time.Minute)
+	cmd, f, out := startOnPTY(t, nil, "./tests/progs/procs", "--", "hang")
+	waitFor(t, out, "hanging", 2*time.Minute)
 	f.Write([]byte("\x01bt"))
-	waitFor(t, &out, "gometal: state dump: SysRq: show-task-states", time.Minute)
-	waitFor(t, &out, "process 1 (init)", 10*time.Second)
+	waitFor(t, out, "gometal: state dump: SysRq: show-task-states", time.Minute)
+	waitFor(t, out, "process 1 (init)", 10*time.Second)
 	f.Write([]byte("\x01x"))
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
 		t.Errorf("after Ctrl-A x: %v, want exit status 130\n%s", err, out.String())
+	}
+}
+
+// The console as a terminal, from a host pty (tests/progs/rawkeys): the
+// guest learns the pty's size (TIOCGWINSZ); a cooked line is echoed and
+// edited ("hx", DEL, "i", Enter reads "hi\n", the host sees "hx\b \bi"
+// and CR NL); in raw mode (x/term's MakeRaw) keys come unechoed and ^C
+// is a byte; a VMIN 0, VTIME 3 read gives 0 after 0.3 s; cooked again,
+// ^U kills the line. Linux's n_tty does the same (kernel/tty's tests
+// cite its functions).
+func TestTerminalModes(t *testing.T) {
+	t.Parallel()
+	cmd, f, out := startOnPTY(t, &pty.Winsize{Rows: 33, Cols: 101}, "./tests/progs/rawkeys")
+	waitFor(t, out, "winsize 33x101", 2*time.Minute)
+
+	waitFor(t, out, "cooked: type a line\r\n", time.Minute)
+	f.Write([]byte("hx\x7fi\r"))
+	waitFor(t, out, `line "hi\n" <nil>`, time.Minute)
+	waitFor(t, out, "hx\b \bi\r\n", time.Second)
+
+	waitFor(t, out, "raw: type keys\r\n", time.Minute)
+	f.Write([]byte("q\x03\r"))
+	waitFor(t, out, `keys "q\x03\r"`, time.Minute)
+	if s := out.String(); !strings.Contains(s, "raw: type keys\r\nkeys") {
+		t.Errorf("raw keys were echoed:\n%q", s)
+	}
+	waitFor(t, out, "vtime read 0 <nil>, waited true", time.Minute)
+
+	waitFor(t, out, "cooked again: type a line\r\n", time.Minute)
+	f.Write([]byte("ab\x15cd\r"))
+	waitFor(t, out, `line "cd\n" <nil>`, time.Minute)
+	waitFor(t, out, "rawkeys ok", time.Minute)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("gometal run: %v\n%s", err, out.String())
 	}
 }

@@ -788,7 +788,13 @@ func setupTerminal(cfg *qemu.Config) func() {
 		return func() {}
 	}
 	cfg.Terminal = true
+	// The guest's console starts cooked with echo, as a Linux serial
+	// console; piped input stays raw there (kernel/tty's Init). It
+	// learns the terminal's size once: a resize later is not passed on.
 	cfg.Append = append(cfg.Append, "gometal.echo=1")
+	if cols, rows, err := term.GetSize(int(os.Stdin.Fd())); err == nil && rows > 0 && cols > 0 {
+		cfg.Append = append(cfg.Append, fmt.Sprintf("gometal.rows=%d", rows), fmt.Sprintf("gometal.cols=%d", cols))
+	}
 	// While raw, the host sends no SIGINT; ignore stray ones anyway so
 	// the terminal is always restored.
 	signal.Ignore(os.Interrupt)

@@ -14,7 +14,7 @@ import (
 // (drivers/tty/tty_jobctrl.c, n_tty.c's job_control, the hangup in
 // tty_io.c, kernel/exit.c's orphaned process groups; credentials(7),
 // tty_ioctl(4)). The console keeps its session and foreground group as
-// IDs (tty.Session, tty.Pgrp); a process knows whether the console is
+// IDs (tty.Console.Session, tty.Console.Pgrp); a process knows whether the console is
 // its controlling terminal (proc.Process.CTTY, inherited by fork and
 // dropped by setsid). Everything here runs under the kernel lock.
 //
@@ -40,7 +40,7 @@ import (
 // SA_RESTART; sigpolicy.go).
 func ttyCheckChange(t *sched.Thread, sig int) uint64 {
 	pp := procOf(t)
-	if !pp.CTTY || tty.Pgrp == 0 || pp.PGID == tty.Pgrp {
+	if !pp.CTTY || tty.Console.Pgrp == 0 || pp.PGID == tty.Console.Pgrp {
 		return 0
 	}
 	switch {
@@ -61,6 +61,27 @@ func ttyCheckChange(t *sched.Thread, sig int) uint64 {
 // current thread (n_tty_read's job_control).
 func ttyJobControl() uint64 { return ttyCheckChange(current(), sigTTIN) }
 
+// ttyWait is tty.Wait: the current thread waits on terminal tm's
+// queue for input, until deadline (0: none), with done bytes of the read
+// already given to the app; a signal then ends the read with them
+// (interruptResult), the deadline with timeoutResult, and input runs the
+// read again (ttyResumed).
+func ttyWait(tm *tty.Terminal, deadline, done, timeoutResult uint64) {
+	t := current()
+	t.Progress = done
+	sched.BlockOn(t, &tm.W.Q, sched.WaitFile, unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP, deadline, timeoutResult)
+}
+
+// ttyResumed is tty.Resumed: the deadline and bytes of the wait that
+// this run of the read follows, if it is a re-run.
+func ttyResumed() (deadline, done uint64) {
+	t := current()
+	if !t.Retried {
+		return 0, 0
+	}
+	return t.RetryDeadline, t.Progress
+}
+
 // ttySignal is tty.Signal: Ctrl-C or Ctrl-\ typed on the console goes
 // to its foreground process group (n_tty's isig: kill_pgrp, si_code
 // SI_KERNEL). With none (the console in no session) it goes to PID 1:
@@ -79,24 +100,24 @@ func ttySignal(pgrp int32, sig int) {
 // p's session and group as its own (__proc_set_tty).
 func takeConsole(p int32) {
 	pp := &proc.Procs[p]
-	tty.Session, tty.Pgrp = pp.SID, pp.PGID
+	tty.Console.Session, tty.Console.Pgrp = pp.SID, pp.PGID
 	pp.CTTY = true
 }
 
 // releaseConsole takes the console from its session: no process of it
 // has it any more (session_clear_tty), and it has no foreground group.
 func releaseConsole() {
-	if tty.Session != 0 {
-		proc.ClearCTTY(tty.Session)
+	if tty.Console.Session != 0 {
+		proc.ClearCTTY(tty.Console.Session)
 	}
-	tty.Session, tty.Pgrp = 0, 0
+	tty.Console.Session, tty.Console.Pgrp = 0, 0
 }
 
 // openedConsole is told of every open of the console; through /dev/tty
 // (5:0) the description's reads are job-controlled. Any open ends a
 // hangup (tty_open clears TTY_HUPPED).
 func openedConsole(fl *vfs.File, viaTTY bool) {
-	tty.HungUp = false
+	tty.Console.HungUp = false
 	if viaTTY {
 		tty.OpenedAsTTY(fl)
 	}
@@ -121,12 +142,12 @@ func consoleIoctl(t *sched.Thread, fl *vfs.File, req uint64, arg uintptr) (r uin
 		if !pp.CTTY {
 			return errno(unix.ENOTTY), true
 		}
-		return putPID(arg, tty.Pgrp), true
+		return putPID(arg, tty.Console.Pgrp), true
 	case unix.TIOCGSID:
-		if !pp.CTTY || tty.Session == 0 {
+		if !pp.CTTY || tty.Console.Session == 0 {
 			return errno(unix.ENOTTY), true
 		}
-		return putPID(arg, tty.Session), true
+		return putPID(arg, tty.Console.Session), true
 	case unix.TIOCSPGRP:
 		return tiocspgrp(t, arg), true
 	case unix.TCSETS, unix.TCSETSW, unix.TCSETSF:
@@ -153,14 +174,14 @@ func tiocsctty(t *sched.Thread, fl *vfs.File, arg int32) uint64 {
 	p := lx(t).Proc
 	pp := &proc.Procs[p]
 	leader := proc.Leader(p)
-	if leader && tty.Session == pp.SID {
+	if leader && tty.Console.Session == pp.SID {
 		return 0
 	}
 	if !leader || pp.CTTY {
 		return errno(unix.EPERM)
 	}
 	root := pp.Cred.Privileged()
-	if tty.Session != 0 {
+	if tty.Console.Session != 0 {
 		if arg != 1 || !root {
 			return errno(unix.EPERM)
 		}
@@ -181,7 +202,7 @@ func tiocsctty(t *sched.Thread, fl *vfs.File, arg int32) uint64 {
 func noTTY(t *sched.Thread) {
 	p := lx(t).Proc
 	if proc.Leader(p) {
-		if fg := tty.Pgrp; fg != 0 {
+		if fg := tty.Console.Pgrp; fg != 0 {
 			killGroup(fg, sigHUP, userInfo(t, siUSER), t)
 			killGroup(fg, sigCONT, userInfo(t, siUSER), t)
 		}
@@ -211,7 +232,7 @@ func tiocspgrp(t *sched.Thread, arg uintptr) uint64 {
 		return errno(unix.EINVAL)
 	}
 	pp := procOf(t)
-	if !pp.CTTY || tty.Session != pp.SID {
+	if !pp.CTTY || tty.Console.Session != pp.SID {
 		return errno(unix.ENOTTY)
 	}
 	sid, ok := proc.SessionOfGroup(pgrp)
@@ -221,7 +242,7 @@ func tiocspgrp(t *sched.Thread, arg uintptr) uint64 {
 	case sid != pp.SID:
 		return errno(unix.EPERM)
 	}
-	tty.Pgrp = pgrp
+	tty.Console.Pgrp = pgrp
 	return 0
 }
 
@@ -236,12 +257,12 @@ func consoleExited(p int32) {
 	if !proc.Leader(p) || !proc.Procs[p].CTTY {
 		return
 	}
-	fg := tty.Pgrp
+	fg := tty.Console.Pgrp
 	releaseConsole()
-	if tty.HungUp {
+	if tty.Console.HungUp {
 		return
 	}
-	tty.HungUp = true
+	tty.Console.HungUp = true
 	if fg != 0 {
 		killGroup(fg, sigHUP, sigInfo{Code: siKERNEL}, nil)
 	}

@@ -51,11 +51,11 @@ func dumpState(why string) {
 	}
 	// Who the console's foreground is: a run stuck on job control (a
 	// group stopped by SIGTTIN) shows it here.
-	if tty.Session != 0 {
+	if tty.Console.Session != 0 {
 		kernel.Puts("gometal:   console: controlling terminal of session ")
-		kernel.PutDec(int64(tty.Session))
+		kernel.PutDec(int64(tty.Console.Session))
 		kernel.Puts(", foreground group ")
-		kernel.PutDec(int64(tty.Pgrp))
+		kernel.PutDec(int64(tty.Console.Pgrp))
 		kernel.Puts("\n")
 	}
 	for p := range proc.Procs {

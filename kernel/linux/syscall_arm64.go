@@ -207,6 +207,13 @@ func syscall(c *sched.CPU, t *sched.Thread, f *sched.Frame) {
 	}
 	syscallCount++
 	t.SysNr, t.OrigX0 = nr, f.X[0]
+	if !t.Retried {
+		// A fresh call has moved nothing yet: a wait that timed out
+		// (a terminal read's VTIME, which had given bytes) leaves its
+		// count behind, and a later call's interruption must not
+		// return it (interruptResult).
+		t.Progress = 0
+	}
 	l := lx(t)
 	l.Interrupted = false
 	t.BlockedCall = false
@@ -247,4 +254,6 @@ func Install() {
 	tty.Signal = ttySignal
 	tty.SysRq = sysrq
 	tty.JobControl = ttyJobControl
+	tty.Wait = ttyWait
+	tty.Resumed = ttyResumed
 }
