@@ -343,8 +343,8 @@ func procStat(o *procfs.Buf, slot, tid int32) {
 	o.Dec(ppidOf(slot)).Byte(' ').Dec(int64(p.PGID)).Byte(' ').Dec(int64(p.SID)).Byte(' ')
 	// tty_nr, tpgid: the controlling terminal (the console, 5:1, in
 	// new_encode_dev's form) and its foreground group, or 0 and -1.
-	if p.CTTY && tty.Session == p.SID {
-		o.Dec(int64(ttyNr(tty.Rdev))).Byte(' ').Dec(int64(tty.Pgrp)).Byte(' ')
+	if p.CTTY && tty.Console.Session == p.SID {
+		o.Dec(int64(ttyNr(tty.Rdev))).Byte(' ').Dec(int64(tty.Console.Pgrp)).Byte(' ')
 	} else {
 		o.Str("0 -1 ")
 	}
