@@ -84,7 +84,17 @@ func moduleDir(version string) (string, error) {
 	if version == "" || version == "(devel)" || strings.HasSuffix(version, "+dirty") {
 		return "", fmt.Errorf("built from a checkout (version %q)", version)
 	}
-	cmd := exec.Command("go", "mod", "download", "-json", ModulePath+"@"+version)
+	dir, err := downloadModule(ModulePath, version)
+	if err == nil && !IsRoot(dir) {
+		err = fmt.Errorf("%s is not a gometal source tree", dir)
+	}
+	return dir, err
+}
+
+// downloadModule is where the go command keeps module path at version,
+// downloading it through the module proxy the first time.
+func downloadModule(path, version string) (string, error) {
+	cmd := exec.Command("go", "mod", "download", "-json", path+"@"+version)
 	cmd.Dir = os.TempDir() // outside any module
 	cmd.Env = append(os.Environ(), "GOFLAGS=")
 	out, err := cmd.Output()
@@ -96,9 +106,7 @@ func moduleDir(version string) (string, error) {
 	case m.Error != "":
 		return "", errors.New(m.Error)
 	case err != nil:
-		return "", fmt.Errorf("go mod download %s@%s: %v", ModulePath, version, err)
-	case !IsRoot(m.Dir):
-		return "", fmt.Errorf("%s is not a gometal source tree", m.Dir)
+		return "", fmt.Errorf("go mod download %s@%s: %v", path, version, err)
 	}
 	return m.Dir, nil
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -84,23 +82,7 @@ func URootCommands(src, list string) ([]string, error) {
 
 // URootSource is where the go command keeps the u-root module's
 // sources (downloading them through the module proxy the first time).
-func URootSource() (string, error) {
-	cmd := exec.Command("go", "mod", "download", "-json", URootModule+"@"+URootVersion)
-	cmd.Dir = os.TempDir() // outside any module
-	cmd.Env = append(os.Environ(), "GOFLAGS=")
-	out, err := cmd.Output()
-	var m struct{ Dir, Error string }
-	if jerr := json.Unmarshal(out, &m); jerr != nil && err == nil {
-		err = jerr
-	}
-	switch {
-	case m.Error != "":
-		return "", errors.New(m.Error)
-	case err != nil:
-		return "", fmt.Errorf("go mod download %s@%s: %v", URootModule, URootVersion, err)
-	}
-	return m.Dir, nil
-}
+func URootSource() (string, error) { return downloadModule(URootModule, URootVersion) }
 
 // goVersion is the version of the go command that builds the busybox.
 func goVersion() (string, error) {
