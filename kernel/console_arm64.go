@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"sync/atomic"
+
 	"github.com/gometal/gometal/drivers/bcm2711"
 	"github.com/gometal/gometal/drivers/pl011"
 	"github.com/gometal/gometal/drivers/semihost"
@@ -159,5 +161,21 @@ func logTime() uint64 { return uint64(clock.Monotonic() / 1000) }
 func logLine(s string) {
 	if Info(s) {
 		InfoEnd()
+	}
+}
+
+// logWoken is the kernel log's next sequence number when its readers
+// were last woken (OS.LogWritten).
+var logWoken atomic.Uint64
+
+// logWritten wakes the log's readers, from a timer interrupt on any
+// core, if records were added since they were last woken: a line
+// written anywhere reaches a blocked `dmesg -w` within a tick (a
+// second at most, the boot core's idle tick: sched.WatchdogNanos).
+// The compare-and-swap makes one core of those that see it do it.
+func logWritten() {
+	n, w := klog.Next(), logWoken.Load()
+	if n != w && OS.LogWritten != nil && logWoken.CompareAndSwap(w, n) {
+		OS.LogWritten()
 	}
 }

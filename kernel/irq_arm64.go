@@ -84,6 +84,7 @@ func takeIRQs(c *sched.CPU) {
 				sched.ExpireAlarms(now)
 			}
 			watchdog(c, now)
+			logWritten()
 			if c.ID == 0 { // the boot core keeps a tick when idle (sched.WatchdogNanos)
 				sched.UpdateLoad(now, timer.NanosToTicks(sched.LoadFreqNanos))
 			}

@@ -50,6 +50,12 @@ type Personality struct {
 	Pending func(t *sched.Thread) bool
 	// Init makes the app's first thread, ready to enter.
 	Init func() *sched.Thread
+	// LogWritten wakes the kernel log's readers (/dev/kmsg, syslog's
+	// READ) after records were added. The core calls it from a timer
+	// interrupt, not where the line is written: a kernel line is written
+	// from any context, some holding locks a wake-up takes, so Linux's
+	// printk defers the same wake-up (wake_up_klogd, through irq_work).
+	LogWritten func()
 }
 
 // OS is the personality the core calls.

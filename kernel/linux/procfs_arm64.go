@@ -502,9 +502,9 @@ func idleHundredths() uint64 {
 	return ns / 1e7
 }
 
-// procLoadavg is /proc/loadavg. gometal computes no load averages yet
-// (0.00); the runnable and total thread counts and the last PID are
-// real.
+// procLoadavg is /proc/loadavg: the load averages (sched.LoadAvg,
+// kernel/sched/loadavg.c's), the runnable and total thread counts and
+// the last PID (loadavg_proc_show).
 func procLoadavg(o *procfs.Buf) {
 	run, all := 0, 0
 	for i := range sched.Active() {

@@ -249,7 +249,7 @@ func sysZero(t *sched.Thread, f *sched.Frame) uint64 { return 0 }
 // Install makes this the personality the core calls (kernel.OS); boot
 // calls it before the kernel starts.
 func Install() {
-	kernel.OS = kernel.Personality{Syscall: syscall, Unlocked: unlocked, LockFree: lockFree, Fault: fault, Exception: exception, Resume: deliverSignals, Pending: signalsPending, Init: loadInit}
+	kernel.OS = kernel.Personality{Syscall: syscall, Unlocked: unlocked, LockFree: lockFree, Fault: fault, Exception: exception, Resume: deliverSignals, Pending: signalsPending, Init: loadInit, LogWritten: kmsgWritten}
 	sched.AlarmFired = alarmFired
 	tty.Signal = ttySignal
 	tty.SysRq = sysrq

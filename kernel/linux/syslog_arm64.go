@@ -69,8 +69,8 @@ func sysSyslog(t *sched.Thread, f *sched.Frame) uint64 {
 			klog.ReadSeq = klog.First()
 		}
 		if klog.ReadSeq >= klog.Next() {
-			// Wait for a record (a write to /dev/kmsg wakes the reader;
-			// see kmsgDev): the call runs again then.
+			// Wait for a record (a write to /dev/kmsg or a kernel line wakes the reader:
+			// kmsgWritten): the call runs again then.
 			sched.BlockOn(t, &kmsgImpl.W.Q, sched.WaitFile, unix.EPOLLIN, 0, 0)
 			return 0
 		}
@@ -271,6 +271,10 @@ func (d *kmsgDev) Readiness(f *vfs.File) uint32 {
 	}
 	return unix.EPOLLOUT
 }
+
+// kmsgWritten is kernel.OS.LogWritten: records were added since the
+// last call; readers waiting for one run again.
+func kmsgWritten() { vfs.Notify(&kmsgImpl.W, unix.EPOLLIN) }
 
 func (d *kmsgDev) Waitable() *vfs.Waitable      { return &d.W }
 func (d *kmsgDev) Kind() vfs.Kind               { return vfs.KindDevice }

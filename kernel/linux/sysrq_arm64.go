@@ -2,6 +2,7 @@ package linux
 
 import (
 	"github.com/gometal/gometal/kernel"
+	"github.com/gometal/gometal/kernel/klog"
 	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/kernel/vfs"
@@ -16,22 +17,32 @@ import (
 // explains itself while it still runs. The commands kept are Linux's
 // letters for what gometal can show.
 
-// sysrq is tty.SysRq and /proc/sysrq-trigger's write.
+// sysrq is tty.SysRq and /proc/sysrq-trigger's write. Its one-line
+// answers are kernel log records worded as Linux 6.1's (dmesg shows
+// them; a reader blocked on /dev/kmsg wakes for them), shown on the
+// console whatever its level, as __handle_sysrq raises console_loglevel
+// around them.
 func sysrq(c byte) {
 	switch c {
 	case 't', 'w', 'l':
 		// Linux: t every task, w the blocked ones, l every core's
 		// backtrace; gometal's dump shows all three at once.
 		dumpState("SysRq: show-task-states")
-	case 'm':
-		kernel.Puts("gometal: SysRq: show-memory-usage: ")
+		return
+	}
+	level := klog.ConsoleLevel
+	klog.ConsoleLevel = max(level, klog.LevelDebug)
+	if c == 'm' {
+		kernel.Info("sysrq: Show Memory: ")
 		kernel.PutDec(int64((mm.Pages.Total() - mm.Pages.Used()) * mm.PageSize >> 10))
 		kernel.Puts(" KiB free of ")
 		kernel.PutDec(int64(mm.Pages.Total() * mm.PageSize >> 10))
-		kernel.Puts(" KiB\n")
-	default:
-		kernel.Puts("gometal: SysRq: HELP : show-task-states(t) show-blocked-tasks(w) show-backtrace-all-active-cpus(l) show-memory-usage(m)\n")
+		kernel.Puts(" KiB")
+	} else {
+		kernel.Info("sysrq: HELP : show-task-states(t) show-blocked-tasks(w) show-backtrace-all-active-cpus(l) show-memory-usage(m)")
 	}
+	kernel.InfoEnd()
+	klog.ConsoleLevel = level
 }
 
 // writeSysrqTrigger is a write to /proc/sysrq-trigger: each byte a

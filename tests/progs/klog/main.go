@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/gometal/gometal/tests/progs/internal/guest"
 
@@ -92,9 +93,34 @@ func main() {
 	_, _, e := unix.Syscall(unix.SYS_SYSLOG, actionReadAll, 0, 16)
 	check("read-all-null", e == unix.EINVAL, "%v", e)
 	unix.Close(fd)
+	blockedReaderWakes()
 
 	if guest.Failed() {
 		os.Exit(1)
 	}
 	fmt.Println("klog ok")
+}
+
+// blockedReaderWakes: a reader blocked on /dev/kmsg (as `dmesg -w`)
+// wakes for a line the kernel itself writes, here SysRq's help, which
+// Linux's __handle_sysrq and gometal both write to the log.
+func blockedReaderWakes() {
+	fd, err := unix.Open("/dev/kmsg", unix.O_RDONLY, 0)
+	check("kmsg-blocking-open", err == nil, "%v", err)
+	unix.Seek(fd, 0, unix.SEEK_END)
+	got := make(chan string, 1)
+	go func() {
+		b := make([]byte, 8192)
+		n, err := unix.Read(fd, b)
+		got <- fmt.Sprint(string(b[:max(n, 0)]), err)
+	}()
+	time.Sleep(200 * time.Millisecond) // the reader is blocked by now, or soon: either way it must see the line
+	err = os.WriteFile("/proc/sysrq-trigger", []byte("h"), 0)
+	check("sysrq-help", err == nil, "%v", err)
+	select {
+	case s := <-got:
+		check("kmsg-woken-by-kernel-line", strings.Contains(s, "HELP : "), "%q", s)
+	case <-time.After(10 * time.Second):
+		check("kmsg-woken-by-kernel-line", false, "no record 10 s after SysRq h")
+	}
 }
