@@ -703,8 +703,8 @@ func TestProcesses(t *testing.T) {
 // TIOCGPGRP, TIOCSPGRP and TIOCGSID with Linux's errors; a background
 // read through /dev/tty stops its group with SIGTTIN and runs again
 // after SIGCONT, and is EIO with SIGTTIN ignored or blocked or in an
-// orphaned group; TIOCSPGRP and TCSETS from the background stop with
-// SIGTTOU unless it is ignored; TIOCNOTTY hangs the foreground group up
+// orphaned group; TIOCSPGRP and TCSETS from the background, and with
+// TOSTOP a write, stop with SIGTTOU unless it is ignored; TIOCNOTTY hangs the foreground group up
 // (SIGHUP, SIGCONT); TIOCSCTTY 1 takes another session's terminal; and a
 // leader's exit hangs up its foreground group and wakes its orphaned
 // stopped one.
@@ -715,7 +715,7 @@ func TestJobControl(t *testing.T) {
 		"ok jobctl-tiocgsid", "ok jobctl-devtty", "ok jobctl-tiocspgrp-esrch", "ok jobctl-tiocspgrp-eperm", "ok jobctl-tiocspgrp",
 		"ok jobctl-read-orphaned", "ok jobctl-tiocspgrp-orphaned", "ok jobctl-sigttin", "ok jobctl-sigttin-restart",
 		"ok jobctl-read-ignored", "ok jobctl-read-blocked", "ok jobctl-sigttou", "ok jobctl-sigttou-tcsets",
-		"ok jobctl-sigttou-ignored", "ok jobctl-tiocnotty", "ok jobctl-tiocnotty-gone", "ok jobctl-tiocsctty-taken",
+		"ok jobctl-sigttou-ignored", "ok jobctl-tostop", "ok jobctl-tostop-ignored", "ok jobctl-tiocnotty", "ok jobctl-tiocnotty-gone", "ok jobctl-tiocsctty-taken",
 		"ok jobctl-tiocsctty-steal", "ok jobctl-stolen", "ok jobctl-exit-hangup", "ok jobctl-exit-orphaned",
 		"ok jobctl-exit-released", "procs ok")
 	if strings.Contains(r.out, "FAIL") {

@@ -58,8 +58,14 @@ func ttyCheckChange(t *sched.Thread, sig int) uint64 {
 }
 
 // ttyJobControl is tty.JobControl: a read through /dev/tty by the
-// current thread (n_tty_read's job_control).
-func ttyJobControl() uint64 { return ttyCheckChange(current(), sigTTIN) }
+// current thread (n_tty_read's job_control), or a write with TOSTOP
+// (n_tty_write's tty_check_change).
+func ttyJobControl(write bool) uint64 {
+	if write {
+		return ttyCheckChange(current(), sigTTOU)
+	}
+	return ttyCheckChange(current(), sigTTIN)
+}
 
 // ttyWait is tty.Wait: the current thread waits on terminal tm's
 // queue for input, until deadline (0: none), with done bytes of the read

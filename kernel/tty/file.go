@@ -42,7 +42,7 @@ func (t *Terminal) Release(f *vfs.File) { viaTTY[f.Index()] = false }
 // bytes already given, goes through Wait.
 func (t *Terminal) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 	if viaTTY[f.Index()] {
-		if r := JobControl(); r != 0 {
+		if r := JobControl(false); r != 0 {
 			return r
 		}
 	}
@@ -170,8 +170,15 @@ func (t *Terminal) readLine(buf uintptr, n uint64) uint64 {
 }
 
 // Write sends the app's bytes to the device through output processing
-// (n_tty_write's process_output).
+// (n_tty_write's process_output). With TOSTOP, a background job's
+// write through /dev/tty asks JobControl first (n_tty_write; a write
+// through /dev/console, redirected_tty_write there, never stops).
 func (t *Terminal) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	if viaTTY[f.Index()] && t.lflag(unix.TOSTOP) {
+		if r := JobControl(true); r != 0 {
+			return r
+		}
+	}
 	var chunk [256]byte
 	done := uint64(0)
 	for done < n {

@@ -68,8 +68,10 @@ var Console Terminal
 // tty layer sends it) to the foreground process group pgrp, 0 when the
 // terminal has none (the kernel then signals PID 1: kernel/linux's
 // ttySignal). JobControl is asked before a read through a description
-// opened as /dev/tty: 0 lets the read go on, anything else is its
-// result (EIO, or the read cut short by SIGTTIN: n_tty's job_control).
+// opened as /dev/tty, and before a write through one when TOSTOP is
+// set (write true): 0 lets the call go on, anything else is its result
+// (EIO, or the call cut short by SIGTTIN or SIGTTOU: n_tty's
+// job_control, and n_tty_write's tty_check_change).
 // SysRq runs the magic SysRq command c: a BREAK on the serial console,
 // then the command's key (Linux's drivers/tty/sysrq.c).
 //
@@ -83,7 +85,7 @@ var Console Terminal
 // arrives.
 var (
 	Signal             func(pgrp int32, sig int)
-	JobControl         func() uint64
+	JobControl         func(write bool) uint64
 	SysRq              func(c byte)
 	Now                func() uint64
 	TicksPerDecisecond uint64

@@ -46,7 +46,7 @@ func setup(t *testing.T, cooked bool) *term {
 	Reset()
 	Console.Init(func(c byte) { tm.out = append(tm.out, c) }, cooked, 0, 0)
 	Signal = func(pgrp int32, sig int) { tm.sigs, tm.to = append(tm.sigs, sig), append(tm.to, pgrp) }
-	JobControl = func() uint64 { tm.jobs++; return 0 }
+	JobControl = func(bool) uint64 { tm.jobs++; return 0 }
 	Now = func() uint64 { return tm.now }
 	TicksPerDecisecond = 10
 	Wait = func(_ *Terminal, deadline, done, result uint64) {
@@ -595,7 +595,7 @@ func TestJobControlGuardsReadsThroughDevTTY(t *testing.T) {
 	tty := &vfs.Files[vfs.Alloc(&Console, unix.O_RDWR)]
 	OpenedAsTTY(tty)
 	Input([]byte("x"))
-	JobControl = func() uint64 { tm.jobs++; return vfs.Err(unix.EIO) }
+	JobControl = func(bool) uint64 { tm.jobs++; return vfs.Err(unix.EIO) }
 	if _, r := tm.readFrom(t, tty); r != vfs.Err(unix.EIO) || tm.jobs != 1 {
 		t.Errorf("background read = %#x after %d checks, want EIO after 1", r, tm.jobs)
 	}
@@ -605,6 +605,32 @@ func TestJobControlGuardsReadsThroughDevTTY(t *testing.T) {
 	Console.Release(tty)
 	if _, r := tm.readFrom(t, tty); r != vfs.Err(unix.EAGAIN) || tm.jobs != 1 {
 		t.Errorf("a released description was still checked (%d), read %#x", tm.jobs, r)
+	}
+}
+
+// With TOSTOP a write through /dev/tty asks job control first (SIGTTOU
+// for a background job: n_tty_write's tty_check_change), and its result
+// is the write's; without TOSTOP, or through the console's other
+// descriptions (/dev/console: redirected_tty_write), it writes.
+func TestTOSTOPGuardsWritesThroughDevTTY(t *testing.T) {
+	tm := setup(t, true)
+	tty := &vfs.Files[vfs.Alloc(&Console, unix.O_RDWR)]
+	OpenedAsTTY(tty)
+	var asked []bool
+	JobControl = func(write bool) uint64 { asked = append(asked, write); return vfs.Err(unix.EIO) }
+	usermem.CopyOut(tm.buf, []byte("x"))
+	if r := Console.Write(tty, tm.buf, 1, -1); r != 1 || len(asked) != 0 {
+		t.Errorf("write without TOSTOP = %#x after %d checks, want 1 unchecked", r, len(asked))
+	}
+	tm.setModes(t, func(tio *unix.Termios) { tio.Lflag |= unix.TOSTOP })
+	if r := Console.Write(tty, tm.buf, 1, -1); r != vfs.Err(unix.EIO) || len(asked) != 1 || !asked[0] {
+		t.Errorf("write with TOSTOP = %#x after checks %v, want EIO after one write check", r, asked)
+	}
+	if r := Console.Write(tm.f, tm.buf, 1, -1); r != 1 || len(asked) != 1 {
+		t.Errorf("write through the console with TOSTOP = %#x after %d checks, want 1 unchecked", r, len(asked))
+	}
+	if got := string(tm.out); got != "xx" {
+		t.Errorf("the device got %q, want the two writes that went on", got)
 	}
 }
 

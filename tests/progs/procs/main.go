@@ -149,6 +149,9 @@ func rawWrite(fd int, b []byte) {
 	syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
 }
 
+// tostopMsg is what jobctl's background writer writes.
+var tostopMsg = []byte("jobctl: a background write, SIGTTOU ignored\n")
+
 // marker is changed by a forked child, which must not change the
 // parent's copy.
 var marker = [8]byte{'p', 'a', 'r', 'e', 'n', 't', '!', '\n'}
@@ -1549,6 +1552,36 @@ func session() {
 	signal.Ignore(syscall.SIGTTOU)
 	e = tcSetPgrp(con, g)
 	check("jobctl-tiocspgrp-back", e == 0, "TIOCSPGRP back to the first job, SIGTTOU ignored: %v", e)
+	// With TOSTOP a background job's write is stopped by SIGTTOU too,
+	// and goes ahead with SIGTTOU ignored (n_tty_write's
+	// tty_check_change). We may set it from the background: we ignore
+	// SIGTTOU now.
+	var tio syscall.Termios
+	tcIoctl(con, syscall.TCGETS, uintptr(unsafe.Pointer(&tio)))
+	tio.Lflag |= syscall.TOSTOP
+	e = tcIoctl(con, syscall.TCSETS, uintptr(unsafe.Pointer(&tio)))
+	for _, ignore := range []bool{false, true} {
+		handler := uintptr(0) // SIG_DFL, or SIG_IGN: the child allocates nothing
+		if ignore {
+			handler = 1
+		}
+		w := groupChild()
+		if w == 0 {
+			rawSignal(syscall.SIGTTOU, handler)
+			_, _, we := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(tty), uintptr(unsafe.Pointer(&tostopMsg[0])), uintptr(len(tostopMsg)))
+			rawExit(uintptr(we))
+		}
+		if !ignore {
+			ok, why = stoppedBy(w, syscall.SIGTTOU)
+			check("jobctl-tostop", e == 0 && ok, "TCSETS with TOSTOP: %v; a background write: %s", e, why)
+			reap(w)
+		} else {
+			ok, why = exitedWith(w, 0)
+			check("jobctl-tostop-ignored", ok, "a background write with TOSTOP and SIGTTOU ignored (exit: its errno): %s", why)
+		}
+	}
+	tio.Lflag &^= syscall.TOSTOP
+	tcIoctl(con, syscall.TCSETS, uintptr(unsafe.Pointer(&tio)))
 	syscall.Write(p[1], []byte{1})
 	ok, why = exitedWith(g, 0)
 	check("jobctl-job-done", ok, "the first job: %s", why)
