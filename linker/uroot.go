@@ -29,13 +29,27 @@ const (
 	URootVersion = "v0.16.0"
 )
 
-// GoshTag builds gosh without its bubbline line editor: bubbline puts the
-// console in raw mode, asks the terminal where the cursor is (ESC [6n)
-// and waits for the answer, which a piped stdin never gives, and it
-// needs a termios the console does not keep yet. The small gosh prints
-// "$ " and reads whole lines, which the console's line discipline (or
-// the host's terminal) edits.
-const GoshTag = "goshsmall"
+// The two builds of gosh. GoshFull is u-root's default: gosh with its
+// bubbline line editor (history, Tab completion, a key-help line), for
+// a person at a terminal. It puts the console in raw mode and asks the
+// terminal for its colours and the cursor's place (OSC 10/11, CSI 6n),
+// reading the answers from its input, so typed-ahead or piped input is
+// eaten by those reads; and in raw mode Enter is CR, which a script's
+// NL is not. GoshSmall (the goshsmall build tag) prints "$ " and reads
+// whole lines, which the console's line discipline edits: for piped
+// input (tests, scripts, benchmarks) and `go test -exec`.
+const (
+	GoshFull  = "full"
+	GoshSmall = "small"
+)
+
+// goshTag is the build tag of a gosh build.
+func goshTag(gosh string) string {
+	if gosh == GoshSmall {
+		return "goshsmall"
+	}
+	return ""
+}
 
 // URootShell and URootInit are the commands linked to /bin/sh and /init.
 // urootLayout names how BuildURoot lays the image out, for its cache key:
@@ -94,19 +108,24 @@ func goVersion() (string, error) {
 }
 
 // URootKey identifies a u-root initramfs build: the u-root version, the
-// command set, gosh's build tag and the Go version that compiles it.
-func URootKey(cmds []string, goVer string) string {
+// command set, gosh's build (GoshFull, GoshSmall) and the Go version
+// that compiles it.
+func URootKey(cmds []string, gosh, goVer string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s@%s\n%s\n%s\n%s\n%s\n", URootModule, URootVersion, goVer, GoshTag, urootLayout, strings.Join(cmds, ","))
+	fmt.Fprintf(h, "%s@%s\n%s\n%s\n%s\n%s\n", URootModule, URootVersion, goVer, goshTag(gosh), urootLayout, strings.Join(cmds, ","))
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // BuildURoot returns the u-root initramfs (cpio newc) of the cmds/core
 // commands named by list (see URootCommands) as one busybox binary
 // /bbin/bb, with init as /init and gosh as /bin/sh, built for
-// linux/arm64 by mkuimage and gobusybox. Builds are cached by URootKey;
-// progress, if not nil, is told when a build starts and ends.
-func BuildURoot(list string, progress io.Writer) (string, error) {
+// linux/arm64 by mkuimage and gobusybox, gosh the build gosh names
+// (GoshFull, GoshSmall). Builds are cached by URootKey; progress, if not
+// nil, is told when a build starts and ends.
+func BuildURoot(list, gosh string, progress io.Writer) (string, error) {
+	if gosh != GoshFull && gosh != GoshSmall {
+		return "", fmt.Errorf("gosh build %q: want %s or %s", gosh, GoshFull, GoshSmall)
+	}
 	src, err := URootSource()
 	if err != nil {
 		return "", err
@@ -119,7 +138,7 @@ func BuildURoot(list string, progress io.Writer) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dir := filepath.Join(CacheDir(), "uroot-"+URootVersion+"-"+URootKey(cmds, goVer))
+	dir := filepath.Join(CacheDir(), "uroot-"+URootVersion+"-"+URootKey(cmds, gosh, goVer))
 	out := filepath.Join(dir, "initramfs.cpio")
 	if _, err := os.Stat(out); err == nil {
 		return out, nil
@@ -149,8 +168,11 @@ func BuildURoot(list string, progress io.Writer) (string, error) {
 	// The go command resolves the commands' imports in u-root's own
 	// module (its go.mod and go.sum), not in the one gometal runs from,
 	// whose go.sum lacks the commands' dependencies.
-	env := golang.Default(golang.DisableCGO(), golang.WithGOOS("linux"), golang.WithGOARCH("arm64"),
-		golang.WithBuildTag(GoshTag), golang.WithWorkingDir(src))
+	opts := []golang.Opt{golang.DisableCGO(), golang.WithGOOS("linux"), golang.WithGOARCH("arm64"), golang.WithWorkingDir(src)}
+	if tag := goshTag(gosh); tag != "" {
+		opts = append(opts, golang.WithBuildTag(tag))
+	}
+	env := golang.Default(opts...)
 	// mkuimage logs each step at info level; only its warnings and
 	// errors are worth the user's screen.
 	var logBuf bytes.Buffer

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/u-root/u-root/pkg/cpio"
@@ -49,9 +50,14 @@ func TestURootCommands(t *testing.T) {
 	if _, err := URootCommands(src, "ls,nope"); err == nil {
 		t.Error("a command u-root lacks accepted")
 	}
-	if URootKey([]string{"ls"}, "go1.26") == URootKey([]string{"cat"}, "go1.26") ||
-		URootKey([]string{"ls"}, "go1.26") == URootKey([]string{"ls"}, "go1.27") {
-		t.Error("the cache key ignores the commands or the Go version")
+	key := URootKey([]string{"ls"}, GoshSmall, "go1.26")
+	if key == URootKey([]string{"cat"}, GoshSmall, "go1.26") ||
+		key == URootKey([]string{"ls"}, GoshSmall, "go1.27") ||
+		key == URootKey([]string{"ls"}, GoshFull, "go1.26") {
+		t.Error("the cache key ignores the commands, the Go version or gosh's build")
+	}
+	if _, err := BuildURoot("ls", "big", nil); err == nil || !strings.Contains(err.Error(), `gosh build "big"`) {
+		t.Errorf("an unknown gosh build: %v", err)
 	}
 }
 

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/creack/pty"
 	"github.com/gometal/gometal/linker"
 	"github.com/u-root/u-root/pkg/cpio"
 )
@@ -18,7 +20,7 @@ import (
 // downloads included), later ones find it in seconds.
 func urootImage(t *testing.T) {
 	t.Helper()
-	urootOnce.Do(func() { _, urootErr = linker.BuildURoot("core", os.Stderr) })
+	urootOnce.Do(func() { _, urootErr = linker.BuildURoot("core", linker.GoshSmall, os.Stderr) })
 	if urootErr != nil {
 		t.Fatal(urootErr)
 	}
@@ -97,7 +99,7 @@ func TestURootBuild(t *testing.T) {
 	t.Parallel()
 	urootImage(t)
 	out := t.TempDir()
-	r := gometal(t, "build", "-uroot", "-o", out, "./examples/hello")
+	r := gometal(t, "build", "-uroot", "-uroot-gosh", "small", "-o", out, "./examples/hello")
 	r.expect(t, 0, filepath.Join(out, "initramfs.cpio"))
 	recs, err := linker.ReadArchive(filepath.Join(out, "initramfs.cpio"))
 	if err != nil {
@@ -120,5 +122,55 @@ func TestURootBuild(t *testing.T) {
 	}
 	if r := gometal(t, "build", "-uroot-cmds", "ls", "-o", out); r.status != 2 || !strings.Contains(r.out, "-uroot-cmds needs -uroot") {
 		t.Errorf("-uroot-cmds without -uroot: status %d\n%s", r.status, r.out)
+	}
+}
+
+// The full gosh, as `gometal run -uroot` at a terminal boots it (and
+// `make shell`): its line editor in raw mode on the console, typed at
+// through a host pty as a person types. Tab completes a path, Up brings
+// back an earlier command, Ctrl-C ends the foreground command (the
+// editor's own ^C handling is for the line being typed), and exit ends
+// the run with status 0. A small command set keeps its build short
+// (about 25 s on 2 cores, then cached).
+func TestURootFullGosh(t *testing.T) {
+	t.Parallel()
+	cmd, f, out := startOnPTY(t, &pty.Winsize{Rows: 40, Cols: 120}, "-uroot", "-uroot-cmds", "ls,sleep", "-net", "none")
+	waitFor(t, out, "M-? toggle key help", 5*time.Minute) // the build, then the boot
+	say := func(keys, want string) {
+		t.Helper()
+		f.Write([]byte(keys))
+		waitFor(t, out, want, time.Minute)
+	}
+	say("echo hi\r", "hi\r\n")
+	say("ls /bb\t", "ls /bbin")
+	say("\r", "sleep\r\n")
+	say("sleep 100\r", "sleep 100")
+	time.Sleep(time.Second) // sleep runs by now, or soon: ^C must end it either way
+	start := time.Now()
+	say("\x03", "exit status 130")
+	t.Logf("Ctrl-C to sleep's end: %v", time.Since(start).Round(time.Millisecond))
+	// Up, one key at a time, until the editor shows echo hi again.
+	before := strings.Count(out.String(), "hi\r\n")
+	for i := 0; ; i++ {
+		if i == 4 {
+			t.Fatalf("four times Up did not bring back echo hi:\n%q", out.String())
+		}
+		n := len(out.String())
+		f.Write([]byte("\x1b[A"))
+		waitFor(t, out, "\x1b[2K> ", time.Minute)
+		time.Sleep(time.Second) // the redraw is whole by then
+		if strings.Contains(out.String()[n:], "> echo hi ") {
+			break
+		}
+	}
+	say("\r", "hi\r\n")
+	for end := time.Now().Add(time.Minute); strings.Count(out.String(), "hi\r\n") == before; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("Enter on the recalled echo hi did not run it:\n%q", out.String())
+		}
+	}
+	f.Write([]byte("exit\r"))
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("gometal run -uroot: %v\n%s", err, out.String())
 	}
 }

@@ -109,7 +109,8 @@ func benchURoot(runs, smp int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	rd, err := urootInitramfs(urootFlags{on: true, cmds: "core"}, "", "")
+	// The script is piped in: the small gosh reads its lines.
+	rd, err := urootInitramfs(urootFlags{on: true, cmds: "core", gosh: linker.GoshSmall}, "", "")
 	if err != nil {
 		return "", err
 	}

@@ -112,6 +112,11 @@ flags for run, build and exec:
   -uroot-cmds L   with -uroot: the commands, "core" (default: all of
                   cmds/core) or names separated by commas (init and gosh
                   are always in)
+  -uroot-gosh B   with -uroot: gosh's build, "full" (its line editor:
+                  history, Tab completion; for a terminal), "small"
+                  (reads whole lines; for piped input) or "auto"
+                  (default: full for run at a terminal and for build,
+                  small for piped input and exec); each is built once
 Interactive runs: Ctrl-A x ends QEMU; Ctrl-A b then t prints the kernel's
 state dump (SysRq: a BREAK, then the key).
 `
@@ -185,30 +190,53 @@ type options struct {
 	set      map[string]bool // flags given on the command line
 }
 
-// urootFlags are -uroot and -uroot-cmds, of run and build.
+// urootFlags are -uroot, -uroot-cmds and -uroot-gosh, of run, build
+// and exec.
 type urootFlags struct {
 	on   bool
 	cmds string
+	gosh string // linker.GoshFull, linker.GoshSmall or "auto"
 }
 
 func (u *urootFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&u.on, "uroot", false, "boot u-root's init and shell, the program (if any) in /bin")
 	fs.StringVar(&u.cmds, "uroot-cmds", "core", "with -uroot: core, or cmds/core command names separated by commas")
+	fs.StringVar(&u.gosh, "uroot-gosh", "auto", "with -uroot: gosh's build, full (line editor), small (reads lines) or auto")
 }
 
-// check refuses -uroot-cmds without -uroot.
+// check refuses -uroot-cmds or -uroot-gosh without -uroot, and a gosh
+// build that does not exist.
 func (u *urootFlags) check(set func(string) bool) error {
-	if set("uroot-cmds") && !u.on {
-		return errors.New("-uroot-cmds needs -uroot")
+	for _, f := range []string{"uroot-cmds", "uroot-gosh"} {
+		if set(f) && !u.on {
+			return fmt.Errorf("-%s needs -uroot", f)
+		}
 	}
-	return nil
+	switch u.gosh {
+	case "auto", linker.GoshFull, linker.GoshSmall:
+		return nil
+	}
+	return fmt.Errorf("-uroot-gosh %q: want full, small or auto", u.gosh)
+}
+
+// resolve settles -uroot-gosh auto: the full gosh when a person types
+// at a terminal (interactive), the small one for piped input, whose
+// lines the full one's terminal queries would eat (linker.GoshFull).
+func (u urootFlags) resolve(interactive bool) urootFlags {
+	if u.gosh == "auto" || u.gosh == "" {
+		u.gosh = linker.GoshSmall
+		if interactive {
+			u.gosh = linker.GoshFull
+		}
+	}
+	return u
 }
 
 // urootInitramfs is u-root's initramfs (built or from the cache) with
 // the program app (a host path, "" for none) as /bin/NAME, NAME from
 // target; init gets no arguments, as a kernel starts it.
 func urootInitramfs(u urootFlags, app, target string) (*linker.Initramfs, error) {
-	path, err := linker.BuildURoot(u.cmds, os.Stderr)
+	path, err := linker.BuildURoot(u.cmds, u.gosh, os.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +256,7 @@ func urootInitramfs(u urootFlags, app, target string) (*linker.Initramfs, error)
 // with links in /usr/bin as well (Go's os tests list /usr/bin) and
 // /bin/sh the shell, so tests that run sh, cat, echo or true find them.
 func urootUserland(rd *linker.Initramfs, u urootFlags) error {
-	path, err := linker.BuildURoot(u.cmds, os.Stderr)
+	path, err := linker.BuildURoot(u.cmds, u.gosh, os.Stderr)
 	if err != nil {
 		return err
 	}
@@ -431,11 +459,12 @@ func boot(args []string, exec bool) int {
 	rd.Env = append(rd.Env, defaultEnv...)
 	switch {
 	case o.uroot.on && exec:
-		if err := urootUserland(rd, o.uroot); err != nil {
+		// Test binaries run commands (sh -c), never an interactive shell.
+		if err := urootUserland(rd, o.uroot.resolve(false)); err != nil {
 			return fail("%v", err)
 		}
 	case o.uroot.on:
-		if rd, err = urootInitramfs(o.uroot, app, target); err != nil {
+		if rd, err = urootInitramfs(o.uroot.resolve(term.IsTerminal(int(os.Stdin.Fd()))), app, target); err != nil {
 			return fail("%v", err)
 		}
 	}
@@ -979,7 +1008,8 @@ func buildArtifacts(b linker.Board, target string, bootargs []string, uroot uroo
 	}
 	rd := &linker.Initramfs{App: app, Argv: []string{"/init"}, Env: defaultEnv}
 	if uroot.on {
-		if rd, err = urootInitramfs(uroot, app, target); err != nil {
+		// A board's serial console is a person's terminal program.
+		if rd, err = urootInitramfs(uroot.resolve(true), app, target); err != nil {
 			return nil, err
 		}
 	}
