@@ -8,16 +8,12 @@ import "github.com/gometal/gometal/drivers/cpu"
 const (
 	regDR   = 0x00 // data register
 	regFR   = 0x18 // flag register
-	regLCRH = 0x2c // line control register
 	regCR   = 0x30 // control register
 	regIMSC = 0x38 // interrupt mask set/clear
 	regICR  = 0x44 // interrupt clear
 
 	frTXFF = 1 << 5 // transmit FIFO full
-	frBUSY = 1 << 3 // transmitting: a character is on the line
 	frRXFE = 1 << 4 // receive FIFO empty
-
-	lcrhFEN = 1 << 4 // FIFOs enabled (§3.3.7); off, each FIFO is one byte deep
 
 	crUARTEN = 1 << 0
 	crTXE    = 1 << 8
@@ -36,30 +32,9 @@ type UART struct {
 }
 
 // Init takes over a UART the firmware (or QEMU) has already clocked and
-// configured for 115200 8N1; it makes sure TX and RX are enabled, and
-// turns the FIFOs on as Linux's amba-pl011 driver does
-// (UART01x_LCRH_FEN). With them a key's whole escape sequence (ESC [ A
-// for Up) is waiting when the receive interrupt is taken and reaches a
-// raw-mode reader in one read; without them QEMU's PL011 takes a byte
-// at a time, and a line editor may read ESC alone and take it for the
-// Esc key.
-//
-// Changing FEN flushes the receive FIFO (QEMU's pl011_write resets it;
-// so does the hardware), so the FIFOs go on only if no byte is waiting:
-// input piped into QEMU is there from its start, before this runs, and
-// reading it first would let QEMU put the next byte in while LCR_H is
-// written. Such runs keep the one-byte holding register, which loses
-// nothing. LCR_H is written while the UART is disabled and idle
-// (§3.3.8's programming sequence).
+// configured for 115200 8N1; it only makes sure TX and RX are enabled.
 func (u *UART) Init(base uintptr) {
 	u.base = base
-	for cpu.Read32(base+regFR)&frBUSY != 0 {
-	}
-	cr := cpu.Read32(base + regCR)
-	cpu.Write32(base+regCR, cr&^crUARTEN)
-	if lcrh := cpu.Read32(base + regLCRH); lcrh&lcrhFEN == 0 && cpu.Read32(base+regFR)&frRXFE != 0 {
-		cpu.Write32(base+regLCRH, lcrh|lcrhFEN)
-	}
 	cpu.Write32(base+regCR, crUARTEN|crTXE|crRXE)
 }
 
