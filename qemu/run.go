@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"regexp"
 	"strconv"
 	"strings"
@@ -157,8 +158,14 @@ func Run(ctx context.Context, c *Config) (int, error) {
 		}
 	}
 	// QEMU in its own process group: a Ctrl-C on the host terminal (when
-	// stdin is not raw) must not kill it behind our back.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// stdin is not raw) must not kill it behind our back; the runner
+	// catches it (and SIGTERM, and SIGHUP when the terminal goes away)
+	// and ends QEMU itself. Pdeathsig ends QEMU if the runner is killed
+	// outright (SIGKILL), instead of leaving it running unwatched.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(stop)
 	if err := cmd.Start(); err != nil {
 		return 0, fmt.Errorf("starting %s: %v", Binary, err)
 	}
@@ -194,6 +201,11 @@ func Run(ctx context.Context, c *Config) (int, error) {
 		cmd.Process.Kill()
 		<-waitErr
 		return ExitInterrupted, nil
+	case sig := <-stop:
+		cmd.Process.Kill()
+		<-waitErr
+		n := int(sig.(syscall.Signal))
+		return 128 + n, fmt.Errorf("%v: QEMU killed; the guest's run did not finish", sig)
 	}
 	if err == nil {
 		return 0, nil
@@ -337,11 +349,19 @@ const (
 	ctrlA = 0x01
 )
 
+// forwardInput copies the host's input to QEMU's stdin until in ends; at
+// a terminal, Ctrl-A x closes interrupted instead (the rest of QEMU's
+// Ctrl-A escapes pass on to its multiplexer).
 func forwardInput(in io.Reader, w io.WriteCloser, terminal bool, interrupted chan<- struct{}) {
 	var buf [256]byte
+	// out is what one read forwards, written at once: a key's escape
+	// sequence (ESC [ A) written a byte at a time could reach the guest
+	// in pieces, and a line editor there would take ESC alone for Esc.
+	out := make([]byte, 0, 2*len(buf))
 	escape := false
 	for {
 		n, err := in.Read(buf[:])
+		out = out[:0]
 		for _, b := range buf[:n] {
 			if terminal {
 				if escape {
@@ -349,16 +369,20 @@ func forwardInput(in io.Reader, w io.WriteCloser, terminal bool, interrupted cha
 					// (b: a BREAK, Ctrl-A: a Ctrl-A, h: its help).
 					escape = false
 					if b == 'x' || b == 'X' {
+						w.Write(out)
 						close(interrupted)
 						return
 					}
-					w.Write([]byte{ctrlA})
+					out = append(out, ctrlA)
 				} else if b == ctrlA {
 					escape = true
 					continue
 				}
 			}
-			if _, werr := w.Write([]byte{b}); werr != nil {
+			out = append(out, b)
+		}
+		if len(out) > 0 {
+			if _, werr := w.Write(out); werr != nil {
 				return
 			}
 		}

@@ -1,10 +1,13 @@
 package tests
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -88,4 +91,57 @@ func TestTerminalModes(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("gometal run: %v\n%s", err, out.String())
 	}
+}
+
+// The runner ends QEMU when it is itself ended: SIGTERM or SIGHUP (the
+// terminal closing) or SIGINT make it kill QEMU and exit 128+signal, and
+// SIGKILL, which it cannot catch, kills QEMU through Pdeathsig. Before,
+// QEMU (in its own process group) ran on unwatched after the runner died.
+func TestRunnerEndsQEMUWhenKilled(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGKILL} {
+		name := fmt.Sprintf("gometal-sigtest-%d-%d", os.Getpid(), sig)
+		cmd := exec.Command(gometalBin, "run", "-timeout", "3m", "-qemu-arg", "-name", "-qemu-arg", name, "./tests/progs/procs", "--", "hang")
+		cmd.Dir = repoRoot
+		out := new(lockedBuffer)
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, out, "hanging", 2*time.Minute)
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		ee, _ := err.(*exec.ExitError)
+		switch {
+		case sig == syscall.SIGKILL:
+		case ee == nil || ee.ExitCode() != 128+int(sig):
+			t.Errorf("after %v: %v, want exit status %d\n%s", sig, err, 128+int(sig), out.String())
+		case !strings.Contains(out.String(), "QEMU killed"):
+			t.Errorf("after %v the runner did not say it killed QEMU:\n%s", sig, out.String())
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for pid := processNamed(name); pid != 0; pid = processNamed(name) {
+			if time.Now().After(deadline) {
+				syscall.Kill(pid, syscall.SIGKILL)
+				t.Fatalf("QEMU still runs 10 s after the runner got %v", sig)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}
+
+// processNamed is the PID of a process whose command line holds s, 0 if
+// none does (what pgrep -f finds, read from /proc).
+func processNamed(s string) int {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && strings.Contains(string(b), s) {
+			return pid
+		}
+	}
+	return 0
 }
