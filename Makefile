@@ -36,9 +36,9 @@ kernel: build
 
 # Host unit tests, then system tests that boot real programs in QEMU, then
 # Go standard-library test suites through go test -exec.
-# u-root's shell on the console: its init, gosh (with its line editor, at
-# a terminal) and ~110 commands (the image is built once, about 3 minutes
-# on 2 cores, then cached). exit or poweroff ends the run.
+# u-root's shell on the console: its init, gosh and ~110 commands (the
+# image is built once, about 3 minutes on 2 cores, then cached). exit or
+# poweroff ends the run.
 shell: deps build
 	$(BIN) run -uroot
 

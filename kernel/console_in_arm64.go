@@ -22,7 +22,14 @@ func consoleIRQ(id uint32) bool {
 	return false
 }
 
-// consoleRx drains port p into the terminal.
+// consoleRx drains port p into the terminal. A drain that ends inside a
+// key's escape sequence waits for the rest (tty.KeySeq): QEMU's multiplexed
+// stdio (the chardev that gives gometal run its Ctrl-A escapes) feeds
+// the UART one byte per main-loop turn, so without the wait a raw-mode
+// line editor could be woken with ESC alone and take it for the Esc key
+// and "[A" for typing. Linux hides the same gaps by accident: its UART
+// interrupt hands bytes to the line discipline later, from a work queue
+// (tty_flip_buffer_push).
 func consoleRx(p serialPort) {
 	// Acknowledge first, then drain: a byte that lands after the last
 	// read raises the interrupt again. (Clearing after draining loses the
@@ -31,11 +38,27 @@ func consoleRx(p serialPort) {
 	p.ClearIRQ()
 	var buf [64]byte
 	n := 0
+	var esc tty.KeySeq
+	var deadline uint64
 	for {
 		c, ok := p.Getc()
 		if ok {
 			buf[n] = c
 			n++
+			esc.Next(c)
+			deadline = 0
+		}
+		if !ok && esc.Open() && n < len(buf) {
+			// The rest of the sequence is on its way: wait for it,
+			// briefly (an Esc key pressed alone waits it out).
+			now := timer.Now()
+			if deadline == 0 {
+				deadline = now + timer.NanosToTicks(escWaitNanos)
+			}
+			if now < deadline {
+				continue
+			}
+			esc = tty.KeySeq{}
 		}
 		if n == len(buf) || !ok && n > 0 {
 			tty.Input(buf[:n])
@@ -50,6 +73,11 @@ func consoleRx(p serialPort) {
 		}
 	}
 }
+
+// escWaitNanos bounds consoleRx's wait for the rest of an escape
+// sequence: QEMU's next byte comes within tens of microseconds, a few
+// milliseconds on a loaded host.
+const escWaitNanos = 5_000_000
 
 // The console's boot modes: consoleCooked (bootarg gometal.echo=1,
 // which gometal run passes when its stdin is a terminal) gives it

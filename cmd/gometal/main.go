@@ -112,11 +112,11 @@ flags for run, build and exec:
   -uroot-cmds L   with -uroot: the commands, "core" (default: all of
                   cmds/core) or names separated by commas (init and gosh
                   are always in)
-  -uroot-gosh B   with -uroot: gosh's build, "full" (its line editor:
-                  history, Tab completion; for a terminal), "small"
-                  (reads whole lines; for piped input) or "auto"
-                  (default: full for run at a terminal and for build,
-                  small for piped input and exec); each is built once
+  -uroot-gosh B   with -uroot: gosh's build, "small" (default: reads
+                  whole lines, which the console edits) or "full" (its
+                  line editor: history, Tab completion; at a terminal
+                  only, and its input may stall: docs/UROOT.md); each
+                  is built once
 Interactive runs: Ctrl-A x ends QEMU; Ctrl-A b then t prints the kernel's
 state dump (SysRq: a BREAK, then the key).
 `
@@ -195,13 +195,13 @@ type options struct {
 type urootFlags struct {
 	on   bool
 	cmds string
-	gosh string // linker.GoshFull, linker.GoshSmall or "auto"
+	gosh string // linker.GoshSmall or linker.GoshFull
 }
 
 func (u *urootFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&u.on, "uroot", false, "boot u-root's init and shell, the program (if any) in /bin")
 	fs.StringVar(&u.cmds, "uroot-cmds", "core", "with -uroot: core, or cmds/core command names separated by commas")
-	fs.StringVar(&u.gosh, "uroot-gosh", "auto", "with -uroot: gosh's build, full (line editor), small (reads lines) or auto")
+	fs.StringVar(&u.gosh, "uroot-gosh", linker.GoshSmall, "with -uroot: gosh's build, small (reads lines) or full (its line editor; input may stall: docs/UROOT.md)")
 }
 
 // check refuses -uroot-cmds or -uroot-gosh without -uroot, and a gosh
@@ -212,24 +212,10 @@ func (u *urootFlags) check(set func(string) bool) error {
 			return fmt.Errorf("-%s needs -uroot", f)
 		}
 	}
-	switch u.gosh {
-	case "auto", linker.GoshFull, linker.GoshSmall:
-		return nil
+	if u.gosh != linker.GoshFull && u.gosh != linker.GoshSmall {
+		return fmt.Errorf("-uroot-gosh %q: want small or full", u.gosh)
 	}
-	return fmt.Errorf("-uroot-gosh %q: want full, small or auto", u.gosh)
-}
-
-// resolve settles -uroot-gosh auto: the full gosh when a person types
-// at a terminal (interactive), the small one for piped input, whose
-// lines the full one's terminal queries would eat (linker.GoshFull).
-func (u urootFlags) resolve(interactive bool) urootFlags {
-	if u.gosh == "auto" || u.gosh == "" {
-		u.gosh = linker.GoshSmall
-		if interactive {
-			u.gosh = linker.GoshFull
-		}
-	}
-	return u
+	return nil
 }
 
 // urootInitramfs is u-root's initramfs (built or from the cache) with
@@ -459,12 +445,11 @@ func boot(args []string, exec bool) int {
 	rd.Env = append(rd.Env, defaultEnv...)
 	switch {
 	case o.uroot.on && exec:
-		// Test binaries run commands (sh -c), never an interactive shell.
-		if err := urootUserland(rd, o.uroot.resolve(false)); err != nil {
+		if err := urootUserland(rd, o.uroot); err != nil {
 			return fail("%v", err)
 		}
 	case o.uroot.on:
-		if rd, err = urootInitramfs(o.uroot.resolve(term.IsTerminal(int(os.Stdin.Fd()))), app, target); err != nil {
+		if rd, err = urootInitramfs(o.uroot, app, target); err != nil {
 			return fail("%v", err)
 		}
 	}
@@ -1008,8 +993,7 @@ func buildArtifacts(b linker.Board, target string, bootargs []string, uroot uroo
 	}
 	rd := &linker.Initramfs{App: app, Argv: []string{"/init"}, Env: defaultEnv}
 	if uroot.on {
-		// A board's serial console is a person's terminal program.
-		if rd, err = urootInitramfs(uroot.resolve(true), app, target); err != nil {
+		if rd, err = urootInitramfs(uroot, app, target); err != nil {
 			return nil, err
 		}
 	}

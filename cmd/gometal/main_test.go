@@ -52,16 +52,11 @@ func TestParseFlags(t *testing.T) {
 	if _, _, err := parseFlags("run", []string{"-uroot-gosh", "full"}, false); err == nil || !strings.Contains(err.Error(), "-uroot-gosh needs -uroot") {
 		t.Errorf("-uroot-gosh without -uroot: %v", err)
 	}
-	if _, _, err := parseFlags("run", []string{"-uroot", "-uroot-gosh", "big"}, false); err == nil || !strings.Contains(err.Error(), "want full, small or auto") {
+	if _, _, err := parseFlags("run", []string{"-uroot", "-uroot-gosh", "big"}, false); err == nil || !strings.Contains(err.Error(), "want small or full") {
 		t.Errorf("-uroot-gosh big: %v", err)
 	}
-	o, _, _ = parseFlags("run", []string{"-uroot"}, false)
-	if o.uroot.resolve(true).gosh != "full" || o.uroot.resolve(false).gosh != "small" {
-		t.Errorf("-uroot-gosh auto: %q at a terminal, %q piped", o.uroot.resolve(true).gosh, o.uroot.resolve(false).gosh)
-	}
-	o, _, _ = parseFlags("run", []string{"-uroot", "-uroot-gosh", "small"}, false)
-	if o.uroot.resolve(true).gosh != "small" {
-		t.Errorf("-uroot-gosh small at a terminal: %q", o.uroot.resolve(true).gosh)
+	if o, _, _ = parseFlags("run", []string{"-uroot"}, false); o.uroot.gosh != "small" {
+		t.Errorf("-uroot's gosh by default: %q, want small", o.uroot.gosh)
 	}
 	if appName("./examples/hello") != "hello" || appName("/x/app.elf") != "app" {
 		t.Error("appName")
