@@ -2,6 +2,7 @@ package tests
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -33,7 +34,7 @@ func startShell(t *testing.T, args ...string) *shellSession {
 	urootImage(t) // the small gosh's image, built once for the parallel tests
 	cmd, f, out := startOnPTY(t, &pty.Winsize{Rows: 40, Cols: 120}, append([]string{"-uroot", "-uroot-gosh", "small"}, args...)...)
 	s := &shellSession{t, cmd, f, out}
-	s.waitPrompt(0, 5*time.Minute)
+	s.waitPrompt(0, 2*time.Minute) // the image is built by now: this is the boot
 	return s
 }
 
@@ -191,8 +192,73 @@ func TestURootInteractive(t *testing.T) {
 		t.Errorf("Ctrl-C to prompt: %v, over %v", took, interruptLimit)
 	}
 
+	s.rawAndJobs()
+	s.expect("echo still here", "still here\n")
+	s.exit()
+	if t.Failed() {
+		fmt.Println(s.out.String())
+	}
+}
+
+// atoi is the number s holds, -1 if none.
+func atoi(s string) int {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// The same shell on the Raspberry Pi 4 (QEMU raspi4b), one session on
+// its mini UART, the UART a Pi's header pins 8 and 10 carry, as a person
+// at a serial terminal has it: QEMU's second serial port is a host pty's
+// slave (QEMU's serial chardev makes it raw, as a serial line is), the test types into its
+// master. The console is on both UARTs (TestRPi4MiniUART); gometal run's
+// own terminal, the PL011, is a pty too, so the console is a terminal's
+// (cooked, with echo) and that side is only read. Raw mode and job
+// control run here too; -net isolated has no network device on the board.
+func TestURootInteractiveRPi4(t *testing.T) {
+	t.Parallel()
+	master, slave, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { master.Close(); slave.Close() })
+	mini := new(lockedBuffer)
+	go io.Copy(mini, master)
+	urootImage(t)
+	cmd, _, pl011 := startOnPTY(t, &pty.Winsize{Rows: 40, Cols: 120}, "-uroot", "-uroot-gosh", "small", "-board", "rpi4",
+		"-qemu-arg", "-chardev", "-qemu-arg", "serial,id=mini,path="+slave.Name(), "-qemu-arg", "-serial", "-qemu-arg", "chardev:mini",
+		"./tests/progs/ttyjobs")
+	s := &shellSession{t, cmd, master, mini}
+	s.waitPrompt(0, 2*time.Minute) // the image is built by now: this is the boot
+	s.expect("echo hi", "hi\n")
+	s.expect("uname -m", "aarch64\n")
+	if o := s.typeLine("ls /bbin | wc -l"); atoi(o) < 100 {
+		t.Errorf("ls /bbin | wc -l: %q, want over 100 commands", o)
+	}
+	took := s.interrupt()
+	t.Logf("Ctrl-C to prompt: %v", took.Round(time.Millisecond))
+	if took > interruptLimit {
+		t.Errorf("Ctrl-C to prompt: %v, over %v", took, interruptLimit)
+	}
+	s.rawAndJobs()
+	s.exit()
+	if !strings.Contains(pl011.String(), "$ echo hi\r\nhi\r\n") {
+		t.Errorf("the PL011 does not show the session:\n%s", pl011.String())
+	}
+	if t.Failed() {
+		fmt.Println(s.out.String())
+	}
+}
+
+// rawAndJobs runs tests/progs/ttyjobs raw and jobs; the transcripts are
+// Linux's (the same program through a pty on the host).
+func (s *shellSession) rawAndJobs() {
+	s.t.Helper()
 	// Raw mode: three keys, ^C among them as a byte, unechoed; then
 	// cooked mode again, whose line is echoed.
+	t := s.t
 	n := len(s.out.String())
 	s.f.Write([]byte("ttyjobs raw\r"))
 	s.waitAfter(n, "raw: type keys\r\n")
@@ -221,18 +287,4 @@ func TestURootInteractive(t *testing.T) {
 			t.Errorf("ttyjobs jobs: no %q in:\n%q", want, o)
 		}
 	}
-	s.expect("echo still here", "still here\n")
-	s.exit()
-	if t.Failed() {
-		fmt.Println(s.out.String())
-	}
-}
-
-// atoi is the number s holds, -1 if none.
-func atoi(s string) int {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil {
-		return -1
-	}
-	return n
 }
