@@ -166,6 +166,13 @@ func TestURootInteractive(t *testing.T) {
 		t.Errorf("/proc/self/stat of cat: %q, want the parent %s (the shell)", stat, shPid)
 	}
 
+	// tty(1)'s search: fstat(0)'s st_dev and st_ino are the node the
+	// console was opened from. The shell's descriptors are the boot ones,
+	// opened from the initramfs's /dev/console, which init's devtmpfs
+	// mount on /dev hides, so none matches (Linux's console_on_rootfs
+	// gives the same); one opened from devtmpfs's /dev/console is found.
+	s.expect("ttyjobs ttyname", "ttyname none rdev 5:1\n")
+	s.expect("ttyjobs ttyname < /dev/console", "ttyname /dev/console rdev 5:1\n")
 	s.expect("free", "Mem:")
 	s.expect("uptime", "loadaverage: ")
 	if o := s.typeLine("dmesg | head -n 3"); strings.Count(o, "\n") != 3 {

@@ -8,6 +8,9 @@
 //	      (tcsetpgrp); ^Z stops it (the parent's wait4 with WUNTRACED sees
 //	      SIGTSTP), the parent takes the terminal back, gives it to the
 //	      child again and sends SIGCONT; the child reads a line and exits.
+//	ttyname  the /dev node whose st_dev and st_ino are fstat(0)'s, as
+//	      tty(1) finds it (u-root's tty prints to its stdin, so it says
+//	      nothing for a read-only redirect).
 //
 // Each step is printed, in an order fixed by the waits, so the test can
 // compare the transcript with what Linux's n_tty and job control do.
@@ -38,6 +41,8 @@ func main() {
 		raw()
 	case "jobs":
 		jobs()
+	case "ttyname":
+		ttyname()
 	case "child":
 		child()
 	default:
@@ -148,4 +153,23 @@ func child() {
 	var b [64]byte
 	n, err := os.Stdin.Read(b[:])
 	fmt.Printf("child: read %q %v\n", b[:n], err)
+}
+
+func ttyname() {
+	var st unix.Stat_t
+	if err := unix.Fstat(0, &st); err != nil {
+		fail("fstat: %v", err)
+	}
+	ents, err := os.ReadDir("/dev")
+	if err != nil {
+		fail("/dev: %v", err)
+	}
+	name := "none"
+	for _, e := range ents {
+		var n unix.Stat_t
+		if unix.Lstat("/dev/"+e.Name(), &n) == nil && n.Dev == st.Dev && n.Ino == st.Ino {
+			name = "/dev/" + e.Name()
+		}
+	}
+	fmt.Printf("ttyname %s rdev %d:%d\n", name, unix.Major(st.Rdev), unix.Minor(st.Rdev))
 }
