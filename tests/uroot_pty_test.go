@@ -126,7 +126,7 @@ func (s *shellSession) exit() {
 }
 
 // interruptLimit is how long the prompt may take to come back after
-// Ctrl-C: the kernel delivers SIGINT at once (well under 0.1 s measured),
+// Ctrl-C: the kernel delivers SIGINT at once (13 to 44 ms measured),
 // but the 2-core host runs other people's QEMUs, which can hold a vCPU
 // off for seconds.
 const interruptLimit = 5 * time.Second
@@ -277,7 +277,8 @@ func (s *shellSession) rawAndJobs() {
 		t.Errorf("ttyjobs raw: %q\nwant it to end %q", o, want)
 	}
 
-	// Job control: ^Z (echoed as ^Z, as n_tty's ECHOCTL does) stops the foreground child, SIGCONT resumes it.
+	// Job control: ^Z (echoed as ^Z, n_tty's ECHOCTL) stops the
+	// foreground child, SIGCONT resumes it.
 	n = len(s.out.String())
 	s.f.Write([]byte("ttyjobs jobs\r"))
 	s.waitAfter(n, "child: reading; type ^Z\r\n")
