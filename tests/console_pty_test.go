@@ -145,3 +145,12 @@ func processNamed(s string) int {
 	}
 	return 0
 }
+
+// fstat of the console's descriptors answers for the node they were
+// opened from, as Linux's does: the boot descriptors 0-2 are the
+// initramfs's /dev/console (st_dev, st_ino, what tty(1) looks for).
+func TestConsoleFstatNode(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "./tests/progs/ttyjobs", "--", "ttyname")
+	r.expect(t, 0, "ttyname /dev/console rdev 5:1")
+}

@@ -71,6 +71,7 @@ func openCharDev(i int32, flags uint32) uint64 {
 		fd := openFD(&tty.Console, flags, cloexec)
 		if !vfs.IsErr(fd) {
 			fl, _ := getFD(fd)
+			devNodes[fl.Index()] = i
 			openedConsole(fl, fs.Inodes[i].Rdev == devTTY)
 		}
 		return fd
@@ -100,6 +101,43 @@ func devNodeStat(f *vfs.File) unix.Stat_t {
 	var st unix.Stat_t
 	fs.Inodes[devNodes[f.Index()]].StatTo(&st)
 	return st
+}
+
+// fileStat is fstat of description f. A console description answers
+// for the node it was opened from, as Linux's fstat gives the inode of
+// the file opened (st_dev, st_ino: what tty(1) looks for in /dev); the
+// terminal knows only its device number. The node is not held open (the
+// console's Release is the tty layer's), so one gone, or its slot reused
+// for another file, leaves the terminal's own answer.
+func fileStat(f *vfs.File) unix.Stat_t {
+	st := f.Impl.Stat(f)
+	if f.Impl.Kind() != vfs.KindConsole {
+		return st
+	}
+	i := devNodes[f.Index()]
+	if i < 0 {
+		return st
+	}
+	n := &fs.Inodes[i]
+	if n.Mode&unix.S_IFMT == unix.S_IFCHR && (n.Rdev == devConsole || n.Rdev == devTTY) {
+		n.StatTo(&st)
+	}
+	return st
+}
+
+// bootConsoleNode makes the boot descriptors 0-2 (initConsoleFDs, before
+// the initramfs is unpacked) opened from the initramfs's /dev/console,
+// as Linux's console_on_rootfs opens it once the root is there.
+func bootConsoleNode() {
+	fl, ok := getFD(0)
+	if !ok || fl.Impl.Kind() != vfs.KindConsole {
+		return
+	}
+	var w fs.Walk
+	devNodes[fl.Index()] = -1
+	if i, e := fs.Lookup(&w, fs.RootPath(), []byte("/dev/console"), fs.Follow); e == 0 {
+		devNodes[fl.Index()] = i
+	}
 }
 
 func (d *memDev) Release(f *vfs.File) { fs.Drop(devNodes[f.Index()]) }

@@ -60,6 +60,7 @@ func loadInit() *sched.Thread {
 	if ue, ok := fs.Init(kernel.TmpfsLimit()); !ok {
 		unpackFailed(&ue)
 	}
+	bootConsoleNode()
 	writeResolvConf()
 	mountProc()
 	initCwd()

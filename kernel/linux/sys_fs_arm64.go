@@ -373,7 +373,7 @@ func sysFstat(t *sched.Thread, f *sched.Frame) uint64 {
 	if !ok {
 		return errno(unix.EBADF)
 	}
-	st := fl.Impl.Stat(fl)
+	st := fileStat(fl)
 	return putStat(uintptr(f.X[1]), &st)
 }
 
@@ -385,7 +385,7 @@ func sysNewfstatat(t *sched.Thread, f *sched.Frame) uint64 {
 		if !ok {
 			return errno(unix.EBADF)
 		}
-		st = fl.Impl.Stat(fl)
+		st = fileStat(fl)
 		return putStat(uintptr(f.X[2]), &st)
 	}
 	var wf fs.WalkFlags
@@ -398,7 +398,7 @@ func sysNewfstatat(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(e)
 	}
 	if mf, ok := magicFile(i); ok && wf == fs.Follow {
-		st = mf.Impl.Stat(mf) // what /proc/PID/fd/N names
+		st = fileStat(mf) // what /proc/PID/fd/N names
 		return putStat(uintptr(f.X[2]), &st)
 	}
 	fs.Inodes[i].StatTo(&st)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/gometal/gometal/tests/progs/internal/guest"
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 )
@@ -41,14 +42,9 @@ func main() {
 		fail("MakeRaw: %v", err)
 	}
 	fmt.Print("raw: type keys\r\n")
-	var keys []byte
-	for len(keys) < 3 {
-		var b [16]byte
-		n, err := os.Stdin.Read(b[:])
-		if err != nil {
-			fail("raw read: %v", err)
-		}
-		keys = append(keys, b[:n]...)
+	keys, err := guest.ReadKeys(3)
+	if err != nil {
+		fail("raw read: %v", err)
 	}
 	fmt.Printf("keys %q\r\n", keys)
 
