@@ -240,6 +240,9 @@ func (t *Terminal) erase(c byte) {
 			h--
 			c = t.buf[h%bufSize]
 		}
+		if t.continuation(c) {
+			break // no character starts here: do not erase part of one
+		}
 		if kind == unix.VWERASE {
 			if isalnum(c) || c == '_' {
 				alnums++
@@ -274,6 +277,9 @@ func isalnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
+// tabWidth is the distance between tab stops, as n_tty counts them.
+const tabWidth = 8
+
 // rubout wipes one column: "\b \b".
 func (t *Terminal) rubout() {
 	t.echoRaw('\b')
@@ -281,9 +287,9 @@ func (t *Terminal) rubout() {
 	t.echoRaw('\b')
 }
 
-// eraseTab backs over the columns a tab just erased took: the column
-// the line now ends at, found by rescanning it from where it started
-// (echo_erase_tab's count), back to the current column.
+// eraseTab backs over the columns a tab just erased took: from the
+// column the line now ends at (found by rescanning it from where it
+// started: eraser's count for echo_erase_tab) to the next tab stop.
 func (t *Terminal) eraseTab() {
 	col := t.canonColumn
 	for i := t.canonHead; i != t.head; i++ {
@@ -299,8 +305,18 @@ func (t *Terminal) eraseTab() {
 			col++
 		}
 	}
-	for t.column > col {
-		t.echoRaw('\b')
+	// The tab's width from col, 8 - col%8 columns, no more than the
+	// cursor has. The backspaces go out as they are and are counted
+	// off the column here, with OPOST or without (process_echoes'
+	// ECHO_OP_ERASE_TAB), so a column output processing did not move
+	// (OPOST turned off mid-line) cannot keep this loop going.
+	n := tabWidth - col%tabWidth
+	if n > t.column {
+		n = t.column
+	}
+	for ; n > 0; n-- {
+		t.Out('\b')
+		t.column--
 	}
 }
 
