@@ -82,6 +82,7 @@ func (t *Terminal) receive(c byte) {
 		t.ordinary(c)
 		return
 	}
+	// lab:tty begin
 	if t.lflag(unix.ISIG) {
 		switch {
 		case t.is(c, unix.VINTR):
@@ -95,6 +96,13 @@ func (t *Terminal) receive(c byte) {
 			return
 		}
 	}
+	// lab:tty stub
+	// // TODO(lab tty): with ISIG on, the interrupt, quit and suspend
+	// // characters (cc[VINTR], cc[VQUIT], cc[VSUSP]; t.is tells them)
+	// // are not input: each is t.signal(c, SIGINT, SIGQUIT or SIGTSTP),
+	// // and nothing more happens to it. Until then they are typed into
+	// // the line like any other byte.
+	// lab:tty end
 	switch {
 	case c == '\r' && t.iflag(unix.IGNCR):
 		return
@@ -167,6 +175,7 @@ func (t *Terminal) echoStart(c byte) {
 // input is dropped unless NOFLSH, the character is echoed (^C), and the
 // foreground group gets sig.
 func (t *Terminal) signal(c byte, sig int) {
+	// lab:tty begin
 	if !t.lflag(unix.NOFLSH) {
 		t.flushInput()
 	}
@@ -174,6 +183,14 @@ func (t *Terminal) signal(c byte, sig int) {
 		t.echo(c)
 	}
 	Signal(t.Pgrp, sig)
+	// lab:tty stub
+	// // TODO(lab tty): drop all input, the line being edited and the
+	// // lines not yet read, unless NOFLSH (flushInput); echo c (as ^C
+	// // with ECHOCTL: echo does that) when ECHO is on; then send sig to
+	// // the terminal's foreground process group (Signal, t.Pgrp).
+	// _ = sig
+	// t.ordinary(c)
+	// lab:tty end
 }
 
 // iscntrl is C's iscntrl in the C locale.
@@ -205,6 +222,7 @@ func (t *Terminal) echoRaw(c byte) { t.output(c) }
 // ECHOE wipe them from the screen ("\b \b" a column; two for a control
 // character echoed as ^X; a tab's columns by rescanning the line).
 func (t *Terminal) erase(c byte) {
+	// lab:tty begin
 	if t.head == t.canonHead {
 		return // nothing typed on this line
 	}
@@ -270,6 +288,24 @@ func (t *Terminal) erase(c byte) {
 			break
 		}
 	}
+	// lab:tty stub
+	// // TODO(lab tty): take back what c erases of the line being edited
+	// // (the bytes from t.canonHead to t.head), and wipe it from the
+	// // screen. c is one of three characters (t.is tells which):
+	// //   - cc[VERASE] takes back one character (with IUTF8 all the
+	// //     bytes of a UTF-8 one; t.continuation);
+	// //   - cc[VWERASE] the previous word: first whatever is not a
+	// //     letter, digit or '_' (isalnum), then those that are;
+	// //   - cc[VKILL] the whole line.
+	// // With ECHO and ECHOE each character taken back is rubbed out: a
+	// // column, two for a control character echoed as ^X (ECHOCTL), a
+	// // tab's columns (eraseTab). Without ECHOE an erase echoes the erase
+	// // character instead. A kill without all of ECHOK, ECHOKE and ECHOE
+	// // echoes the kill character, then a newline with ECHOK. Nothing
+	// // typed on this line: nothing to do. Until then the three are
+	// // typed into the line like any other byte:
+	// t.ordinary(c)
+	// lab:tty end
 }
 
 // isalnum is C's isalnum in the C locale.
@@ -291,6 +327,7 @@ func (t *Terminal) rubout() {
 // column the line now ends at (found by rescanning it from where it
 // started: eraser's count for echo_erase_tab) to the next tab stop.
 func (t *Terminal) eraseTab() {
+	// lab:tty begin
 	col := t.canonColumn
 	for i := t.canonHead; i != t.head; i++ {
 		c := t.buf[i%bufSize]
@@ -318,6 +355,17 @@ func (t *Terminal) eraseTab() {
 		t.Out('\b')
 		t.column--
 	}
+	// lab:tty stub
+	// // TODO(lab tty): the tab just taken back took the columns from
+	// // where the line before it ends to t.column. Find that column:
+	// // start at t.canonColumn and go through the line (t.canonHead to
+	// // t.head) as output would (a tab to the next multiple of 8, a
+	// // control character 2 columns with ECHOCTL and none without, a
+	// // UTF-8 continuation byte none, anything else 1). Then back up to
+	// // the tab stop before it, but not past column 0: t.Out('\b') and
+	// // t.column-- for each column (not echoRaw: without OPOST, output
+	// // does not count columns).
+	// lab:tty end
 }
 
 // output writes c to the device, post-processed with OPOST
