@@ -82,6 +82,7 @@ func (t *Terminal) receive(c byte) {
 		t.ordinary(c)
 		return
 	}
+	// lab:tty begin
 	if t.lflag(unix.ISIG) {
 		switch {
 		case t.is(c, unix.VINTR):
@@ -95,6 +96,13 @@ func (t *Terminal) receive(c byte) {
 			return
 		}
 	}
+	// lab:tty stub
+	// // TODO(lab tty): with ISIG on, the interrupt, quit and suspend
+	// // characters (cc[VINTR], cc[VQUIT], cc[VSUSP]; t.is tells them)
+	// // are not input: each is t.signal(c, SIGINT, SIGQUIT or SIGTSTP),
+	// // and nothing more happens to it. Until then they are typed into
+	// // the line like any other byte.
+	// lab:tty end
 	switch {
 	case c == '\r' && t.iflag(unix.IGNCR):
 		return
@@ -167,6 +175,7 @@ func (t *Terminal) echoStart(c byte) {
 // input is dropped unless NOFLSH, the character is echoed (^C), and the
 // foreground group gets sig.
 func (t *Terminal) signal(c byte, sig int) {
+	// lab:tty begin
 	if !t.lflag(unix.NOFLSH) {
 		t.flushInput()
 	}
@@ -174,6 +183,14 @@ func (t *Terminal) signal(c byte, sig int) {
 		t.echo(c)
 	}
 	Signal(t.Pgrp, sig)
+	// lab:tty stub
+	// // TODO(lab tty): drop all input, the line being edited and the
+	// // lines not yet read, unless NOFLSH (flushInput); echo c (as ^C
+	// // with ECHOCTL: echo does that) when ECHO is on; then send sig to
+	// // the terminal's foreground process group (Signal, t.Pgrp).
+	// _ = sig
+	// t.ordinary(c)
+	// lab:tty end
 }
 
 // iscntrl is C's iscntrl in the C locale.
@@ -205,6 +222,7 @@ func (t *Terminal) echoRaw(c byte) { t.output(c) }
 // ECHOE wipe them from the screen ("\b \b" a column; two for a control
 // character echoed as ^X; a tab's columns by rescanning the line).
 func (t *Terminal) erase(c byte) {
+	// lab:tty begin
 	if t.head == t.canonHead {
 		return // nothing typed on this line
 	}
@@ -240,6 +258,9 @@ func (t *Terminal) erase(c byte) {
 			h--
 			c = t.buf[h%bufSize]
 		}
+		if t.continuation(c) {
+			break // no character starts here: do not erase part of one
+		}
 		if kind == unix.VWERASE {
 			if isalnum(c) || c == '_' {
 				alnums++
@@ -267,12 +288,33 @@ func (t *Terminal) erase(c byte) {
 			break
 		}
 	}
+	// lab:tty stub
+	// // TODO(lab tty): take back what c erases of the line being edited
+	// // (the bytes from t.canonHead to t.head), and wipe it from the
+	// // screen. c is one of three characters (t.is tells which):
+	// //   - cc[VERASE] takes back one character (with IUTF8 all the
+	// //     bytes of a UTF-8 one; t.continuation);
+	// //   - cc[VWERASE] the previous word: first whatever is not a
+	// //     letter, digit or '_' (isalnum), then those that are;
+	// //   - cc[VKILL] the whole line.
+	// // With ECHO and ECHOE each character taken back is rubbed out: a
+	// // column, two for a control character echoed as ^X (ECHOCTL), a
+	// // tab's columns (eraseTab). Without ECHOE an erase echoes the erase
+	// // character instead. A kill without all of ECHOK, ECHOKE and ECHOE
+	// // echoes the kill character, then a newline with ECHOK. Nothing
+	// // typed on this line: nothing to do. Until then the three are
+	// // typed into the line like any other byte:
+	// t.ordinary(c)
+	// lab:tty end
 }
 
 // isalnum is C's isalnum in the C locale.
 func isalnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
+
+// tabWidth is the distance between tab stops, as n_tty counts them.
+const tabWidth = 8
 
 // rubout wipes one column: "\b \b".
 func (t *Terminal) rubout() {
@@ -281,10 +323,11 @@ func (t *Terminal) rubout() {
 	t.echoRaw('\b')
 }
 
-// eraseTab backs over the columns a tab just erased took: the column
-// the line now ends at, found by rescanning it from where it started
-// (echo_erase_tab's count), back to the current column.
+// eraseTab backs over the columns a tab just erased took: from the
+// column the line now ends at (found by rescanning it from where it
+// started: eraser's count for echo_erase_tab) to the next tab stop.
 func (t *Terminal) eraseTab() {
+	// lab:tty begin
 	col := t.canonColumn
 	for i := t.canonHead; i != t.head; i++ {
 		c := t.buf[i%bufSize]
@@ -299,9 +342,30 @@ func (t *Terminal) eraseTab() {
 			col++
 		}
 	}
-	for t.column > col {
-		t.echoRaw('\b')
+	// The tab's width from col, 8 - col%8 columns, no more than the
+	// cursor has. The backspaces go out as they are and are counted
+	// off the column here, with OPOST or without (process_echoes'
+	// ECHO_OP_ERASE_TAB), so a column output processing did not move
+	// (OPOST turned off mid-line) cannot keep this loop going.
+	n := tabWidth - col%tabWidth
+	if n > t.column {
+		n = t.column
 	}
+	for ; n > 0; n-- {
+		t.Out('\b')
+		t.column--
+	}
+	// lab:tty stub
+	// // TODO(lab tty): the tab just taken back took the columns from
+	// // where the line before it ends to t.column. Find that column:
+	// // start at t.canonColumn and go through the line (t.canonHead to
+	// // t.head) as output would (a tab to the next multiple of 8, a
+	// // control character 2 columns with ECHOCTL and none without, a
+	// // UTF-8 continuation byte none, anything else 1). Then back up to
+	// // the tab stop before it, but not past column 0: t.Out('\b') and
+	// // t.column-- for each column (not echoRaw: without OPOST, output
+	// // does not count columns).
+	// lab:tty end
 }
 
 // output writes c to the device, post-processed with OPOST
