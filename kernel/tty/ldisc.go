@@ -173,7 +173,7 @@ func (t *Terminal) signal(c byte, sig int) {
 	if t.lflag(unix.ECHO) {
 		t.echo(c)
 	}
-	Signal(t.Pgrp, sig)
+	t.kill(sig)
 }
 
 // iscntrl is C's iscntrl in the C locale.
@@ -310,7 +310,7 @@ func (t *Terminal) eraseTab() {
 // erasing.
 func (t *Terminal) output(c byte) {
 	if !t.oflag(unix.OPOST) {
-		t.Out(c)
+		t.emit(c)
 		return
 	}
 	switch c {
@@ -320,7 +320,7 @@ func (t *Terminal) output(c byte) {
 		}
 		if t.oflag(unix.ONLCR) {
 			t.column = 0
-			t.Out('\r')
+			t.emit('\r')
 		}
 	case '\r':
 		if t.oflag(unix.ONOCR) && t.column == 0 {
@@ -339,7 +339,7 @@ func (t *Terminal) output(c byte) {
 		t.column += spaces
 		if t.Termios.Oflag&unix.TABDLY == unix.XTABS {
 			for ; spaces > 0; spaces-- {
-				t.Out(' ')
+				t.emit(' ')
 			}
 			return
 		}
@@ -352,5 +352,5 @@ func (t *Terminal) output(c byte) {
 			t.column++
 		}
 	}
-	t.Out(c)
+	t.emit(c)
 }
