@@ -62,6 +62,7 @@ func loadInit() *sched.Thread {
 	}
 	writeResolvConf()
 	mountProc()
+	mountDevpts()
 	initCwd()
 	var w fs.Walk
 	i, e := fs.Lookup(&w, fs.RootPath(), []byte("/init"), fs.Follow)
