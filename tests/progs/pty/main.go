@@ -248,6 +248,9 @@ func rawCalls() {
 	check("master-tcsets", st2 != nil && st2.Lflag&unix.ECHO == 0, "%v", st2)
 
 	unix.Write(s, []byte("out\n"))
+	// Linux hands the slave's output to the master from a work queue
+	// (flush_to_ldisc): wait for it before counting it.
+	unix.Poll([]unix.PollFd{{Fd: int32(m), Events: unix.POLLIN}}, 1000)
 	nread, err := unix.IoctlGetInt(m, unix.TIOCINQ)
 	b := make([]byte, 16)
 	k, _ := unix.Read(m, b)
