@@ -276,6 +276,8 @@ func devRecords() []cpio.Record {
 		cpio.Directory("dev", 0o755),
 		cpio.CharDev("dev/console", 0o600, 5, 1),
 		cpio.CharDev("dev/tty", 0o666, 5, 0),
+		cpio.CharDev("dev/ptmx", 0o666, 5, 2),
+		cpio.Directory("dev/pts", 0o755),
 		cpio.CharDev("dev/null", 0o666, 1, 3),
 		cpio.CharDev("dev/zero", 0o666, 1, 5),
 		cpio.CharDev("dev/full", 0o666, 1, 7),

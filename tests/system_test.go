@@ -804,6 +804,23 @@ func TestPoll(t *testing.T) {
 		"ok pselect-ebadf", "poll ok")
 }
 
+// Pseudo-terminals (tests/progs/pty): github.com/creack/pty runs a
+// child on a pty, which has it as its controlling terminal, reads a
+// line typed into the master with its echo, gets SIGINT from Ctrl-C and
+// SIGWINCH from a resize, reads raw bytes and Ctrl-D's EOF, and the
+// master reads EIO once it is gone; and /dev/ptmx, TIOCGPTN,
+// TIOCSPTLCK, /dev/pts/N, TIOCGPTPEER and devpts in /proc/mounts by
+// raw calls. The lines are Linux's as init.
+func TestPseudoTerminals(t *testing.T) {
+	t.Parallel()
+	r := gometal(t, "run", "./tests/progs/pty")
+	r.expect(t, 0, "ok tiocgptn", "ok locked-open-eio", "ok pts-listed", "ok unlocked-open", "ok pts-stat",
+		"ok fd-link", "ok master-tcgets", "ok master-tcsets", "ok slave-output-onlcr", "ok master-eagain",
+		"ok master-poll", "ok tiocgptpeer", "ok master-eio-after-close", "ok pts-removed", "ok proc-mounts",
+		"ok child-terminal", "ok line-and-echo", "ok ctrl-c-sigint", "ok setsize-sigwinch", "ok raw-mode",
+		"ok ctrl-d-eof", "ok child-status", "ok master-eio", "pty ok")
+}
+
 // The kernel log (tests/progs/klog): syslog(2) as dmesg calls it, with
 // the boot lines in it although quiet kept them off the console, and
 // /dev/kmsg's records, writes, seeks and EAGAIN, in Linux's formats.

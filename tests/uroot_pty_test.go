@@ -178,9 +178,7 @@ func TestURootInteractive(t *testing.T) {
 	if o := s.typeLine("dmesg | head -n 3"); strings.Count(o, "\n") != 3 {
 		t.Errorf("dmesg | head -n 3: %d lines:\n%s", strings.Count(o, "\n"), o)
 	}
-	// devpts comes with the pseudo-terminal work (kernel/tty/pty.go): the
-	// lead adds "devpts /dev/pts devpts" here after merging it.
-	s.expect("mount", "proc /proc proc", "sysfs /sys sysfs", "devtmpfs /dev devtmpfs", "tmpfs /tmp tmpfs")
+	s.expect("mount", "proc /proc proc", "sysfs /sys sysfs", "devtmpfs /dev devtmpfs", "tmpfs /tmp tmpfs", "devpts /dev/pts devpts")
 	s.expect("df /tmp", "% /tmp")
 	s.expect("ip a", "lo", "inet 127.0.0.1/8", "eth0", "inet 10.0.2.15/24")
 

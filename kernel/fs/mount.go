@@ -285,3 +285,12 @@ func MakeDev(dir int32, nm []byte, mode, rdev uint32) unix.Errno {
 	}
 	return e
 }
+
+// RemoveDev removes the name nm from directory dir, if there: devpts'
+// node of a pty pair that went (devpts_pty_kill). An open description
+// keeps the inode.
+func RemoveDev(dir int32, nm []byte) {
+	if k := lookupName(dir, nm); k >= 0 {
+		dropName(k)
+	}
+}

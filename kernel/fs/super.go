@@ -27,6 +27,7 @@ const (
 	TypeProc                 // proc (kernel/procfs)
 	TypeSysfs                // sysfs (kernel/sysfs)
 	TypeDevtmpfs             // devtmpfs: a tmpfs made with the kernel's device nodes
+	TypeDevpts               // devpts: the pty slaves' nodes (kernel/mount/devpts.go)
 )
 
 // Super is one file-system instance.

@@ -3,6 +3,7 @@ package linux
 import (
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/mount"
+	"github.com/gometal/gometal/kernel/proc"
 	"github.com/gometal/gometal/kernel/tty"
 	"github.com/gometal/gometal/kernel/vfs"
 
@@ -23,6 +24,7 @@ const (
 	devURandom = 1<<8 | 9
 	devTTY     = 5<<8 | 0
 	devConsole = tty.Rdev
+	devPtmx    = tty.PtmxRdev
 )
 
 // devNodes are the devices devtmpfs shows, with the modes Linux's
@@ -31,6 +33,7 @@ const (
 var devList = [...]mount.DevNode{
 	{Name: "console", Mode: unix.S_IFCHR | 0o600, Rdev: devConsole},
 	{Name: "tty", Mode: unix.S_IFCHR | 0o666, Rdev: devTTY},
+	{Name: "ptmx", Mode: unix.S_IFCHR | 0o666, Rdev: devPtmx},
 	{Name: "null", Mode: unix.S_IFCHR | 0o666, Rdev: devNull},
 	{Name: "zero", Mode: unix.S_IFCHR | 0o666, Rdev: devZero},
 	{Name: "full", Mode: unix.S_IFCHR | 0o666, Rdev: devFull},
@@ -49,6 +52,7 @@ func newDevNumber(dev uint64) uint32 {
 // ENXIO, as on Linux.
 func openCharDev(i int32, flags uint32) uint64 {
 	cloexec := flags&unix.O_CLOEXEC != 0
+	noctty := flags & unix.O_NOCTTY
 	flags &^= openOnlyFlags
 	switch fs.Inodes[i].Rdev {
 	case devNull, devZero, devFull, devRandom, devURandom:
@@ -65,18 +69,78 @@ func openCharDev(i int32, flags uint32) uint64 {
 		// /dev/tty is the caller's controlling terminal, ENXIO with none
 		// (tty_open_current_tty). Neither open makes the console one
 		// (ctty_arm64.go).
-		if fs.Inodes[i].Rdev == devTTY && !procOf(current()).CTTY {
-			return errno(unix.ENXIO)
+		tm := &tty.Console
+		if fs.Inodes[i].Rdev == devTTY {
+			if tm = cttyOf(procOf(current())); tm == nil {
+				return errno(unix.ENXIO)
+			}
 		}
-		fd := openFD(&tty.Console, flags, cloexec)
+		fd := openFD(tm, flags, cloexec)
 		if !vfs.IsErr(fd) {
 			fl, _ := getFD(fd)
 			devNodes[fl.Index()] = i
-			openedConsole(fl, fs.Inodes[i].Rdev == devTTY)
+			openedConsole(tm, fl, fs.Inodes[i].Rdev == devTTY)
 		}
 		return fd
+	case devPtmx:
+		return openPtmx(flags, cloexec)
+	}
+	if fs.Inodes[i].Rdev>>8 == tty.PtsMajor {
+		return openPts(int32(fs.Inodes[i].Rdev&0xff), flags|noctty, cloexec)
 	}
 	return errno(unix.ENXIO)
+}
+
+// openPtmx is an open of /dev/ptmx (tty_io.c's ptmx_open): a new pty
+// pair, its master the description; ENOSPC with every pair in use.
+func openPtmx(flags uint32, cloexec bool) uint64 {
+	cred := &procOf(current()).Cred
+	p := tty.NewPty(cred.User.E, cred.Group.E)
+	if p == nil {
+		return errno(unix.ENOSPC)
+	}
+	fd := openFD(p, flags, cloexec)
+	if vfs.IsErr(fd) {
+		p.Release(nil)
+		return fd
+	}
+	noNode(fd)
+	return fd
+}
+
+// noNode marks descriptor fd's description as opened from no node
+// fileStat answers for: a description slot is reused, and a pty's end
+// must not answer with the node of the console description before it.
+func noNode(fd uint64) {
+	if fl, ok := getFD(fd); ok {
+		devNodes[fl.Index()] = -1
+	}
+}
+
+// openPts opens slave n (/dev/pts/n, or TIOCGPTPEER): EIO while the pair
+// is locked or its master is gone (pts_unix98_lookup, pty_open). Without
+// O_NOCTTY a session leader with no terminal takes it as its own, as
+// tty_open_proc_set_tty does for any tty but the console.
+func openPts(n int32, flags uint32, cloexec bool) uint64 {
+	if !tty.Used(n) {
+		return errno(unix.EIO)
+	}
+	p := &tty.Ptys[n]
+	if e := p.OpenSlave(); e != 0 {
+		return errno(e)
+	}
+	noctty := flags&unix.O_NOCTTY != 0
+	fd := openFD(&p.Slave, flags&^openOnlyFlags, cloexec)
+	if vfs.IsErr(fd) {
+		p.CloseSlave()
+		return fd
+	}
+	noNode(fd)
+	me := lx(current()).Proc
+	if pp := &proc.Procs[me]; !noctty && proc.Leader(me) && !pp.CTTY && p.Slave.Session == 0 {
+		takeConsole(&p.Slave, me)
+	}
+	return fd
 }
 
 // memDev is the Impl of the memory devices (mem(4), null(4), random(4));

@@ -10,13 +10,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The console as a controlling terminal: job control, as Linux does it
+// A terminal (the console, or a pty's slave: kernel/tty/pty.go) as a
+// controlling terminal: job control, as Linux does it
 // (drivers/tty/tty_jobctrl.c, n_tty.c's job_control, the hangup in
 // tty_io.c, kernel/exit.c's orphaned process groups; credentials(7),
-// tty_ioctl(4)). The console keeps its session and foreground group as
-// IDs (tty.Console.Session, tty.Console.Pgrp); a process knows whether the console is
-// its controlling terminal (proc.Process.CTTY, inherited by fork and
-// dropped by setsid). Everything here runs under the kernel lock.
+// tty_ioctl(4)). A terminal keeps its session and foreground group as
+// IDs (Terminal.Session, Terminal.Pgrp); a process knows whether it has
+// a controlling terminal (proc.Process.CTTY, inherited by fork and
+// dropped by setsid), and which it is by its session (cttyOf).
+// Everything here runs under the kernel lock.
 //
 // A session leader with no terminal takes the console with TIOCSCTTY.
 // Opening a node never gives it: Linux's tty_open never makes
@@ -28,19 +30,23 @@ import (
 // TIOCSPGRP and TCSETS stop its group with SIGTTIN or SIGTTOU
 // (tty_check_change). Writes are left alone: TOSTOP needs termios, which
 // the console does not keep yet.
+//
+// A pty's slave opened without O_NOCTTY by a session leader with no
+// terminal becomes its own (tty_open_proc_set_tty); its master's close
+// hangs it up (ptyHangup).
 
 // ttyCheckChange is Linux's __tty_check_change for t, about to read
-// (sigTTIN) or change the console (sigTTOU): 0 when it may, that is
-// when the console is not its controlling terminal or its group is in
+// (sigTTIN) or change terminal tm (sigTTOU): 0 when it may, that is
+// when tm is not its controlling terminal or its group is in
 // the foreground. Otherwise, with sig ignored or blocked, a read is EIO
 // and a change goes ahead; in an orphaned group (no one left to
 // continue it) both are EIO; else sig goes to its whole group and the
 // call is cut short to run again once the group goes on (Linux's
 // -ERESTARTSYS: restarted after a stop, or after a handler with
 // SA_RESTART; sigpolicy.go).
-func ttyCheckChange(t *sched.Thread, sig int) uint64 {
+func ttyCheckChange(t *sched.Thread, tm *tty.Terminal, sig int) uint64 {
 	pp := procOf(t)
-	if !pp.CTTY || tty.Console.Pgrp == 0 || pp.PGID == tty.Console.Pgrp {
+	if tm == nil || cttyOf(pp) != tm || tm.Pgrp == 0 || pp.PGID == tm.Pgrp {
 		return 0
 	}
 	switch {
@@ -62,9 +68,9 @@ func ttyCheckChange(t *sched.Thread, sig int) uint64 {
 // (n_tty_write's tty_check_change).
 func ttyJobControl(write bool) uint64 {
 	if write {
-		return ttyCheckChange(current(), sigTTOU)
+		return ttyCheckChange(current(), cttyOf(procOf(current())), sigTTOU)
 	}
-	return ttyCheckChange(current(), sigTTIN)
+	return ttyCheckChange(current(), cttyOf(procOf(current())), sigTTIN)
 }
 
 // ttyWait is tty.Wait: the current thread waits on terminal tm's
@@ -102,28 +108,62 @@ func ttySignal(pgrp int32, sig int) {
 	killGroup(pgrp, sig, info, nil)
 }
 
-// takeConsole makes the console process p's controlling terminal, with
+// cttyOf is process pp's controlling terminal, nil with none: the
+// console or a pty's slave, whichever belongs to pp's session (a
+// session has one controlling terminal and a terminal one session, so
+// the session names it: Linux's signal->tty).
+func cttyOf(pp *proc.Process) *tty.Terminal {
+	if !pp.CTTY {
+		return nil
+	}
+	if tty.Console.Session == pp.SID {
+		return &tty.Console
+	}
+	for n := range tty.Ptys {
+		if tm := &tty.Ptys[n].Slave; tty.Used(int32(n)) && tm.Session == pp.SID {
+			return tm
+		}
+	}
+	return nil
+}
+
+// takeConsole makes terminal tm process p's controlling terminal, with
 // p's session and group as its own (__proc_set_tty).
-func takeConsole(p int32) {
+func takeConsole(tm *tty.Terminal, p int32) {
 	pp := &proc.Procs[p]
-	tty.Console.Session, tty.Console.Pgrp = pp.SID, pp.PGID
+	tm.Session, tm.Pgrp = pp.SID, pp.PGID
 	pp.CTTY = true
 }
 
-// releaseConsole takes the console from its session: no process of it
+// releaseConsole takes terminal tm from its session: no process of it
 // has it any more (session_clear_tty), and it has no foreground group.
-func releaseConsole() {
-	if tty.Console.Session != 0 {
-		proc.ClearCTTY(tty.Console.Session)
+func releaseConsole(tm *tty.Terminal) {
+	if tm.Session != 0 {
+		proc.ClearCTTY(tm.Session)
 	}
-	tty.Console.Session, tty.Console.Pgrp = 0, 0
+	tm.Session, tm.Pgrp = 0, 0
 }
 
-// openedConsole is told of every open of the console; through /dev/tty
+// ptyHangup is tty.Hangup: a pty's master closed while its slave is a
+// session's controlling terminal (tty_vhangup's __tty_hangup): the
+// session leader gets SIGHUP and SIGCONT (tty_signal_session_leader),
+// and the session loses the terminal.
+func ptyHangup(tm *tty.Terminal) {
+	sid := tm.Session
+	releaseConsole(tm)
+	if p := proc.ByPID(sid); p >= 0 && proc.Procs[p].State == proc.Live {
+		info := sigInfo{Code: siKERNEL}
+		postProcessSignal(p, sigHUP, info, nil)
+		postProcessSignal(p, sigCONT, info, nil)
+	}
+}
+
+// openedConsole is told of every open of a terminal; through /dev/tty
 // (5:0) the description's reads are job-controlled. Any open ends a
 // hangup (tty_open clears TTY_HUPPED).
-func openedConsole(fl *vfs.File, viaTTY bool) {
-	tty.Console.HungUp = false
+func openedConsole(tm *tty.Terminal, fl *vfs.File, viaTTY bool) {
+	tm.HungUp = false
+	tm.Reopened()
 	if viaTTY {
 		tty.OpenedAsTTY(fl)
 	}
@@ -135,9 +175,13 @@ func openedConsole(fl *vfs.File, viaTTY bool) {
 // requests the console itself answers.
 func consoleIoctl(t *sched.Thread, fl *vfs.File, req uint64, arg uintptr) (r uint64, handled bool) {
 	pp := procOf(t)
+	tm, ok := fl.Impl.(*tty.Terminal)
+	if !ok {
+		return 0, false // a pty's master: its own requests (tty.Pty.Ioctl)
+	}
 	switch req {
 	case unix.TIOCSCTTY:
-		return tiocsctty(t, fl, int32(arg)), true // Linux's int argument
+		return tiocsctty(t, tm, fl, int32(arg)), true // Linux's int argument
 	case unix.TIOCNOTTY:
 		if !pp.CTTY {
 			return errno(unix.ENOTTY), true
@@ -145,19 +189,20 @@ func consoleIoctl(t *sched.Thread, fl *vfs.File, req uint64, arg uintptr) (r uin
 		noTTY(t)
 		return 0, true
 	case unix.TIOCGPGRP:
-		if !pp.CTTY {
+		// tiocgpgrp: ENOTTY unless tm is the caller's terminal.
+		if cttyOf(pp) != tm {
 			return errno(unix.ENOTTY), true
 		}
-		return putPID(arg, tty.Console.Pgrp), true
+		return putPID(arg, tm.Pgrp), true
 	case unix.TIOCGSID:
-		if !pp.CTTY || tty.Console.Session == 0 {
+		if cttyOf(pp) != tm || tm.Session == 0 {
 			return errno(unix.ENOTTY), true
 		}
-		return putPID(arg, tty.Console.Session), true
+		return putPID(arg, tm.Session), true
 	case unix.TIOCSPGRP:
-		return tiocspgrp(t, arg), true
+		return tiocspgrp(t, tm, arg), true
 	case unix.TCSETS, unix.TCSETSW, unix.TCSETSF:
-		if r := ttyCheckChange(t, sigTTOU); r != 0 {
+		if r := ttyCheckChange(t, tm, sigTTOU); r != 0 {
 			return r, true
 		}
 	}
@@ -176,27 +221,27 @@ func putPID(addr uintptr, id int32) uint64 {
 // takes the console, unless another session has it; with arg 1 and
 // CAP_SYS_ADMIN (root: gometal keeps no capabilities apart) it takes it
 // from that session. A leader asking for its own terminal succeeds.
-func tiocsctty(t *sched.Thread, fl *vfs.File, arg int32) uint64 {
+func tiocsctty(t *sched.Thread, tm *tty.Terminal, fl *vfs.File, arg int32) uint64 {
 	p := lx(t).Proc
 	pp := &proc.Procs[p]
 	leader := proc.Leader(p)
-	if leader && tty.Console.Session == pp.SID {
+	if leader && tm.Session == pp.SID {
 		return 0
 	}
 	if !leader || pp.CTTY {
 		return errno(unix.EPERM)
 	}
 	root := pp.Cred.Privileged()
-	if tty.Console.Session != 0 {
+	if tm.Session != 0 {
 		if arg != 1 || !root {
 			return errno(unix.EPERM)
 		}
-		releaseConsole()
+		releaseConsole(tm)
 	}
 	if !fl.Readable() && !root {
 		return errno(unix.EPERM) // write access alone gives no terminal (tty_open_proc_set_tty)
 	}
-	takeConsole(p)
+	takeConsole(tm, p)
 	return 0
 }
 
@@ -207,12 +252,12 @@ func tiocsctty(t *sched.Thread, fl *vfs.File, arg int32) uint64 {
 // of the session has it any more. Anyone else only forgets it.
 func noTTY(t *sched.Thread) {
 	p := lx(t).Proc
-	if proc.Leader(p) {
-		if fg := tty.Console.Pgrp; fg != 0 {
+	if tm := cttyOf(&proc.Procs[p]); tm != nil && proc.Leader(p) {
+		if fg := tm.Pgrp; fg != 0 {
 			killGroup(fg, sigHUP, userInfo(t, siUSER), t)
 			killGroup(fg, sigCONT, userInfo(t, siUSER), t)
 		}
-		releaseConsole()
+		releaseConsole(tm)
 	}
 	proc.Procs[p].CTTY = false
 }
@@ -221,8 +266,8 @@ func noTTY(t *sched.Thread) {
 // session the console's foreground group. From the background it must
 // pass tty_check_change first, whose EIO (an orphaned group) Linux
 // answers as ENOTTY.
-func tiocspgrp(t *sched.Thread, arg uintptr) uint64 {
-	switch r := ttyCheckChange(t, sigTTOU); r {
+func tiocspgrp(t *sched.Thread, tm *tty.Terminal, arg uintptr) uint64 {
+	switch r := ttyCheckChange(t, tm, sigTTOU); r {
 	case 0:
 	case errno(unix.EIO):
 		return errno(unix.ENOTTY)
@@ -238,7 +283,7 @@ func tiocspgrp(t *sched.Thread, arg uintptr) uint64 {
 		return errno(unix.EINVAL)
 	}
 	pp := procOf(t)
-	if !pp.CTTY || tty.Console.Session != pp.SID {
+	if cttyOf(pp) != tm {
 		return errno(unix.ENOTTY)
 	}
 	sid, ok := proc.SessionOfGroup(pgrp)
@@ -248,7 +293,7 @@ func tiocspgrp(t *sched.Thread, arg uintptr) uint64 {
 	case sid != pp.SID:
 		return errno(unix.EPERM)
 	}
-	tty.Console.Pgrp = pgrp
+	tm.Pgrp = pgrp
 	return 0
 }
 
@@ -260,15 +305,16 @@ func tiocspgrp(t *sched.Thread, arg uintptr) uint64 {
 // but it is gone. A console hung up stays so until it is opened again,
 // and a second hangup before then signals nobody, as on Linux.
 func consoleExited(p int32) {
-	if !proc.Leader(p) || !proc.Procs[p].CTTY {
+	tm := cttyOf(&proc.Procs[p])
+	if !proc.Leader(p) || tm == nil {
 		return
 	}
-	fg := tty.Console.Pgrp
-	releaseConsole()
-	if tty.Console.HungUp {
+	fg := tm.Pgrp
+	releaseConsole(tm)
+	if tm.HungUp {
 		return
 	}
-	tty.Console.HungUp = true
+	tm.HungUp = true
 	if fg != 0 {
 		killGroup(fg, sigHUP, sigInfo{Code: siKERNEL}, nil)
 	}

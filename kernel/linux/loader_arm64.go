@@ -63,6 +63,7 @@ func loadInit() *sched.Thread {
 	bootConsoleNode()
 	writeResolvConf()
 	mountProc()
+	mountDevpts()
 	initCwd()
 	var w fs.Walk
 	i, e := fs.Lookup(&w, fs.RootPath(), []byte("/init"), fs.Follow)

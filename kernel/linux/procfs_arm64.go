@@ -32,15 +32,9 @@ import (
 // kernel does, as a distribution's initramfs does first thing.
 func mountProc() {
 	var w fs.Walk
-	if fs.Resolve(&w, fs.RootPath(), []byte("/proc"), fs.ForCreate) != 0 {
+	dir, ok := bootMountpoint(&w, "/proc", 0o555)
+	if !ok {
 		return
-	}
-	dir := w.Node
-	if dir < 0 {
-		var e unix.Errno
-		if dir, e = fs.Create(&w, unix.S_IFDIR|0o555); e != 0 {
-			return
-		}
 	}
 	fs.SynthRead = readProc
 	fs.SynthLink = procLink
@@ -54,6 +48,47 @@ func mountProc() {
 	// with (and Linux 6.1 shows: nosuid,nodev,noexec,relatime).
 	mount.Mount([]byte("proc"), fs.Path{}, fs.Path{Mnt: w.Mnt, Ino: dir}, []byte("proc"),
 		unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, nil)
+}
+
+// bootMountpoint finds directory path for a mount the kernel makes at
+// boot, making it with mode if the initramfs has none.
+func bootMountpoint(w *fs.Walk, path string, mode uint32) (int32, bool) {
+	if fs.Resolve(w, fs.RootPath(), []byte(path), fs.ForCreate) != 0 {
+		return 0, false
+	}
+	dir := w.Node
+	if dir < 0 {
+		var e unix.Errno
+		if dir, e = fs.Create(w, unix.S_IFDIR|mode); e != 0 {
+			return 0, false
+		}
+	}
+	return dir, true
+}
+
+// devptsBootOptions are the options distributions mount devpts with
+// (systemd's and Debian's initramfs: gid=5 is the tty group, mode=620
+// lets it write to a user's terminal), and Linux then shows
+// ptmxmode=000 for the instance's own ptmx.
+const devptsBootOptions = "gid=5,mode=620,ptmxmode=000"
+
+// mountDevpts mounts devpts at /dev/pts at boot when the root has a
+// /dev (the initramfs's, with /dev/ptmx), making /dev/pts: as a
+// distribution's initramfs does, so a program that opens a pty finds
+// its slave at /dev/pts/N with no init to mount it. u-root's init mounts
+// it again there, which stacks (newMount lets devpts stack as proc).
+func mountDevpts() {
+	tty.Added, tty.Removed = mount.PtsAdded, mount.PtsRemoved
+	var w fs.Walk
+	if fs.Resolve(&w, fs.RootPath(), []byte("/dev"), 0) != 0 || w.Node < 0 {
+		return
+	}
+	dir, ok := bootMountpoint(&w, "/dev/pts", 0o755)
+	if !ok {
+		return
+	}
+	mount.Mount([]byte("devpts"), fs.Path{}, fs.Path{Mnt: w.Mnt, Ino: dir}, []byte("devpts"),
+		unix.MS_NOSUID|unix.MS_NOEXEC, []byte(devptsBootOptions))
 }
 
 // userHZ turns counter ticks into USER_HZ clock ticks.
@@ -343,8 +378,8 @@ func procStat(o *procfs.Buf, slot, tid int32) {
 	o.Dec(ppidOf(slot)).Byte(' ').Dec(int64(p.PGID)).Byte(' ').Dec(int64(p.SID)).Byte(' ')
 	// tty_nr, tpgid: the controlling terminal (the console, 5:1, in
 	// new_encode_dev's form) and its foreground group, or 0 and -1.
-	if p.CTTY && tty.Console.Session == p.SID {
-		o.Dec(int64(ttyNr(tty.Rdev))).Byte(' ').Dec(int64(tty.Console.Pgrp)).Byte(' ')
+	if tm := cttyOf(p); tm != nil {
+		o.Dec(int64(ttyNr(ttyRdev(tm)))).Byte(' ').Dec(int64(tm.Pgrp)).Byte(' ')
 	} else {
 		o.Str("0 -1 ")
 	}
@@ -645,6 +680,15 @@ func fileLink(f *vfs.File, b, tmp []byte) int {
 			return fs.PathOfAny(fs.Path{Mnt: fs.MountOf(f), Ino: n.Index()}, b)
 		}
 	case vfs.KindConsole:
+		// A pty's slave is /dev/pts/N (what ttyname finds); its master
+		// /dev/ptmx, as Linux's link to the ptmx node it was opened by.
+		if tm, ok := f.Impl.(*tty.Terminal); ok && tm.PtyOf() != nil {
+			n := copy(b, "/dev/pts/")
+			return n + copy(b[n:], procfs.Decimal(tmp, int64(tm.PtyOf().N())))
+		}
+		if _, ok := f.Impl.(*tty.Pty); ok {
+			return copy(b, "/dev/ptmx")
+		}
 		return copy(b, "/dev/console")
 	case vfs.KindPipe:
 		n := copy(b, "pipe:[")
@@ -674,6 +718,15 @@ func fileLink(f *vfs.File, b, tmp []byte) int {
 // ttyNr encodes device number dev (major<<8 | minor here) as
 // /proc/PID/stat's tty_nr: new_encode_dev's minor low byte, major, then
 // the minor's high bits.
+// ttyRdev is terminal tm's device number: the console's 5:1 or a pty
+// slave's 136:N.
+func ttyRdev(tm *tty.Terminal) uint32 {
+	if p := tm.PtyOf(); p != nil {
+		return tty.SlaveRdev(p.N())
+	}
+	return tty.Rdev
+}
+
 func ttyNr(dev uint32) uint32 {
 	major, minor := dev>>8, dev&0xff
 	return minor&0xff | major<<8 | (minor&^0xff)<<12

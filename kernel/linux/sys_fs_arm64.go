@@ -5,6 +5,7 @@ import (
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/proc"
 	"github.com/gometal/gometal/kernel/socket"
+	"github.com/gometal/gometal/kernel/tty"
 	"github.com/gometal/gometal/kernel/usermem"
 	"unsafe"
 
@@ -608,6 +609,11 @@ func sysIoctl(t *sched.Thread, f *sched.Frame) uint64 {
 	fl, ok := getFD(f.X[0])
 	if !ok {
 		return errno(unix.EBADF)
+	}
+	if p, ok := fl.Impl.(*tty.Pty); ok && f.X[1] == unix.TIOCGPTPEER {
+		// ptm_open_peer: the slave, opened with the flags given and
+		// O_NOCTTY; pty_open's lock check holds for it too.
+		return openPts(p.N(), uint32(f.X[2])|unix.O_NOCTTY, uint32(f.X[2])&unix.O_CLOEXEC != 0)
 	}
 	if fl.Impl.Kind() == vfs.KindConsole {
 		if r, handled := consoleIoctl(t, fl, f.X[1], uintptr(f.X[2])); handled {

@@ -256,4 +256,5 @@ func Install() {
 	tty.JobControl = ttyJobControl
 	tty.Wait = ttyWait
 	tty.Resumed = ttyResumed
+	tty.Hangup = ptyHangup
 }

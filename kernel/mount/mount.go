@@ -106,6 +106,10 @@ func newMount(source []byte, target fs.Path, fstype []byte, flags uint32, data [
 		if s, e = devtmpfsInstance(); e != 0 {
 			return e
 		}
+	case "devpts":
+		if s, e = devptsInstance(data); e != 0 {
+			return e
+		}
 	case "proc":
 		if s, e = procfs.Instance(); e != 0 {
 			return e
@@ -125,9 +129,11 @@ func newMount(source []byte, target fs.Path, fstype []byte, flags uint32, data [
 	// The same instance on top of itself is EBUSY (do_add_mount): a
 	// second devtmpfs or sysfs on its own mountpoint. Linux makes proc a
 	// new instance at each mount, so a second proc on /proc stacks there
-	// (as a distribution's init does over the kernel's boot mount here).
+	// (as a distribution's init does over the kernel's boot mount here);
+	// devpts stacks too (newinstance, and u-root's init over the boot
+	// mount).
 	if top := fs.MountAt(target); top >= 0 && fs.Mounts[top].Super == s && fs.Mounts[top].Root == root &&
-		fs.Supers[s].Type != fs.TypeProc {
+		fs.Supers[s].Type != fs.TypeProc && fs.Supers[s].Type != fs.TypeDevpts {
 		return unix.EBUSY
 	}
 	_, e = fs.AddMount(target, root, s, flags, source)

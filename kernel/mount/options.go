@@ -29,24 +29,9 @@ func (o *options) mode(def uint32) uint32 {
 // "source" and sb flag keys.
 func (o *options) parse(data []byte, fresh bool) unix.Errno {
 	for len(data) > 0 {
-		n := 0
-		for n < len(data) && data[n] != ',' {
-			n++
-		}
-		opt := data[:n]
-		if n < len(data) {
-			n++
-		}
-		data = data[n:]
-		if len(opt) == 0 {
+		var key, val []byte
+		if key, val, data = nextOption(data); len(key) == 0 {
 			continue
-		}
-		key, val := opt, []byte(nil)
-		for k := range opt {
-			if opt[k] == '=' {
-				key, val = opt[:k], opt[k+1:]
-				break
-			}
 		}
 		switch string(key) {
 		case "size":
@@ -75,6 +60,27 @@ func (o *options) parse(data []byte, fresh bool) unix.Errno {
 		}
 	}
 	return 0
+}
+
+// nextOption splits the first of data's comma-separated options into
+// its key and value (after '=', nil with none) and returns the rest.
+func nextOption(data []byte) (key, val, rest []byte) {
+	n := 0
+	for n < len(data) && data[n] != ',' {
+		n++
+	}
+	opt := data[:n]
+	if n < len(data) {
+		n++
+	}
+	key = opt
+	for k := range opt {
+		if opt[k] == '=' {
+			key, val = opt[:k], opt[k+1:]
+			break
+		}
+	}
+	return key, val, data[n:]
 }
 
 // totalPages is the machine's memory in pages, for size=N%; the Linux

@@ -17,6 +17,7 @@ var typeNames = [...]string{
 	fs.TypeProc:     "proc",
 	fs.TypeSysfs:    "sysfs",
 	fs.TypeDevtmpfs: "devtmpfs",
+	fs.TypeDevpts:   "devpts",
 }
 
 // mntFlags are the per-mount flags in show_mnt_opts's order.
@@ -141,6 +142,9 @@ func superOpts(o *procfs.Buf, s uint8) {
 	case fs.TypeRootfs:
 		pages, inodes = uint64(fs.MaxDataPages()), fs.MaxInodes
 	case fs.TypeTmpfs, fs.TypeDevtmpfs:
+	case fs.TypeDevpts:
+		devptsOpts(o)
+		return
 	default:
 		return
 	}

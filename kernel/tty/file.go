@@ -31,7 +31,12 @@ var viaTTY [vfs.MaxFiles]bool
 func OpenedAsTTY(f *vfs.File) { viaTTY[f.Index()] = true }
 
 // Release forgets how the description was opened.
-func (t *Terminal) Release(f *vfs.File) { viaTTY[f.Index()] = false }
+func (t *Terminal) Release(f *vfs.File) {
+	viaTTY[f.Index()] = false
+	if t.pty != nil {
+		t.pty.slaveReleased()
+	}
+}
 
 // Read is n_tty_read: through /dev/tty it asks JobControl first, even
 // for no bytes (Linux's vfs_read does not skip n_tty_read for 0). In
@@ -41,6 +46,9 @@ func (t *Terminal) Release(f *vfs.File) { viaTTY[f.Index()] = false }
 // EAGAIN makes vfs.Read wait for input; a wait with a deadline, or with
 // bytes already given, goes through Wait.
 func (t *Terminal) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	if t.pty != nil && t.pty.hungUp {
+		return 0 // hung_up_tty_read
+	}
 	if viaTTY[f.Index()] {
 		if r := JobControl(false); r != 0 {
 			return r
@@ -174,6 +182,10 @@ func (t *Terminal) readLine(buf uintptr, n uint64) uint64 {
 // write through /dev/tty asks JobControl first (n_tty_write; a write
 // through /dev/console, redirected_tty_write there, never stops).
 func (t *Terminal) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	if t.pty != nil && t.pty.hungUp {
+		return vfs.Err(unix.EIO) // hung_up_tty_write
+	}
+	toMaster := t.pty != nil
 	if viaTTY[f.Index()] && t.lflag(unix.TOSTOP) {
 		if r := JobControl(true); r != 0 {
 			return r
@@ -193,6 +205,9 @@ func (t *Terminal) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 			t.output(c)
 		}
 		done += m
+		if toMaster {
+			t.flushed()
+		}
 	}
 	return n
 }
@@ -204,6 +219,9 @@ func (t *Terminal) Readiness(f *vfs.File) uint32 {
 	if t.readable(true) {
 		r |= unix.EPOLLIN | unix.EPOLLRDNORM
 	}
+	if t.pty != nil && t.pty.hungUp {
+		r |= unix.EPOLLIN | unix.EPOLLRDNORM | unix.EPOLLHUP // tty_poll of a hung-up tty
+	}
 	return r
 }
 
@@ -211,6 +229,9 @@ func (t *Terminal) Waitable() *vfs.Waitable { return &t.W }
 func (t *Terminal) Kind() vfs.Kind          { return vfs.KindConsole }
 
 func (t *Terminal) Stat(f *vfs.File) unix.Stat_t {
+	if t.pty != nil {
+		return t.pty.ptsStat()
+	}
 	return unix.Stat_t{Mode: unix.S_IFCHR | 0o620, Rdev: Rdev, Nlink: 1, Blksize: 1024}
 }
 

@@ -182,12 +182,12 @@ func (t *Terminal) signal(c byte, sig int) {
 	if t.lflag(unix.ECHO) {
 		t.echo(c)
 	}
-	Signal(t.Pgrp, sig)
+	t.kill(sig)
 	// lab:tty stub
 	// // TODO(lab tty): drop all input, the line being edited and the
 	// // lines not yet read, unless NOFLSH (flushInput); echo c (as ^C
 	// // with ECHOCTL: echo does that) when ECHO is on; then send sig to
-	// // the terminal's foreground process group (Signal, t.Pgrp).
+	// // the terminal's foreground process group (t.kill).
 	// _ = sig
 	// t.ordinary(c)
 	// lab:tty end
@@ -374,7 +374,7 @@ func (t *Terminal) eraseTab() {
 // erasing.
 func (t *Terminal) output(c byte) {
 	if !t.oflag(unix.OPOST) {
-		t.Out(c)
+		t.emit(c)
 		return
 	}
 	switch c {
@@ -384,7 +384,7 @@ func (t *Terminal) output(c byte) {
 		}
 		if t.oflag(unix.ONLCR) {
 			t.column = 0
-			t.Out('\r')
+			t.emit('\r')
 		}
 	case '\r':
 		if t.oflag(unix.ONOCR) && t.column == 0 {
@@ -403,7 +403,7 @@ func (t *Terminal) output(c byte) {
 		t.column += spaces
 		if t.Termios.Oflag&unix.TABDLY == unix.XTABS {
 			for ; spaces > 0; spaces-- {
-				t.Out(' ')
+				t.emit(' ')
 			}
 			return
 		}
@@ -416,5 +416,5 @@ func (t *Terminal) output(c byte) {
 			t.column++
 		}
 	}
-	t.Out(c)
+	t.emit(c)
 }

@@ -58,6 +58,10 @@ type Terminal struct {
 	lastRx                uint64 // counter value of the last byte received, for VTIME
 
 	W vfs.Waitable
+
+	// pty is the pair a pseudo-terminal's slave belongs to (pty.go);
+	// nil for the console.
+	pty *Pty
 }
 
 // Console is the console terminal; the Pi's mini UART and PL011 both
