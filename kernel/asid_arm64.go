@@ -30,6 +30,7 @@ func initASIDs() {
 		bits = uint(asidBitsArg)
 	}
 	asids.Init(bits)
+	mm.UseASIDBits(asids.Bits)
 }
 
 // initASIDWidth makes this core's TTBR0 carry 16-bit ASIDs when the
@@ -45,8 +46,17 @@ func initASIDWidth() {
 // core's TLB first if a generation began since its last switch.
 func switchTTBR0(c *sched.CPU, s *mm.Space) {
 	asidLock.Lock(c.ID)
+	old := s.ASID
 	asid, flush := asids.Switch(c.ID, &s.ASID)
 	asidLock.Unlock()
+	if s.ASID != old {
+		// A new ID: its store completes before this core's first walk
+		// under it (DSB ISH), so that an invalidation by ASID on another
+		// core either reads the new ID or comes after a change this
+		// core's walks then see (cpu.TLBIPageASID). Linux's __switch_to
+		// has a dsb(ish) on every switch; here a new ID is rare.
+		cpu.BarrierISH()
+	}
 	cpu.SwitchTTBR0(uint64(s.PT.Root)|asid<<ttbrASIDShift, flush)
 }
 

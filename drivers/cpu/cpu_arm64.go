@@ -40,6 +40,23 @@ func TLBIAll()
 // (TLBI VAAE1IS takes VA[55:12] in bits [43:0], all ASIDs).
 func TLBIPage(va uintptr)
 
+// TLBIPageASID invalidates one user page's entries for one address
+// space on every core (TLBI VAE1IS: VA[55:12] in bits [43:0], the ASID
+// in bits [63:48]; ARM ARM D8.13 and the TLBI VAE1IS page). The ASID is
+// *id&mask, read after the DSB ISH that completes the caller's change
+// of the entry: a core that gives the space a new ASID (a generation
+// rolled over) and then walks either is seen here with it, or walks
+// after the change (it orders its ID's store before its walks: the
+// ASID switch's DSB). VAE1IS also drops global entries for the VA,
+// whatever their ASID, so a kernel page mapped there is not left stale.
+func TLBIPageASID(va uintptr, id *uint64, mask uint64)
+
+// TLBIASID invalidates every non-global entry tagged with the ASID
+// *id&mask (read as TLBIPageASID reads it) on every core (TLBI
+// ASIDE1IS): one address space's translations, the kernel's global
+// ones kept.
+func TLBIASID(id *uint64, mask uint64)
+
 // ICacheInvalidate invalidates all instruction caches to the point of
 // unification after new code was written (IC IALLUIS; DSB ISH; ISB).
 func ICacheInvalidate()

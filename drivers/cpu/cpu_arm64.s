@@ -44,6 +44,33 @@ TEXT ·TLBIPage(SB),NOSPLIT|NOFRAME,$0-8
 	ISB	$0xf
 	RET
 
+TEXT ·TLBIPageASID(SB),NOSPLIT|NOFRAME,$0-24
+	MOVD	va+0(FP), R0
+	MOVD	id+8(FP), R1
+	MOVD	mask+16(FP), R2
+	LSR	$12, R0, R0
+	UBFX	$0, R0, $44, R0
+	DSB	$0xb
+	MOVD	(R1), R1
+	AND	R2, R1, R1
+	ORR	R1<<48, R0, R0
+	TLBI	VAE1IS, R0
+	DSB	$0xb
+	ISB	$0xf
+	RET
+
+TEXT ·TLBIASID(SB),NOSPLIT|NOFRAME,$0-16
+	MOVD	id+0(FP), R1
+	MOVD	mask+8(FP), R2
+	DSB	$0xb
+	MOVD	(R1), R1
+	AND	R2, R1, R1
+	LSL	$48, R1, R0
+	TLBI	ASIDE1IS, R0
+	DSB	$0xb
+	ISB	$0xf
+	RET
+
 TEXT ·ICacheInvalidate(SB),NOSPLIT|NOFRAME,$0
 	DSB	$0xb
 	WORD	$0xd508711f	// IC IALLUIS (Go's assembler has no mnemonic for it)

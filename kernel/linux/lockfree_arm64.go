@@ -20,8 +20,9 @@ import (
 // and stays there is woken under its futex queue's lock and that core's
 // alone. FUTEX_WAIT reads the word, and its timeout, only where the app
 // has them mapped already, and leaves the rest to the kernel lock
-// (futexWaitOn says what). blocked reports a wait: the core then schedules
-// without the kernel lock, as an interrupt does.
+// (futexWaitOn says what). The mapping calls take the address space's
+// lock alone (lockFreeMM). blocked reports a wait: the core then
+// schedules without the kernel lock, as an interrupt does.
 func lockFree(c *sched.CPU, t *sched.Thread, f *sched.Frame) (answered, blocked bool) {
 	switch f.X[8] {
 	case unix.SYS_READ, unix.SYS_WRITE:
@@ -34,6 +35,8 @@ func lockFree(c *sched.CPU, t *sched.Thread, f *sched.Frame) (answered, blocked 
 		return unlockedSigreturn(c, t, f), false
 	case unix.SYS_NANOSLEEP, unix.SYS_CLOCK_NANOSLEEP:
 		return lockFreeSleep(t, f)
+	case unix.SYS_MMAP, unix.SYS_MUNMAP, unix.SYS_MPROTECT, unix.SYS_MADVISE:
+		return lockFreeMM(f), false
 	case unix.SYS_FUTEX:
 	default:
 		return false, false

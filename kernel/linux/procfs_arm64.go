@@ -344,8 +344,11 @@ func sigSets(slot int32) (pend, shdPend, blocked, ignored, caught uint64) {
 }
 
 // vmStats sums a process's mappings: virtual size, and where its code
-// (the lowest executable mapping that is not the kernel's) lies.
+// (the lowest executable mapping that is not the kernel's) lies. The
+// VMAs are read under the space's lock: the process's threads map and
+// unmap without the kernel lock.
 func vmStats(s *mm.Space) (size, startCode, endCode uintptr) {
+	s.Lock()
 	for k := 0; k < s.VMAs.Len(); k++ {
 		v := s.VMAs.At(k)
 		size += v.End - v.Start
@@ -353,6 +356,7 @@ func vmStats(s *mm.Space) (size, startCode, endCode uintptr) {
 			startCode, endCode = v.Start, v.End
 		}
 	}
+	s.Unlock()
 	return
 }
 
@@ -458,6 +462,7 @@ func procMaps(o *procfs.Buf, slot int32) {
 		return
 	}
 	lp := &lprocs[slot]
+	s.Lock() // as vmStats: the VMAs change without the kernel lock
 	for k := 0; k < s.VMAs.Len(); k++ {
 		v := s.VMAs.At(k)
 		start := o.Len()
@@ -492,6 +497,7 @@ func procMaps(o *procfs.Buf, slot int32) {
 		}
 		o.Byte('\n')
 	}
+	s.Unlock()
 }
 
 // procMounts is /proc/mounts and /proc/PID/mounts.

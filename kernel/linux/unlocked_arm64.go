@@ -28,6 +28,10 @@ func unlocked(c *sched.CPU, t *sched.Thread, f *sched.Frame) bool {
 		f.X[0] = sysGetgid(t, f)
 	case unix.SYS_GETEGID:
 		f.X[0] = sysGetegid(t, f)
+	case unix.SYS_BRK:
+		// The break is set when a program is loaded, while its process
+		// has one thread, and never moves (sysBrk).
+		f.X[0] = sysBrk(t, f)
 	case unix.SYS_SCHED_YIELD:
 		// With a thread waiting for this core, yielding switches to it:
 		// that is Schedule's, under the lock. With none there is nothing

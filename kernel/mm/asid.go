@@ -37,6 +37,16 @@ type ASIDs struct {
 	Rollovers uint64
 }
 
+// asidMask selects the ASID from a space's ID for the invalidations by
+// ASID (tlb_arm64.go): the kernel's allocator's width (UseASIDBits).
+var asidMask uint64
+
+// UseASIDBits tells the invalidations the width of the kernel's ASIDs,
+// chosen once at boot before any app runs (kernel/asid_arm64.go). The
+// upper 8 bits of a TLBI's ASID field must be 0 while TCR_EL1.AS says
+// 8-bit ASIDs (ARM ARM D8.13.2), which a mask of the width keeps.
+func UseASIDBits(bits uint) { asidMask = 1<<bits - 1 }
+
 // MinASIDBits is the narrowest ASID space Init accepts: at least one
 // ASID free beside one reserved per core.
 const MinASIDBits = 4

@@ -82,15 +82,16 @@ func Writable(desc uint64) bool { return desc&descAPRO == 0 }
 // Visit calls fn for every mapped page in [start, end), skipping absent
 // tables whole, so that unmapping a 64 MiB reservation nobody touched costs
 // a few table reads. fn returns the new descriptor (0 to unmap). A changed
-// entry is written, then its TLB entry is invalidated on every core, and
-// only then is after (if not nil) called with the old descriptor: a frame
-// may be reused only once no core can still reach it through a stale
-// TLB entry (ARM ARM D8.14.4 "break-before-make" ordering).
-func (pt *PageTable) Visit(start, end uintptr, fn func(va uintptr, e uint64) uint64, after func(old uint64)) (changed bool) {
-	return visit(pt.Root, 0, 0, start, end, fn, after)
+// entry is written, then its TLB entry is invalidated on every core (for
+// the address space whose ID is *id: flushUserPage), and only then is
+// after (if not nil) called with the old descriptor: a frame may be
+// reused only once no core can still reach it through a stale TLB entry
+// (ARM ARM D8.14.4 "break-before-make" ordering).
+func (pt *PageTable) Visit(start, end uintptr, id *uint64, fn func(va uintptr, e uint64) uint64, after func(old uint64)) (changed bool) {
+	return visit(pt.Root, 0, 0, start, end, id, fn, after)
 }
 
-func visit(table uintptr, level int, base, start, end uintptr, fn func(uintptr, uint64) uint64, after func(uint64)) bool {
+func visit(table uintptr, level int, base, start, end uintptr, id *uint64, fn func(uintptr, uint64) uint64, after func(uint64)) bool {
 	span := uintptr(1) << (39 - 9*uint(level))
 	changed := false
 	w := pageWords(table)
@@ -107,7 +108,7 @@ func visit(table uintptr, level int, base, start, end uintptr, fn func(uintptr, 
 			continue
 		}
 		if level < 3 {
-			if visit(pteAddr(e), level+1, lo, start, end, fn, after) {
+			if visit(pteAddr(e), level+1, lo, start, end, id, fn, after) {
 				changed = true
 			}
 			continue
@@ -115,7 +116,7 @@ func visit(table uintptr, level int, base, start, end uintptr, fn func(uintptr, 
 		ne := fn(lo, e)
 		if ne != e {
 			w[i] = ne
-			flushPage(lo)
+			flushUserPage(id, lo)
 			if after != nil {
 				after(e)
 			}

@@ -57,7 +57,7 @@ func TestPageTableMapLookupVisit(t *testing.T) {
 		t.Fatal("index split")
 	}
 	n := 0
-	pt.Visit(0, UserTop, func(v uintptr, e uint64) uint64 {
+	pt.Visit(0, UserTop, new(uint64), func(v uintptr, e uint64) uint64 {
 		if v != va {
 			t.Errorf("visited %#x", v)
 		}

@@ -14,17 +14,19 @@ import (
 type Space struct {
 	// mu is the space's lock (sched.RankSpace): its VMAs, its page
 	// table's entries and Resident change only under it. A page fault
-	// takes it alone (the kernel lock is not needed: the fault path in
-	// kernel/linux asks Fault first, without it); the mapping calls
-	// take it inside the kernel lock. Reads that take no lock (Pin's
-	// copies, PresentPage) see an entry before or after a change.
+	// and the mapping calls (mmap, munmap, mprotect, madvise) take it
+	// alone: kernel/linux answers them without the kernel lock
+	// (ARCHITECTURE.md, "Each address space has a lock"). Reads that
+	// take no lock (Pin's copies, PresentPage) see an entry before or
+	// after a change; a reader of the VMAs from elsewhere (/proc) takes
+	// it (Lock).
 	mu   cpu.Spinlock
 	PT   PageTable
 	VMAs VMAList
 	A    *Alloc
-	// pins[i] is 1 while core i copies app memory without the kernel
-	// lock (Pin); changing is 1 while a kernel-lock holder removes or
-	// restricts mappings (quiesce). See Pin.
+	// pins[i] is 1 while core i copies app memory (Pin, PinPage);
+	// changing is 1 while the holder of mu removes or restricts
+	// mappings (quiesce). See Pin.
 	pins     [MaxCores]uint32
 	changing uint32
 
@@ -92,6 +94,13 @@ const (
 func (s *Space) lock()   { s.mu.Lock(sched.SelfID()) }
 func (s *Space) unlock() { s.mu.Unlock() }
 
+// Lock and Unlock take and drop the space's lock for a reader of its
+// VMAs that is not the space's own (/proc/PID/maps, stat, status): the
+// mapping calls of the process's threads change them without the
+// kernel lock.
+func (s *Space) Lock()   { s.lock() }
+func (s *Space) Unlock() { s.unlock() }
+
 func (s *Space) Init(a *Alloc) bool {
 	s.A = a
 	return s.PT.Init(a)
@@ -143,7 +152,7 @@ func (s *Space) fault(addr uintptr, acc Access) FaultResult {
 			atomic.AddUint64(&COWReuses, 1)
 		}
 		*e = s.pte(pa, v.Prot)
-		flushPage(va)
+		flushUserPage(&s.ASID, va)
 		return FaultOK
 	}
 	pa := s.A.Get()
@@ -154,7 +163,7 @@ func (s *Space) fault(addr uintptr, acc Access) FaultResult {
 	s.mapAround(v, va, table)
 	s.Peak = max(s.Peak, s.Resident)
 	// The zeroed frames, then the entries, must reach every core's walker
-	// (another core may touch these pages as soon as the kernel lock
+	// (another core may touch these pages as soon as the space's lock
 	// drops).
 	publish()
 	*e = userPTE(pa, v.Prot)
@@ -184,7 +193,7 @@ var COWCopies, COWReuses uint64
 // D8.14.1: the output address changes), so no thread of s can write
 // the shared frame through a stale translation after it is copied;
 // another thread touching the page meanwhile faults and finds the new
-// entry once it has the kernel lock. s's share of pa goes; the last
+// entry once it has the space's lock. s's share of pa goes; the last
 // space left with it takes it in place on its own write fault.
 func (s *Space) breakCOW(va uintptr, e *uint64, pa uintptr, p Prot) FaultResult {
 	// lab:cow begin
@@ -194,7 +203,7 @@ func (s *Space) breakCOW(va uintptr, e *uint64, pa uintptr, p Prot) FaultResult 
 	}
 	*PageBytes(np) = *PageBytes(pa)
 	*e = 0
-	flushPage(va)
+	flushUserPage(&s.ASID, va)
 	*e = userPTE(np, p)
 	publish()
 	s.A.Unref(pa)
@@ -205,9 +214,9 @@ func (s *Space) breakCOW(va uintptr, e *uint64, pa uintptr, p Prot) FaultResult 
 	// // frame pa, which another address space shares. Give s a frame of
 	// // its own (s.A.Get; none left is FaultOOM) holding pa's bytes
 	// // (PageBytes), map it at va with rights p (userPTE) in e, break
-	// // before make (flushPage, publish), and drop s's share of pa
-	// // (s.A.Unref). Count it in COWCopies.
-	// _, _, _ = publish, flushPage, COWCopies
+	// // before make (flushUserPage with &s.ASID, publish), and drop
+	// // s's share of pa (s.A.Unref). Count it in COWCopies.
+	// _, _, _ = publish, flushUserPage, COWCopies
 	// return FaultAccErr
 	// lab:cow end
 }
@@ -268,6 +277,42 @@ func (s *Space) UserPage(addr uintptr, acc Access) (uintptr, bool) {
 	return pteAddr(*e), true
 }
 
+// PinPage returns the physical page behind addr for a kernel copy of
+// acc, faulting it in as the app's own access would, with s pinned on
+// core (Pin) when pinned is true: the caller copies, then Unpins. The
+// mapping calls run without the kernel lock (Lock says so), so a copy
+// made under it is not safe from a munmap on another core between
+// finding the frame and writing it, which would then write into a frame
+// the allocator has handed to someone else; pinned, no removal or
+// restriction (all of which quiesce) can free the frame or take acc
+// from it until Unpin. A core already pinned on s (a copy made without
+// the kernel lock, which made sure of its pages with Present) is
+// covered by that pin, and pinned is false. A page that a change takes
+// away between the fault and the pin is faulted in again, or is EFAULT
+// if the change removed it.
+func (s *Space) PinPage(core int, addr uintptr, acc Access) (pa uintptr, pinned, ok bool) {
+	if atomic.LoadUint32(&s.pins[core]) != 0 {
+		pa, ok = s.UserPage(addr, acc)
+		return pa, false, ok
+	}
+	if addr >= UserTop {
+		return 0, false, false
+	}
+	for {
+		if s.Pin(core) {
+			if pa, ok := s.PresentPage(addr, acc); ok {
+				return pa, true, true
+			}
+			s.Unpin(core)
+		}
+		// Not pinned here: Fault waits for the space's lock, which a
+		// change holds while it waits for the pins (quiesce).
+		if s.Fault(addr, acc) != FaultOK {
+			return 0, false, false
+		}
+	}
+}
+
 // PresentPage returns the physical page behind addr if the app could
 // make acc there now without a fault, and never faults one in: a miss
 // (no page yet, hidden by PROT_NONE, read-only for a write) is false,
@@ -294,14 +339,16 @@ func (s *Space) PresentPage(addr uintptr, acc Access) (uintptr, bool) {
 	return pteAddr(d), true
 }
 
-// Pin lets core copy app memory without the kernel lock: until Unpin,
+// Pin lets core copy app memory with neither the kernel lock nor the
+// space's (and PinPage, a copy made under the kernel lock): until Unpin,
 // no mapping is removed or restricted (munmap, MADV_DONTNEED, a
 // MAP_FIXED over it, mprotect wait in quiesce), so a page found
 // present (Present) stays mapped, with its rights, and its frame
 // stays the app's. false: such a change is under way, and the caller
-// takes the locked way. Pinned, a core must not wait for the kernel
-// lock, nor for any lock whose holder might (the holder of quiesce
-// waits for it).
+// takes the locked way (PinPage: the space's lock, to fault the page
+// in). Pinned, a core must not wait for the space's lock, whose holder
+// may be in quiesce waiting for the pin, nor for the kernel lock, which
+// a locked munmap holds with it.
 //
 // The two sides are Dekker's: Pin stores its flag then loads changing,
 // quiesce stores changing then loads every flag, with a full barrier
@@ -339,41 +386,65 @@ func (s *Space) Present(addr, n uintptr, acc Access) bool {
 
 // quiesce begins a change that removes or restricts mappings: it waits
 // until no core is pinned, and keeps new pins off until settle.
-func (s *Space) quiesce() {
+func (s *Space) quiesce() { s.quiesceOr(true) }
+
+// quiesceOr is quiesce, or, without wait, false at once (and new pins
+// let on again) if a core is pinned. A change made without the kernel
+// lock must not wait for a pin: a core pinned by a lock-free pipe
+// read may be waiting for the pipe's lock, held by a locked read on
+// another core that waits for this space's lock to fault a page in.
+// The locked way may wait: no holder of the kernel lock is pinned then.
+func (s *Space) quiesceOr(wait bool) bool {
 	atomic.StoreUint32(&s.changing, 1)
 	fence()
 	for i := range s.pins {
 		for atomic.LoadUint32(&s.pins[i]) != 0 {
+			if !wait {
+				s.settle()
+				return false
+			}
 		}
 	}
+	return true
 }
+
+// ErrBusy is what a mapping call made without wait answers when it
+// would have had to wait for a core pinned on the space (quiesceOr):
+// nothing has changed, and the caller takes the locked way. It is no
+// errno Linux has.
+const ErrBusy = unix.Errno(1 << 16)
 
 // settle ends quiesce.
 func (s *Space) settle() { atomic.StoreUint32(&s.changing, 0) }
 
 // dropPages frees every page in [start, end), each only after its
 // translation is gone from every core's TLB, and after every pinned
-// copy (Pin) is over.
-func (s *Space) dropPages(start, end uintptr) {
+// copy (Pin) is over; false, with nothing done, if that means waiting
+// and wait is not set (quiesceOr).
+func (s *Space) dropPages(start, end uintptr, wait bool) bool {
 	a := s.A
-	s.quiesce()
+	if !s.quiesceOr(wait) {
+		return false
+	}
 	if end-start <= maxPageFlushes*PageSize {
 		// Few pages: each entry cleared, invalidated on every core and
 		// its frame freed, page by page.
-		s.PT.Visit(start, end, func(va uintptr, e uint64) uint64 { return 0 }, func(old uint64) {
+		s.PT.Visit(start, end, &s.ASID, func(va uintptr, e uint64) uint64 { return 0 }, func(old uint64) {
 			if pa := pteAddr(old); pa != 0 {
 				a.Unref(pa)
 				s.Resident--
 			}
 		})
 		s.settle()
-		return
+		return true
 	}
-	// Many: every entry loses its valid bit, one invalidation of every
-	// core's TLB follows, and only then are the entries cleared and the
-	// frames freed (Linux's flush_tlb_range gives way to a whole flush
-	// past MAX_TLBI_OPS pages; under QEMU's TCG each broadcast TLBI
-	// stops every vCPU, and munmap of a Go heap arena was 8,192 of them).
+	// Many: every entry loses its valid bit, one invalidation of the
+	// space's ASID on every core follows, and only then are the entries
+	// cleared and the frames freed (Linux's __flush_tlb_range gives way
+	// to flush_tlb_mm, TLBI ASIDE1IS, past MAX_DVM_OPS pages; under
+	// QEMU's TCG each broadcast TLBI stops every vCPU, and munmap of a
+	// Go heap arena was 8,192 of them). The other spaces' translations,
+	// and the kernel's, stay.
 	n := 0
 	leaves(s.PT.Root, 0, 0, start, end, func(va uintptr, e *uint64) bool {
 		if *e&descValid != 0 {
@@ -383,7 +454,7 @@ func (s *Space) dropPages(start, end uintptr) {
 		return true
 	})
 	if n > 0 {
-		flushAll()
+		flushSpace(&s.ASID)
 	}
 	leaves(s.PT.Root, 0, 0, start, end, func(va uintptr, e *uint64) bool {
 		if pa := pteAddr(*e); pa != 0 {
@@ -394,24 +465,32 @@ func (s *Space) dropPages(start, end uintptr) {
 		return true
 	})
 	s.settle()
+	return true
 }
 
 // maxPageFlushes is how many pages a removal invalidates one by one
-// before it invalidates every core's whole TLB once instead (Linux's
-// MAX_TLBI_OPS is 512 on arm64 with 4 KiB pages; fewer here, since a
-// whole flush costs QEMU's TCG about as much as a few page ones).
+// before it invalidates the space's whole ASID once instead (Linux's
+// MAX_DVM_OPS is PTRS_PER_PTE, 512 with 4 KiB pages; fewer here, since
+// a whole flush costs QEMU's TCG about as much as a few page ones).
 const maxPageFlushes = 64
 
 // Mmap is mmap under the space's lock.
 func (s *Space) Mmap(hint, length uintptr, prot Prot, flags int) (uintptr, unix.Errno) {
+	return s.MmapOr(hint, length, prot, flags, true)
+}
+
+// MmapOr is Mmap, or ErrBusy when without wait it would wait for a
+// pinned core (quiesceOr); so are MunmapOr, MprotectOr and DontNeedOr.
+// The mapping calls made without the kernel lock pass no wait.
+func (s *Space) MmapOr(hint, length uintptr, prot Prot, flags int, wait bool) (uintptr, unix.Errno) {
 	s.lock()
-	a, e := s.mmap(hint, length, prot, flags)
+	a, e := s.mmap(hint, length, prot, flags, wait)
 	s.unlock()
 	return a, e
 }
 
 // mmap implements mmap for anonymous private memory.
-func (s *Space) mmap(hint, length uintptr, prot Prot, flags int) (uintptr, unix.Errno) {
+func (s *Space) mmap(hint, length uintptr, prot Prot, flags int, wait bool) (uintptr, unix.Errno) {
 	if length == 0 || hint&PageMask != 0 && flags&unix.MAP_FIXED != 0 {
 		return 0, unix.EINVAL
 	}
@@ -430,7 +509,9 @@ func (s *Space) mmap(hint, length uintptr, prot Prot, flags int) (uintptr, unix.
 			return 0, unix.EINVAL
 		}
 		addr = hint
-		s.dropPages(addr, addr+n)
+		if !s.dropPages(addr, addr+n, wait) {
+			return 0, ErrBusy
+		}
 	case flags&unix.MAP_FIXED_NOREPLACE != 0:
 		if hint+n > UserTop || hint+n < hint {
 			return 0, unix.EINVAL
@@ -453,15 +534,18 @@ func (s *Space) mmap(hint, length uintptr, prot Prot, flags int) (uintptr, unix.
 }
 
 // Munmap is munmap under the space's lock.
-func (s *Space) Munmap(addr, length uintptr) unix.Errno {
+func (s *Space) Munmap(addr, length uintptr) unix.Errno { return s.MunmapOr(addr, length, true) }
+
+// MunmapOr is Munmap or ErrBusy (MmapOr).
+func (s *Space) MunmapOr(addr, length uintptr, wait bool) unix.Errno {
 	s.lock()
-	e := s.munmap(addr, length)
+	e := s.munmap(addr, length, wait)
 	s.unlock()
 	return e
 }
 
 // munmap removes [addr, addr+length).
-func (s *Space) munmap(addr, length uintptr) unix.Errno {
+func (s *Space) munmap(addr, length uintptr, wait bool) unix.Errno {
 	if addr&PageMask != 0 || length == 0 {
 		return unix.EINVAL
 	}
@@ -472,7 +556,9 @@ func (s *Space) munmap(addr, length uintptr) unix.Errno {
 	if s.VMAs.Overlaps(addr, end, VMAFixed) {
 		return unix.EINVAL
 	}
-	s.dropPages(addr, end)
+	if !s.dropPages(addr, end, wait) {
+		return ErrBusy
+	}
 	if !s.VMAs.Remove(addr, end) {
 		return unix.ENOMEM
 	}
@@ -481,15 +567,20 @@ func (s *Space) munmap(addr, length uintptr) unix.Errno {
 
 // Mprotect is mprotect under the space's lock.
 func (s *Space) Mprotect(addr, length uintptr, prot Prot) unix.Errno {
+	return s.MprotectOr(addr, length, prot, true)
+}
+
+// MprotectOr is Mprotect or ErrBusy (MmapOr).
+func (s *Space) MprotectOr(addr, length uintptr, prot Prot, wait bool) unix.Errno {
 	s.lock()
-	e := s.mprotect(addr, length, prot)
+	e := s.mprotect(addr, length, prot, wait)
 	s.unlock()
 	return e
 }
 
 // mprotect changes rights. Existing pages are hidden, not freed, when the
 // new rights forbid access, so their contents survive.
-func (s *Space) mprotect(addr, length uintptr, prot Prot) unix.Errno {
+func (s *Space) mprotect(addr, length uintptr, prot Prot, wait bool) unix.Errno {
 	if addr&PageMask != 0 {
 		return unix.EINVAL
 	}
@@ -500,11 +591,16 @@ func (s *Space) mprotect(addr, length uintptr, prot Prot) unix.Errno {
 	if s.VMAs.Overlaps(addr, end, VMAFixed) {
 		return unix.EACCES
 	}
+	// Quiesced before anything changes, so that ErrBusy leaves the
+	// VMAs as they were.
+	if !s.quiesceOr(wait) {
+		return ErrBusy
+	}
 	if !s.VMAs.Protect(addr, end, prot) {
+		s.settle()
 		return unix.ENOMEM
 	}
-	s.quiesce()
-	s.PT.Visit(addr, end, func(va uintptr, e uint64) uint64 {
+	s.PT.Visit(addr, end, &s.ASID, func(va uintptr, e uint64) uint64 {
 		if prot == 0 {
 			return e &^ descValid // keep the frame, drop the access
 		}
@@ -515,16 +611,19 @@ func (s *Space) mprotect(addr, length uintptr, prot Prot) unix.Errno {
 }
 
 // DontNeed is dontNeed under the space's lock.
-func (s *Space) DontNeed(addr, length uintptr) unix.Errno {
+func (s *Space) DontNeed(addr, length uintptr) unix.Errno { return s.DontNeedOr(addr, length, true) }
+
+// DontNeedOr is DontNeed or ErrBusy (MmapOr).
+func (s *Space) DontNeedOr(addr, length uintptr, wait bool) unix.Errno {
 	s.lock()
-	e := s.dontNeed(addr, length)
+	e := s.dontNeed(addr, length, wait)
 	s.unlock()
 	return e
 }
 
 // dontNeed implements MADV_DONTNEED: the pages go back to the allocator and
 // the next touch sees zeroes.
-func (s *Space) dontNeed(addr, length uintptr) unix.Errno {
+func (s *Space) dontNeed(addr, length uintptr, wait bool) unix.Errno {
 	if addr&PageMask != 0 {
 		return unix.EINVAL
 	}
@@ -532,7 +631,9 @@ func (s *Space) dontNeed(addr, length uintptr) unix.Errno {
 	if end < addr || end > UserTop {
 		return unix.EINVAL
 	}
-	s.dropPages(addr, end)
+	if !s.dropPages(addr, end, wait) {
+		return ErrBusy
+	}
 	return 0
 }
 

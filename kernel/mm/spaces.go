@@ -232,11 +232,13 @@ func CopySpace(src int32) int32 {
 		return -1
 	}
 	d := &Spaces[n]
-	// The list's entries in use only, not its whole array (48 KiB).
+	// d is no one's yet: only s is locked, before its VMAs are read
+	// (its other threads map and unmap without the kernel lock). The
+	// list's entries in use only, not its whole array (48 KiB).
+	s.lock()
 	d.VMAs.n = copy(d.VMAs.v[:], s.VMAs.v[:s.VMAs.n])
 	d.Brk = s.Brk
 	d.ArgStart, d.ArgEnd, d.EnvStart, d.EnvEnd = s.ArgStart, s.ArgEnd, s.EnvStart, s.EnvEnd
-	s.lock() // d is no one's yet: only s is locked
 	s.quiesce()
 	ok := true
 	for i := 0; i < s.VMAs.Len() && ok; i++ {
@@ -244,8 +246,9 @@ func CopySpace(src int32) int32 {
 		ok = sharePages(s, d, v.Start, v.End, v.Flags&VMAFixed != 0)
 	}
 	// src's writable entries became read-only: no core may keep writing
-	// through a translation from before (TLBI VMALLE1IS, every core).
-	flushAll()
+	// through a translation from before (TLBI ASIDE1IS: src's ASID, on
+	// every core).
+	flushSpace(&s.ASID)
 	s.settle()
 	s.unlock()
 	if !ok {

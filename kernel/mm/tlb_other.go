@@ -3,9 +3,10 @@
 package mm
 
 // Host tests have no TLB and no other cores' walkers.
-func flushPage(va uintptr) {}
-func flushAll()            {}
-func publish()             {}
+func flushPage(va uintptr)                 {}
+func flushUserPage(id *uint64, va uintptr) {}
+func flushSpace(id *uint64)                {}
+func publish()                             {}
 
 // fence: host tests' atomics are sequentially consistent already.
 func fence() {}

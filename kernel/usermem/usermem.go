@@ -42,13 +42,15 @@ func CopyOut(dst uintptr, src []byte) bool {
 // not be the one this core works in (execve builds the new program's
 // stack from the old program's memory).
 func CopyOutTo(s *mm.Space, dst uintptr, src []byte) bool {
+	core := sched.SelfID()
 	for len(src) > 0 {
-		pa, ok := s.UserPage(dst, mm.AccessWrite)
+		pa, pinned, ok := s.PinPage(core, dst, mm.AccessWrite)
 		if !ok {
 			return false
 		}
 		off := dst & mm.PageMask
 		n := copy(mm.PageBytes(pa)[off:], src)
+		unpin(s, core, pinned)
 		src = src[n:]
 		dst += uintptr(n)
 	}
@@ -67,49 +69,34 @@ func CopyIn(dst []byte, src uintptr) bool {
 
 // CopyInFrom reads len(dst) bytes from address src of address space s.
 func CopyInFrom(s *mm.Space, dst []byte, src uintptr) bool {
+	core := sched.SelfID()
 	for len(dst) > 0 {
-		pa, ok := s.UserPage(src, mm.AccessRead)
+		pa, pinned, ok := s.PinPage(core, src, mm.AccessRead)
 		if !ok {
 			return false
 		}
 		off := src & mm.PageMask
 		n := copy(dst, mm.PageBytes(pa)[off:])
+		unpin(s, core, pinned)
 		dst = dst[n:]
 		src += uintptr(n)
 	}
 	return true
 }
 
-// Span returns the app bytes [addr, addr+n) when they lie in one page,
-// for in-place access to small aligned structures.
-func Span(addr uintptr, n uintptr, acc mm.Access) ([]byte, bool) {
-	if n == 0 || addr&mm.PageMask+n > mm.PageSize {
-		return nil, false
+// unpin ends a copy's pin of s (mm.Space.PinPage), if it took one.
+func unpin(s *mm.Space, core int, pinned bool) {
+	if pinned {
+		s.Unpin(core)
 	}
-	if isLent(addr) {
-		return lentSpan(addr, n)
-	}
-	pa, ok := Cur().UserPage(addr, acc)
-	if !ok {
-		return nil, false
-	}
-	off := addr & mm.PageMask
-	return mm.PageBytes(pa)[off : off+n], true
 }
 
 func ReadU32(addr uintptr) (uint32, bool) {
-	if addr&3 != 0 {
-		var b [4]byte
-		if !CopyIn(b[:], addr) {
-			return 0, false
-		}
-		return *(*uint32)(unsafe.Pointer(&b[0])), true
-	}
-	s, ok := Span(addr, 4, mm.AccessRead)
-	if !ok {
+	var b [4]byte
+	if !CopyIn(b[:], addr) {
 		return 0, false
 	}
-	return *(*uint32)(unsafe.Pointer(&s[0])), true
+	return *(*uint32)(unsafe.Pointer(&b[0])), true
 }
 
 func ReadU64(addr uintptr) (uint64, bool) {
@@ -133,16 +120,31 @@ func WriteU64(addr uintptr, v uint64) bool {
 // CopyInString reads a NUL-terminated string of at most len(buf)-1
 // bytes into buf and returns its length.
 func CopyInString(buf []byte, addr uintptr) (int, unix.Errno) {
-	for i := range buf {
-		pa, ok := Cur().UserPage(addr+uintptr(i), mm.AccessRead)
+	s, core := Cur(), sched.SelfID()
+	for i := 0; i < len(buf); {
+		// A page at a time: one pin, one look-up for all its bytes.
+		at := addr + uintptr(i)
+		pa, pinned, ok := s.PinPage(core, at, mm.AccessRead)
 		if !ok {
 			return 0, unix.EFAULT
 		}
-		c := mm.PageBytes(pa)[(addr+uintptr(i))&mm.PageMask]
-		if c == 0 {
-			return i, 0
+		page := mm.PageBytes(pa)[at&mm.PageMask:]
+		n := min(len(page), len(buf)-i)
+		end := -1
+		for k, c := range page[:n] {
+			if c == 0 {
+				end = k
+				break
+			}
 		}
-		buf[i] = c
+		if end >= 0 {
+			copy(buf[i:], page[:end])
+			unpin(s, core, pinned)
+			return i + end, 0
+		}
+		copy(buf[i:], page[:n])
+		unpin(s, core, pinned)
+		i += n
 	}
 	return 0, unix.ENAMETOOLONG
 }

@@ -45,11 +45,12 @@ type scale struct {
 	faultMiB, fileMiB                                     int
 	wakeRounds, scaleOps, scaleRounds, scalePipeMiB       int
 	forks, bigForks, execs, goExecs, procPingpongs        int
+	scaleFaultMiB, scaleMmaps                             int
 }
 
 var (
-	full  = scale{100_000, 50_000, 100_000, 200, 50, 2000, 200, 1024, 2 * time.Second, 256, 256, 5_000, 200_000, 20_000, 64, 200, 50, 200, 50, 2000}
-	quick = scale{1000, 1000, 1000, 10, 3, 50, 8, 1, 200 * time.Millisecond, 4, 4, 200, 1000, 200, 1, 5, 5, 5, 5, 50}
+	full  = scale{100_000, 50_000, 100_000, 200, 50, 2000, 200, 1024, 2 * time.Second, 256, 256, 5_000, 200_000, 20_000, 64, 200, 50, 200, 50, 2000, 32, 5000}
+	quick = scale{1000, 1000, 1000, 10, 3, 50, 8, 1, 200 * time.Millisecond, 4, 4, 200, 1000, 200, 1, 5, 5, 5, 5, 50, 1, 50}
 )
 
 type figure struct {
@@ -75,6 +76,8 @@ var figures = []figure{
 	{"scale_getpid", scaleGetpid}, // prints scale2_getpid_x and scale4_getpid_x
 	{"scale_futex", scaleFutex},
 	{"scale_pipe", scalePipe},
+	{"scale_fault", scaleFaults},
+	{"scale_mmap", scaleMmaps},
 	{"fork_exit_wait_us", forkExitWait},
 	{"vfork_exec_wait_us", vforkExecWait},
 	{"exec_command_us", execCommand},

@@ -29,6 +29,23 @@ var scaleCores = []int{1, 2, 4}
 // each n in scaleCores, reporting scale<n>_<name>_x for n > 1. perCore
 // makes the functions one core runs (the first is timed).
 func scaling(name string, perCore func() []func() int) {
+	scalingTimed(name, func() []func() (int, time.Duration) {
+		var fns []func() (int, time.Duration)
+		for _, work := range perCore() {
+			fns = append(fns, func() (int, time.Duration) {
+				t0 := time.Now()
+				units := work()
+				return units, time.Since(t0)
+			})
+		}
+		return fns
+	})
+}
+
+// scalingTimed is scaling for work that times itself (the part it
+// returns the duration of), so that it can set up and clean up around
+// what it measures.
+func scalingTimed(name string, perCore func() []func() (int, time.Duration)) {
 	var base float64
 	for _, n := range scaleCores {
 		var cores []int
@@ -42,9 +59,8 @@ func scaling(name string, perCore func() []func() int) {
 					continue
 				}
 				fns = append(fns, func() {
-					t0 := time.Now()
-					units := work()
-					rates[c] = float64(units) / time.Since(t0).Seconds()
+					units, d := work()
+					rates[c] = float64(units) / d.Seconds()
 				})
 			}
 		}
@@ -121,4 +137,65 @@ func scalePipe(s scale) {
 			},
 		}
 	})
+}
+
+// scaleFaults: each core's thread first-touches its own fresh anonymous
+// mapping of scaleFaultMiB, a page at a time (as page_fault_ns does
+// with one thread), then unmaps it untimed. Threads of one process share
+// its address space, so this is what a parallel Go program's heap
+// growth meets: a kernel that serves faults under one lock per address
+// space, or one for the whole kernel, serializes them.
+func scaleFaults(s scale) {
+	scalingTimed("fault", func() []func() (int, time.Duration) {
+		return []func() (int, time.Duration){func() (int, time.Duration) {
+			size := s.scaleFaultMiB << 20
+			mem := anonMap(size)
+			t0 := time.Now()
+			for off := 0; off < size; off += pageSize {
+				mem[off] = 1
+			}
+			d := time.Since(t0)
+			anonUnmap(mem)
+			return size / pageSize, d
+		}}
+	})
+}
+
+// scaleMmaps: each core's thread maps a small anonymous region, touches
+// its first page and unmaps it, in a loop: the churn of a program that
+// maps and frees memory (the Go runtime's own heap arenas and stacks
+// come and go so, and a C allocator's large blocks).
+func scaleMmaps(s scale) {
+	scaling("mmap", func() []func() int {
+		return []func() int{func() int {
+			for i := 0; i < s.scaleMmaps; i++ {
+				mem := anonMap(scaleMmapSize)
+				mem[0] = 1
+				anonUnmap(mem)
+			}
+			return s.scaleMmaps
+		}}
+	})
+}
+
+// pageSize is the page the fault figures touch one byte of.
+const pageSize = 4096
+
+// scaleMmapSize is the mmap churn's region: a few pages, as a small
+// arena or a thread stack's guard would be.
+const scaleMmapSize = 4 * pageSize
+
+// anonMap maps size bytes of fresh private anonymous memory.
+func anonMap(size int) []byte {
+	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		guest.Fail("mmap: " + err.Error())
+	}
+	return mem
+}
+
+func anonUnmap(mem []byte) {
+	if err := syscall.Munmap(mem); err != nil {
+		guest.Fail("munmap: " + err.Error())
+	}
 }
