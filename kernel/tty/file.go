@@ -180,7 +180,10 @@ func (t *Terminal) readLine(buf uintptr, n uint64) uint64 {
 // Write sends the app's bytes to the device through output processing
 // (n_tty_write's process_output). With TOSTOP, a background job's
 // write through /dev/tty asks JobControl first (n_tty_write; a write
-// through /dev/console, redirected_tty_write there, never stops).
+// through /dev/console, redirected_tty_write there, never stops). A pty
+// slave's write stops where its master's buffer is full: what it wrote
+// so far, or EAGAIN (vfs.Write then waits for the master to read, as
+// n_tty_write waits for write room).
 func (t *Terminal) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 	if t.pty != nil && t.pty.hungUp {
 		return vfs.Err(unix.EIO) // hung_up_tty_write
@@ -201,7 +204,14 @@ func (t *Terminal) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 			}
 			return vfs.Err(unix.EFAULT)
 		}
-		for _, c := range chunk[:m] {
+		for i, c := range chunk[:m] {
+			if toMaster && t.pty.room() < maxExpand {
+				t.flushed()
+				if k := done + uint64(i); k > 0 {
+					return k
+				}
+				return vfs.Err(unix.EAGAIN)
+			}
 			t.output(c)
 		}
 		done += m
@@ -213,9 +223,13 @@ func (t *Terminal) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 }
 
 // Readiness is n_tty_poll: readable with a line (canonical) or VMIN
-// bytes; always writable, output never waits.
+// bytes; writable always on the console (its output never waits), on a
+// pty slave while its master's buffer has room.
 func (t *Terminal) Readiness(f *vfs.File) uint32 {
 	r := uint32(unix.EPOLLOUT | unix.EPOLLWRNORM)
+	if t.pty != nil && t.pty.room() < maxExpand {
+		r = 0
+	}
 	if t.readable(true) {
 		r |= unix.EPOLLIN | unix.EPOLLRDNORM
 	}

@@ -175,9 +175,19 @@ func (p *Pty) slaveReleased() {
 	p.free()
 }
 
-// toMaster queues a byte of the slave's output for the master; with
-// the buffer full it is dropped (Linux would make the slave's writer
-// wait: a limit of this pool's fixed buffers).
+// maxExpand is the most bytes output processing makes of one written
+// byte: a tab under XTABS becomes up to 8 spaces (n_tty's
+// do_output_char).
+const maxExpand = 8
+
+// room is how many bytes the master's buffer can still take.
+func (p *Pty) room() uint32 { return bufSize - (p.head - p.tail) }
+
+// toMaster queues a byte of the slave's output for the master. The
+// slave's writes wait for room (Terminal.Write), so only an echo of
+// input the slave's reader did not read while the master did not read
+// either can find the buffer full: that byte is dropped, as n_tty drops
+// echoes it has no room for.
 func (p *Pty) toMaster(c byte) {
 	if p.head-p.tail == bufSize {
 		return
@@ -246,6 +256,9 @@ func (p *Pty) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 		}
 		done += uint64(m)
 	}
+	// The slave's writers waiting for room run again (pty_unthrottle's
+	// tty_wakeup).
+	vfs.Notify(&p.Slave.W, unix.EPOLLOUT)
 	return done
 }
 

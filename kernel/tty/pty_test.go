@@ -104,3 +104,66 @@ func TestPtyPoolFull(t *testing.T) {
 	}
 	resetPtys()
 }
+
+// A slave's write waits for room in its master's buffer (n_tty_write
+// waits for write room): 10,000 bytes written while the master does not
+// read stop at what fits, then EAGAIN, with the slave not writable;
+// each master read makes room (writable again), and every byte arrives
+// once, in order.
+func TestPtySlaveWriteWaitsForTheMaster(t *testing.T) {
+	tm := setup(t, false)
+	tm.buf = usermem.HostReset(24, 8) // room for the bytes written and read
+	resetPtys()
+	p := NewPty(0, 0)
+	p.Locked = false
+	if e := p.OpenSlave(); e != 0 {
+		t.Fatal(e)
+	}
+	mf := &vfs.Files[vfs.Alloc(p, unix.O_RDWR)]
+	sf := &vfs.Files[vfs.Alloc(&p.Slave, unix.O_RDWR)]
+	p.Slave.Termios.Oflag = 0 // bytes as written
+	const total = 10000
+	src := make([]byte, total)
+	for i := range src {
+		src[i] = 'a' + byte(i%26)
+	}
+	usermem.CopyOut(tm.buf, src)
+	var got []byte
+	sent := uint64(0)
+	for rounds := 0; sent < total; rounds++ {
+		if rounds > 10 {
+			t.Fatalf("stuck after %d of %d bytes", sent, total)
+		}
+		r := p.Slave.Write(sf, tm.buf+uintptr(sent), total-sent, -1)
+		switch {
+		case vfs.IsErr(r) && r != vfs.Err(unix.EAGAIN):
+			t.Fatalf("slave write: %#x", r)
+		case !vfs.IsErr(r):
+			sent += r
+			if sent < total && p.Slave.Readiness(sf)&unix.EPOLLOUT != 0 {
+				t.Errorf("slave writable with the master's buffer full (%d sent)", sent)
+			}
+		}
+		if sent < total {
+			if r := p.Slave.Write(sf, tm.buf+uintptr(sent), 1, -1); r != vfs.Err(unix.EAGAIN) {
+				t.Fatalf("a write into a full buffer: %#x, want EAGAIN", r)
+			}
+		}
+		rb := tm.buf + total
+		for {
+			n := p.Read(mf, rb, 4096, -1)
+			if vfs.IsErr(n) {
+				break
+			}
+			b := make([]byte, n)
+			usermem.CopyIn(b, rb)
+			got = append(got, b...)
+		}
+		if p.Slave.Readiness(sf)&unix.EPOLLOUT == 0 {
+			t.Error("slave not writable after the master read everything")
+		}
+	}
+	if string(got) != string(src) {
+		t.Errorf("the master read %d bytes, not the %d written in order", len(got), total)
+	}
+}
