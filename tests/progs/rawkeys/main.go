@@ -37,16 +37,10 @@ func main() {
 	fmt.Println("cooked: type a line")
 	read("line")
 
-	old, err := term.MakeRaw(0)
+	old, err := guest.RawKeys(3)
 	if err != nil {
-		fail("MakeRaw: %v", err)
+		fail("%v", err)
 	}
-	fmt.Print("raw: type keys\r\n")
-	keys, err := guest.ReadKeys(3)
-	if err != nil {
-		fail("raw read: %v", err)
-	}
-	fmt.Printf("keys %q\r\n", keys)
 
 	// VMIN 0, VTIME 3: nothing typed, the read gives 0 after 0.3 s.
 	tio, _ := unix.IoctlGetTermios(0, unix.TCGETS)

@@ -51,16 +51,10 @@ func main() {
 }
 
 func raw() {
-	old, err := term.MakeRaw(0)
+	old, err := guest.RawKeys(3)
 	if err != nil {
-		fail("MakeRaw: %v", err)
+		fail("%v", err)
 	}
-	fmt.Print("raw: type keys\r\n")
-	keys, err := guest.ReadKeys(3)
-	if err != nil {
-		fail("raw read: %v", err)
-	}
-	fmt.Printf("keys %q\r\n", keys)
 	if err := term.Restore(0, old); err != nil {
 		fail("Restore: %v", err)
 	}
