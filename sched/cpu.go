@@ -49,6 +49,16 @@ type CPU struct {
 	// setup is done; the boot core waits for it.
 	Alive   atomic.Bool
 	Current int32 // index of the running thread, or -1 while idle
+	// wakeSync: the core is making a synchronous wake-up (NotifySync),
+	// whose waiters may be pulled onto it (wakeAffine). Set and cleared
+	// by the core itself around the wake-up; the kernel runs with
+	// interrupts masked, so no other wake-up on this core sees it.
+	wakeSync bool
+	// affineDue is the counter value by which the thread a wake-up put
+	// at the head of this core's queue, ahead of its running waker,
+	// should have run (0: none there); past it, schedule moves it to an
+	// idle core (spreadBuddy).
+	affineDue uint64
 
 	// Idle: the core released the kernel lock to wait in WFI. Wakers
 	// that place a thread here must send it an SGI.
@@ -113,6 +123,7 @@ type CPUStats struct {
 	SGIsOut    uint64 // wake-up SGIs sent to other cores
 	Switches   uint64 // threads picked to run after a block, slice end or idle
 	Steals     uint64 // threads taken from another core's queue
+	Spreads    uint64 // threads a wake-up put ahead here, moved on to an idle core (spreadBuddy)
 	Idles      uint64 // times the core went to WFI
 	Migrations uint64 // threads moved off this core by their affinity
 	Unlocked   uint64 // system calls answered without the kernel lock

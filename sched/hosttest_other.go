@@ -28,3 +28,6 @@ func Reset(n int) {
 // buddyTicks is nextBuddyNanos in counter ticks: host tests count in
 // nanoseconds.
 func buddyTicks() uint64 { return nextBuddyNanos }
+
+// affineTicks is affineWaitNanos in counter ticks (nanoseconds here).
+func affineTicks() uint64 { return affineWaitNanos }

@@ -18,6 +18,15 @@ package sched
 //     waker's own core goes to the head of the queue, not the back, so it
 //     answers before the threads already waiting (readyNext: one at a
 //     time, and not once the head has waited a millisecond).
+//   - Synchronous wake-ups (wakeAffine): a thread a pipe's writer or
+//     reader woke (NotifySync) goes to the waker's core, at the head of
+//     its queue, when the waker is all that core runs, as Linux does
+//     for WF_SYNC wake-ups (wake_affine_idle): the waker is about to
+//     block on the answer, and the woken thread then runs there with a
+//     local switch. If the waker runs on instead, the woken thread is
+//     moved to an idle core once it has waited affineWaitNanos
+//     (spreadBuddy), so no core idles long while another's queue holds
+//     a thread.
 //   - Stealing (steal): a core whose queue is empty takes the oldest
 //     waiting thread it may run from another core's queue before it goes
 //     idle, like an idle P stealing goroutines from another P.
@@ -104,3 +113,39 @@ func steal(c *CPU) int32 {
 // mustMove reports whether the thread running on c may no longer run
 // there (its affinity changed).
 func mustMove(t *Thread, c *CPU) bool { return !allowedOn(t, c.ID) }
+
+// wakeAffine reports whether thread t, woken by a synchronous wake-up
+// that core c makes, goes to c: c is making one (NotifySync), t may run
+// there, and c runs the waker and has no thread waiting. Read with c's
+// state lock or every core's held; under another core's alone it is a
+// guess, which the wake-up's last step (every core's) looks at again.
+func wakeAffine(t *Thread, c *CPU) bool {
+	return c.wakeSync && c.Current >= 0 && runQueues[c.ID].n == 0 && allowedOn(t, c.ID)
+}
+
+// affineWaitNanos bounds how long a thread a wake-up put ahead on its
+// waker's core waits there for the waker to block (200 us) before it
+// goes to an idle core (spreadBuddy). Well above a system call's round
+// trip under QEMU's TCG (a pipe ping-pong's waker blocks within tens of
+// microseconds), well below a time slice.
+const affineWaitNanos = 200_000
+
+// spreadBuddy moves the thread a wake-up put at the head of c's queue
+// (readyNext), which has waited affineWaitNanos while c's thread ran on,
+// to an idle core, if the placement policy finds one. Called by c with
+// every core's state lock held.
+func spreadBuddy(c *CPU) {
+	q := &runQueues[c.ID]
+	if q.n == 0 || !Threads[q.head].buddy {
+		return
+	}
+	i := q.head
+	t := &Threads[i]
+	core := pickCore(t, c.ID)
+	if core == c.ID || !idleFor(core) {
+		return // no idle core: at c's head it runs as soon as c's thread stops
+	}
+	q.pop()
+	c.Stats.Spreads++
+	enqueue(t, core)
+}

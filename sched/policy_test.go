@@ -178,3 +178,34 @@ func TestWatchdogStarvedThread(t *testing.T) {
 }
 
 func (t *Thread) index() int32 { return Index(t) }
+
+// A thread a wake-up put ahead on its waker's core, which ran on past
+// affineWaitNanos, goes to an idle core (with an SGI); with no core
+// idle, it stays at the head where it is.
+func TestSpreadBuddyMovesToIdleCore(t *testing.T) {
+	for _, idle := range []bool{true, false} {
+		if idle {
+			resetCores(t, 4, 3)
+		} else {
+			resetCores(t, 4)
+		}
+		var q Queue
+		w := New()
+		w.CPU = 0
+		BlockOn(w, &q, WaitFile, 1, 0, 0)
+		q.NotifySync(1)
+		if w.CPU != 0 || !w.buddy {
+			t.Fatalf("setup: waiter on core %d buddy %v", w.CPU, w.buddy)
+		}
+		kicked = nil
+		LockState()
+		spreadBuddy(&CPUs[0])
+		UnlockState()
+		if idle && (w.CPU != 3 || runQueues[0].n != 0 || runQueues[3].n != 1 || len(kicked) != 1 || CPUs[0].Stats.Spreads != 1) {
+			t.Fatalf("waiter on core %d, queues %d/%d, kicked %v: want it moved to idle core 3 with an SGI", w.CPU, runQueues[0].n, runQueues[3].n, kicked)
+		}
+		if !idle && (w.CPU != 0 || runQueues[0].head != Index(w) || len(kicked) != 0) {
+			t.Fatalf("no idle core: waiter on core %d, kicked %v: want it left at core 0's head", w.CPU, kicked)
+		}
+	}
+}

@@ -127,8 +127,11 @@ const nextBuddyNanos = 1_000_000
 // ahead of the queue's order at a time, and not once the head has
 // waited nextBuddyNanos, so the others wait a bounded time.
 func readyNext(t *Thread, core int) {
-	core = prepareReady(t, core)
 	me := self()
+	if core == anyCore && wakeAffine(t, me) {
+		core = me.ID
+	}
+	core = prepareReady(t, core)
 	q := &runQueues[core]
 	if core != me.ID || q.n > 0 && (Threads[q.head].buddy || me.Heartbeat-Threads[q.head].readyAt > buddyTicks()) {
 		enqueue(t, core)
@@ -136,6 +139,12 @@ func readyNext(t *Thread, core int) {
 	}
 	t.CPU = int32(core)
 	q.pushFront(Index(t), me.Heartbeat)
+	if me.Current >= 0 {
+		// Ahead of a running thread: it runs when that one blocks, or
+		// elsewhere once it has waited affineWaitNanos (spreadBuddy;
+		// ArmTimer sets the timer for it).
+		me.affineDue = me.Heartbeat + affineTicks()
+	}
 }
 
 // enqueue puts t on core's queue. An idle core gets an SGI so it leaves

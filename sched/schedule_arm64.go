@@ -18,6 +18,9 @@ const SliceNanos = 10_000_000
 // buddyTicks is nextBuddyNanos in counter ticks.
 func buddyTicks() uint64 { return timer.NanosToTicks(nextBuddyNanos) }
 
+// affineTicks is affineWaitNanos in counter ticks.
+func affineTicks() uint64 { return timer.NanosToTicks(affineWaitNanos) }
+
 // WatchdogNanos is how often the idle boot core wakes to run the
 // watchdog (kernel/watchdog_arm64.go); busy cores run it every tick.
 const WatchdogNanos = 1_000_000_000
@@ -300,6 +303,13 @@ func schedule(c *CPU, f *Frame) {
 				ready(cur)
 				break
 			}
+			if c.affineDue != 0 && now >= c.affineDue {
+				c.affineDue = 0
+				if c.held != heldAll {
+					upgrade(c) // cur is still c's Running thread: no one else touches it
+				}
+				spreadBuddy(c)
+			}
 			if !HasRunnable(c) || now < c.SliceEnd {
 				return
 			}
@@ -343,6 +353,7 @@ func schedule(c *CPU, f *Frame) {
 			c.Current = i
 			t.ResumedAt = c.Heartbeat
 			c.SliceEnd = c.Heartbeat + timer.NanosToTicks(SliceNanos)
+			c.affineDue = 0 // the head it was for ran (only the head is ever one)
 			c.Stats.Switches++
 			*f = t.Ctx
 			return
@@ -433,7 +444,7 @@ func ArmTimer(c *CPU) {
 	if c.SliceEnd <= now {
 		c.SliceEnd = now + timer.NanosToTicks(SliceNanos)
 	}
-	d := earliest(c.deadline, c.SliceEnd)
+	d := earliest(earliest(c.deadline, c.SliceEnd), c.affineDue)
 	if ProfPeriod != 0 && c.ProfNext != 0 && c.ProfNext < d {
 		d = c.ProfNext // the profiler's next sample of this thread
 	}

@@ -144,6 +144,25 @@ func (q *Queue) Notify(events uint32) int {
 	return u.run(self(), queueLock(q))
 }
 
+// NotifySync is Notify for a waker that will most likely block soon on
+// the answer: a pipe's writer waking its reader (and the reader its
+// writer). Linux marks these wake-ups synchronous (WF_SYNC:
+// pipe_write's wake_up_interruptible_sync_poll, fs/pipe.c), and its
+// placement then keeps the woken task on the waker's core when the
+// waker is all that core runs (wake_affine_idle, kernel/sched/fair.c).
+// Here the same rule is wakeAffine (policy.go): two processes that
+// hand a pipe back and forth end up on one core, each switch a local
+// one, instead of paying a cross-core wake-up (an SGI, a WFI exit) at
+// every byte.
+func (q *Queue) NotifySync(events uint32) int {
+	u := wakeUp{q: q, events: events}
+	c := self()
+	c.wakeSync = true
+	n := u.run(c, queueLock(q))
+	c.wakeSync = false
+	return n
+}
+
 // notify makes q's waiters for events run their call again, oldest
 // first, and returns how many. Under every core's state lock (core
 // anyCore) it takes any of them; under q's lock and one core's state

@@ -76,3 +76,60 @@ func TestNotifyOnOwnCoreTakesOneCoreLock(t *testing.T) {
 	}
 	expectNoStateLocks(t)
 }
+
+// A synchronous wake-up (a pipe's writer waking its reader) from a core
+// that runs only the waker pulls the waiter onto that core, at the head
+// of its queue, with no SGI (Linux's wake_affine_idle); a plain Notify
+// puts it back on its idle home core, which gets an SGI.
+func TestNotifySyncPullsWaiterToWaker(t *testing.T) {
+	for _, sync := range []bool{false, true} {
+		resetCores(t, 4, 2, 3)
+		var q Queue
+		w := New()
+		w.CPU = 2
+		BlockOn(w, &q, WaitFile, 1, 0, 0)
+		n := 0
+		if sync {
+			n = q.NotifySync(1)
+		} else {
+			n = q.Notify(1)
+		}
+		if n != 1 || w.State != Runnable {
+			t.Fatalf("sync=%v: woke %d, waiter %v", sync, n, w.State)
+		}
+		want, wantKicks := 2, 1
+		if sync {
+			want, wantKicks = 0, 0
+		}
+		if int(w.CPU) != want || runQueues[want].n != 1 || len(kicked) != wantKicks {
+			t.Fatalf("sync=%v: waiter on core %d (queue %d), kicked %v: want core %d, %d SGIs", sync, w.CPU, runQueues[want].n, kicked, want, wantKicks)
+		}
+		if sync && (runQueues[0].head != Index(w) || !w.buddy || CPUs[0].affineDue == 0) {
+			t.Fatalf("pulled waiter not at the head as a buddy with a due time: head %d buddy %v due %d", runQueues[0].head, w.buddy, CPUs[0].affineDue)
+		}
+		expectNoStateLocks(t)
+	}
+}
+
+// The rule holds only while the waker is all its core runs: with a
+// thread already waiting there, a synchronous wake-up places the waiter
+// as any other (its idle home core).
+func TestNotifySyncLeavesBusyWakerCore(t *testing.T) {
+	resetCores(t, 4, 2)
+	var q Queue
+	other := New()
+	ready(other) // no idle core but 2: ...
+	if other.CPU != 2 {
+		t.Fatalf("setup: other on core %d", other.CPU)
+	}
+	runQueues[2].pop() // ... so put it on core 0's queue by hand
+	runQueues[0].push(Index(other), 0)
+	other.CPU = 0
+	w := New()
+	w.CPU = 2
+	BlockOn(w, &q, WaitFile, 1, 0, 0)
+	if n := q.NotifySync(1); n != 1 || w.CPU != 2 || runQueues[2].n != 1 {
+		t.Fatalf("woke %d, waiter on core %d: want its idle home, core 2", n, w.CPU)
+	}
+	expectNoStateLocks(t)
+}

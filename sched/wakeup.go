@@ -104,6 +104,11 @@ func stays(t *Thread, c *CPU, core int) bool {
 	if onCore(t) {
 		return true
 	}
+	if wakeAffine(t, c) {
+		// It goes to the waker's core: a wake-up from another core's
+		// lock moves it, which takes every core's (the last step).
+		return core == c.ID
+	}
 	if core != c.ID && !idleFor(core) {
 		return false
 	}

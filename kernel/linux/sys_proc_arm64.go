@@ -300,6 +300,7 @@ func printStats() {
 		putCounter("sgi-out", s.SGIsOut)
 		putCounter("switches", s.Switches)
 		putCounter("steals", s.Steals)
+		putCounter("spreads", s.Spreads)
 		putCounter("idles", s.Idles)
 		putCounter("migrations", s.Migrations)
 		kernel.Puts("\n")

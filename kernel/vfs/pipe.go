@@ -195,7 +195,7 @@ func (p *Pipe) release() {
 }
 
 func (p *Pipe) notify(events uint32) {
-	Notify(&p.W, events)
+	NotifySync(&p.W, events)
 	if p.ReadOwner != nil {
 		Notify(p.ReadOwner, events)
 	}

@@ -33,9 +33,21 @@ type Waitable struct {
 // loads the list after a full barrier too, so either this load sees
 // the new registration or that readiness sees the change this Notify
 // reports (Dekker's argument, as in mm.Space.Pin).
-func Notify(w *Waitable, events uint32) {
+func Notify(w *Waitable, events uint32) { notify(w, events, false) }
+
+// NotifySync is Notify from a waker that will most likely block on the
+// answer (a pipe's reader or writer): its blocked callers are woken
+// with sched's Queue.NotifySync, which may pull them onto the waker's
+// core; the epoll instances watching w are woken as by Notify.
+func NotifySync(w *Waitable, events uint32) { notify(w, events, true) }
+
+func notify(w *Waitable, events uint32, sync bool) {
 	atomic.AddUint64(&Stats.Notifies, 1)
-	atomic.AddUint64(&Stats.Woken, uint64(w.Q.Notify(events)))
+	if sync {
+		atomic.AddUint64(&Stats.Woken, uint64(w.Q.NotifySync(events)))
+	} else {
+		atomic.AddUint64(&Stats.Woken, uint64(w.Q.Notify(events)))
+	}
 	sched.Fence() // the change this reports, before the load below
 	if atomic.LoadInt32(&w.watchers) == 0 {
 		return
