@@ -79,18 +79,20 @@ chromium --version 2>/dev/null | head -1
 
 # The tools that check the SD card image gometal build writes, independent
 # of the library that wrote it (tests/sdimage_test.go): dosfstools'
-# fsck.fat, mtools, file(1) and util-linux's blkid.
+# fsck.fat, mtools, file(1) and util-linux's blkid; and e2fsprogs, the
+# reference for ext4, which gometal disk runs and the storage tests check
+# images with (mke2fs, e2fsck, debugfs).
 missing=()
-for pair in fsck.fat:dosfstools mdir:mtools file:file blkid:util-linux; do
+for pair in fsck.fat:dosfstools mdir:mtools file:file blkid:util-linux mke2fs:e2fsprogs; do
 	# blkid and fsck.fat live in /sbin, which a user's PATH may lack.
 	command -v "${pair%%:*}" >/dev/null 2>&1 || [ -x "/sbin/${pair%%:*}" ] || missing+=("${pair#*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then
 	if ! command -v apt-get >/dev/null 2>&1; then
-		echo "deps: ${missing[*]} are needed for the SD image tests (tests/sdimage_test.go); install them with your package manager" >&2
+		echo "deps: ${missing[*]} are needed for the SD image and disk tests; install them with your package manager" >&2
 		exit 2
 	fi
-	echo "deps: installing ${missing[*]} (the SD image tests check the card with them)"
+	echo "deps: installing ${missing[*]} (the SD image and disk tests check images with them)"
 	$SUDO apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi

@@ -58,6 +58,10 @@ const usage = `usage:
                                                            rpi4: kernel.elf, boot/ and sdcard.img
   gometal flash -board rpi4 -device /dev/sdX|FILE.img [-yes] [-force] <pkg-dir | app.elf>
                                                            write the SD card image to a card
+  gometal disk create -size N [-from DIR] [-label L] [-force] FILE
+                                                           an ext4 disk image (e2fsprogs' mke2fs), of
+                                                           DIR's tree if given
+  gometal disk check FILE                                  e2fsck -fn: exit 0 if the ext4 image is clean
   gometal bench-uroot [-runs N] [-smp N] [-o FILE]         u-root's shell on gometal and on Linux:
                                                            prompt, 200 commands, ls -R, ps
   gometal bench [-side both|gometal|linux] [-runs N] [-quick] [-o FILE] [FIGURE...]
@@ -154,6 +158,8 @@ func run(args []string) int {
 		return labCmd(args[1:])
 	case "relay":
 		return relayCmd(args[1:])
+	case "disk":
+		return diskCmd(args[1:])
 	case "help", "-h", "-help", "--help":
 		fmt.Print(usage)
 		return 0
