@@ -1,0 +1,54 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The Raspberry Pi 4's SD card (drivers/sdhci, kernel/sdcard_arm64.go):
+// QEMU's raspi4b with -drive if=sd. The card comes up through the SD
+// protocol and its first block is read: an SDSC card (up to 2 GiB, byte
+// addresses) with an MBR, and an SDHC card (block addresses) without one.
+func TestRPi4SDCard(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		size       int64
+		mbr        bool
+		card, line string
+	}{
+		{"sdsc", 128 << 20, true, "gometal: mmc0: new SD card at address ", `gometal: mmcblk0: mmc0:[0-9a-f]{4} QEMU! 128\.0 MiB, MBR`},
+		{"sdhc", 4 << 30, false, "gometal: mmc0: new SDHC card at address ", `gometal: mmcblk0: mmc0:[0-9a-f]{4} QEMU! 4096\.0 MiB, no partition table`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			img := filepath.Join(t.TempDir(), "sd.img")
+			f, err := os.Create(img)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// QEMU's SD card must be a power of two in size; sparse here.
+			if err := f.Truncate(tc.size); err != nil {
+				t.Fatal(err)
+			}
+			if tc.mbr {
+				f.WriteAt([]byte{0x55, 0xaa}, 510)
+			}
+			f.Close()
+			r := rpi4(t, "run", "-qemu-arg", "-drive", "-qemu-arg", "if=sd,format=raw,file="+img, "./tests/progs/hello")
+			r.expect(t, 0, tc.card, "hello from gometal")
+			if !regexp.MustCompile(tc.line).MatchString(r.out) {
+				t.Errorf("no line matching %q:\n%s", tc.line, r.out)
+			}
+		})
+	}
+	// No card: nothing said about one, and the boot goes on.
+	r := rpi4(t, "run", "./tests/progs/hello")
+	r.expect(t, 0, "hello from gometal")
+	if strings.Contains(r.out, "mmc") {
+		t.Errorf("a boot with no SD card logged one:\n%s", r.out)
+	}
+}
