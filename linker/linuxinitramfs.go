@@ -12,8 +12,10 @@ import (
 // on a stock Linux kernel (the benchmark harness's other side): the app
 // and /dev/console (5,1), which the kernel opens as init's stdin, stdout
 // and stderr. Linux passes init its arguments from the kernel command
-// line (after "--"), so nothing else is needed.
-func LinuxInitramfs(app string) ([]byte, error) {
+// line (after "--"), so nothing else is needed. Kernel modules, if any,
+// go in /modules, numbered in the order given, for the app to load
+// (the storage figures: tests/progs/bench/storage.go).
+func LinuxInitramfs(app string, modules ...string) ([]byte, error) {
 	bin, err := os.ReadFile(app)
 	if err != nil {
 		return nil, err
@@ -23,7 +25,26 @@ func LinuxInitramfs(app string) ([]byte, error) {
 		cpio.CharDev("dev/console", 0o600, 5, 1),
 		cpio.StaticFile("init", string(bin), 0o755),
 	}
+	if len(modules) > 0 {
+		recs = append(recs, cpio.Directory("modules", 0o755))
+		if recs, err = appendModules(recs, modules); err != nil {
+			return nil, err
+		}
+	}
 	return newcArchive(recs)
+}
+
+// appendModules adds each module file as /modules/NN-name.ko, numbered:
+// the loaders take them in name order.
+func appendModules(recs []cpio.Record, modules []string) ([]cpio.Record, error) {
+	for i, m := range modules {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, cpio.StaticFile(fmt.Sprintf("modules/%02d-%s", i, filepath.Base(m)), string(b), 0o644))
+	}
+	return recs, nil
 }
 
 // LinuxNetInitramfs is LinuxInitramfs for a networked run: init (the
@@ -42,13 +63,9 @@ func LinuxNetInitramfs(init, app string, modules []string) ([]byte, error) {
 		}
 		recs = append(recs, cpio.StaticFile(f.name, string(bin), 0o755))
 	}
-	for i, m := range modules {
-		b, err := os.ReadFile(m)
-		if err != nil {
-			return nil, err
-		}
-		// Numbered: netinit loads them in name order.
-		recs = append(recs, cpio.StaticFile(fmt.Sprintf("modules/%02d-%s", i, filepath.Base(m)), string(b), 0o644))
+	recs, err := appendModules(recs, modules)
+	if err != nil {
+		return nil, err
 	}
 	return newcArchive(recs)
 }

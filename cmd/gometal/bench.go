@@ -198,7 +198,7 @@ func (o *benchOptions) guestArgs() (args []string, any bool) {
 		args = append(args, "-quick")
 	}
 	for _, f := range benchFigures {
-		if f.Name == figBoot || f.Name == figReady || f.Name == figIdle || isNetFigure(f.Name) || !o.wants(f.Name) {
+		if f.Name == figBoot || f.Name == figReady || f.Name == figIdle || isNetFigure(f.Name) || isDiskFigure(f.Name) || !o.wants(f.Name) {
 			continue
 		}
 		any = true
@@ -220,6 +220,9 @@ type benchSide struct {
 	// with QEMU's isolated user networking and fwd forwarded in (the
 	// network figures, benchnet.go).
 	netQEMUArgs func(fwd []qemu.Forward) ([]string, error)
+	// diskQEMUArgs is the command line that runs the program with args
+	// and img attached as its disk (the storage figures, benchdisk.go).
+	diskQEMUArgs func(args []string, img string) ([]string, error)
 }
 
 func runBench(o *benchOptions, old *benchResults) error {
@@ -268,11 +271,11 @@ func runBench(o *benchOptions, old *benchResults) error {
 		}
 	}
 	if o.side != "gometal" {
-		k, initrd, netInitrd, err := linuxGuest(root, tmp, app, netApp)
+		k, initrd, netInitrd, diskInitrd, err := linuxGuest(root, tmp, app, netApp, len(o.diskArgs()) > 0)
 		if err != nil {
 			return err
 		}
-		sides = append(sides, linuxSide(sideLinux, k, initrd, netInitrd, o.smp), linuxSide(sideLinuxNoKASLR, k, initrd, netInitrd, o.smp, "nokaslr"))
+		sides = append(sides, linuxSide(sideLinux, k, initrd, netInitrd, diskInitrd, o.smp), linuxSide(sideLinuxNoKASLR, k, initrd, netInitrd, diskInitrd, o.smp, "nokaslr"))
 		linuxInfo = k
 	}
 	smp, _ := o.board.QEMUSize(o.smp, benchMemory)
@@ -320,6 +323,38 @@ func runBench(o *benchOptions, old *benchResults) error {
 				}
 				fmt.Fprintf(os.Stderr, "%.1f%%\n", pct)
 				got[s.name].add(map[string]float64{figIdle: pct})
+			}
+		}
+	}
+
+	if dargs := o.diskArgs(); len(dargs) > 0 {
+		n := 0
+		for i := 1; i <= o.runs; i++ {
+			for _, s := range sides {
+				fmt.Fprintf(os.Stderr, "gometal bench: storage run %d/%d on %s ... ", i, o.runs, s.name)
+				n++
+				img, err := benchDiskImage(tmp, n)
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "failed")
+					return err
+				}
+				figs, why, err := benchDiskBoot(s, dargs, img, o.timeout)
+				os.Remove(img)
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "failed")
+					return fmt.Errorf("%s: %v", s.name, err)
+				}
+				if why != "" {
+					fmt.Fprintf(os.Stderr, "does not run: %s\n", why)
+				} else {
+					fmt.Fprintf(os.Stderr, "%d figures\n", len(figs))
+				}
+				for name := range figs {
+					if !o.wants(name) {
+						delete(figs, name)
+					}
+				}
+				got[s.name].add(figs)
 			}
 		}
 	}
@@ -442,6 +477,13 @@ func gometalSide(root, tmp, app, netApp string, board linker.Board, smpWanted in
 		}
 		return c.Args(), nil
 	}}
+	s.diskQEMUArgs = func(args []string, img string) ([]string, error) {
+		c, err := config(app, args)
+		if err != nil {
+			return nil, err
+		}
+		return append(c.Args(), diskQEMUArgs(img)...), nil
+	}
 	if netApp != "" {
 		s.netQEMUArgs = func(fwd []qemu.Forward) ([]string, error) {
 			c, err := config(netApp, nil)
@@ -458,35 +500,48 @@ func gometalSide(root, tmp, app, netApp string, board linker.Board, smpWanted in
 // linuxGuest fetches Debian's kernel and packs the program as its /init;
 // with netApp (not ""), also an initramfs that runs netApp networked
 // (netInitrd).
-func linuxGuest(root, tmp, app, netApp string) (k linuxKernel, initrd, netInitrd string, err error) {
+func linuxGuest(root, tmp, app, netApp string, disk bool) (k linuxKernel, initrd, netInitrd, diskInitrd string, err error) {
 	if k, err = fetchLinuxKernel(os.Stderr); err != nil {
-		return k, "", "", err
+		return k, "", "", "", err
 	}
 	rd, err := linker.LinuxInitramfs(app)
 	if err != nil {
-		return k, "", "", err
+		return k, "", "", "", err
 	}
 	initrd = filepath.Join(tmp, "linux.cpio")
 	if err := os.WriteFile(initrd, rd, 0o644); err != nil {
-		return k, "", "", err
+		return k, "", "", "", err
+	}
+	if disk {
+		mods, err := k.modules(storageModulePaths)
+		if err != nil {
+			return k, "", "", "", err
+		}
+		if rd, err = linker.LinuxInitramfs(app, mods...); err != nil {
+			return k, "", "", "", err
+		}
+		diskInitrd = filepath.Join(tmp, "linux-disk.cpio")
+		if err := os.WriteFile(diskInitrd, rd, 0o644); err != nil {
+			return k, "", "", "", err
+		}
 	}
 	if netApp == "" {
-		return k, initrd, "", nil
+		return k, initrd, "", diskInitrd, nil
 	}
 	mods, err := k.netModules()
 	if err != nil {
-		return k, "", "", err
+		return k, "", "", "", err
 	}
 	netinit := filepath.Join(tmp, "netinit")
 	fmt.Fprintln(os.Stderr, "gometal bench: building tests/progs/netinit")
 	if err := linker.BuildApp(filepath.Join(root, "tests", "progs", "netinit"), netinit, os.Stderr); err != nil {
-		return k, "", "", err
+		return k, "", "", "", err
 	}
 	if rd, err = linker.LinuxNetInitramfs(netinit, netApp, mods); err != nil {
-		return k, "", "", err
+		return k, "", "", "", err
 	}
 	netInitrd = filepath.Join(tmp, "linux-net.cpio")
-	return k, initrd, netInitrd, os.WriteFile(netInitrd, rd, 0o644)
+	return k, initrd, netInitrd, diskInitrd, os.WriteFile(netInitrd, rd, 0o644)
 }
 
 // linuxCmdline is the Linux guest's command line before its own words:
@@ -497,7 +552,7 @@ var linuxCmdline = []string{"console=ttyAMA0", "quiet", "loglevel=1", "panic=-1"
 // with extra command-line words; the program's arguments follow "--".
 // netInitrd, if not "", boots examples/httpserver under
 // tests/progs/netinit for the network figures.
-func linuxSide(name string, k linuxKernel, initrd, netInitrd string, smp int, extra ...string) benchSide {
+func linuxSide(name string, k linuxKernel, initrd, netInitrd, diskInitrd string, smp int, extra ...string) benchSide {
 	boot := func(initrd string, args []string) []string {
 		// Linux gives init the words it does not know (nokaslr among
 		// them) before those after "--": the program's own start after
@@ -514,6 +569,11 @@ func linuxSide(name string, k linuxKernel, initrd, netInitrd string, smp int, ex
 	s := benchSide{name: name, klog: true, qemuArgs: func(args []string) ([]string, error) {
 		return append(boot(initrd, args), "-nic", "none"), nil
 	}}
+	if diskInitrd != "" {
+		s.diskQEMUArgs = func(args []string, img string) ([]string, error) {
+			return append(append(boot(diskInitrd, args), "-nic", "none"), diskQEMUArgs(img)...), nil
+		}
+	}
 	if netInitrd != "" {
 		s.netQEMUArgs = func(fwd []qemu.Forward) ([]string, error) {
 			// The same device and network as gometal's side.
@@ -643,6 +703,9 @@ func benchDoc(o *benchOptions, table string, res *benchResults) string {
 	}
 	if o.wantsNet() && o.board.Name == "virt" {
 		fmt.Fprintf(&b, "- The network figures boot [`examples/httpserver`](../examples/httpserver/main.go), unchanged: as `/init` on gometal, and on Linux as `/app` under [`tests/progs/netinit`](../tests/progs/netinit/main.go), which loads Debian's virtio-mmio and virtio-net modules and addresses eth0 first. Both sides get the same `virtio-net-device` on QEMU's user networking with `restrict=on`, the guest's port 8080 forwarded from a host loopback port; the load comes from the harness on the host ([`cmd/gometal/benchnet.go`](../cmd/gometal/benchnet.go)).\n")
+	}
+	if len(o.diskArgs()) > 0 {
+		fmt.Fprintf(&b, "- The storage figures (`ext4_*`) run in boots of their own, each with a fresh 256 MiB image made by e2fsprogs' `mke2fs -t ext4` (Debian's defaults: extents, 64bit, metadata_csum, the journal) attached as the same `virtio-blk-device` (QEMU's default cache, writeback on the host), mounted at `/mnt/disk` by the program; on Linux it first loads Debian's modules for it (virtio-mmio, virtio-blk, ext4 and what ext4 needs) ([`cmd/gometal/benchdisk.go`](../cmd/gometal/benchdisk.go), [`tests/progs/bench/storage.go`](../tests/progs/bench/storage.go)). A side that cannot mount it prints why, and its cells say \"does not run\".\n")
 	}
 	if o.board.Name == "virt" {
 		fmt.Fprintf(&b, "- All boot under `qemu-system-aarch64 -M virt -cpu %s -smp %d -m %s`, TCG (software emulation) on a %d-CPU %s/%s host.\n", benchCPU, o.smp, benchMemory, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)

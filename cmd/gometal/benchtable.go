@@ -22,7 +22,8 @@ type benchFigure struct {
 
 // benchFigures are the rows, in table order. The guest program
 // (tests/progs/bench) prints all but those the harness measures itself:
-// figBoot, figReady, figIdle and the network figures (benchnet.go).
+// figBoot, figReady, figIdle and the network figures (benchnet.go); the
+// storage figures it prints in boots of their own (benchdisk.go).
 var benchFigures = []benchFigure{
 	{"boot_to_first_line_ms", "ms", false, "host wall time from QEMU's start to the app's first line"},
 	{"kernel_ready_ms", "ms", false, "kernel entry to starting /init, as gometal's kernel measures it"},
@@ -57,6 +58,11 @@ var benchFigures = []benchFigure{
 	{"exec_go_us", "us", false, "os/exec of a static Go program (the bench program, exiting at once); median of 50"},
 	{"fork_64mib_us", "us", false, "fork_exit_wait_us with 64 MiB of touched anonymous memory in the parent; median of 50"},
 	{"proc_pingpong_us", "us", false, "one byte there and back between two processes over two blocking pipes (the child started with os/exec); mean of 2000"},
+	{"ext4_write_mib_per_s", "MiB/s", true, "ext4 on a fresh virtio-blk disk (mke2fs -t ext4, 256 MiB): write 64 MiB to a new file in 1 MiB writes, then fsync"},
+	{"ext4_read_mib_per_s", "MiB/s", true, "read that file back in 1 MiB reads after unmounting and mounting the disk again (cold)"},
+	{"ext4_fsync_us", "us", false, "append 4 KiB to a file and fsync it; median of 100"},
+	{"ext4_create_per_s", "/s", true, "create 1000 empty files in a new directory (open with O_CREAT and O_EXCL, close), then fsync the directory"},
+	{"ext4_unlink_per_s", "/s", true, "unlink those 1000 files, then fsync the directory"},
 	{figHTTPRate, "/s", true, "examples/httpserver: GET / on 8 keep-alive connections from the host, 5 s (through QEMU's isolated user networking)"},
 	{figHTTPP99, "ms", false, "the same run's 99th-percentile request latency"},
 	{figTCPIn, "MiB/s", true, "examples/httpserver: POST 64 MiB to /sha256 over one connection, host to guest"},

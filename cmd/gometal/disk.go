@@ -87,29 +87,44 @@ func diskCreate(args []string) int {
 	if _, err := os.Lstat(file); err == nil && !*force {
 		return fail("disk create: %s exists; remove it or pass -force", file)
 	}
+	if err := makeExt4Image(file, size, *from, *label); err != nil {
+		return fail("disk create: %v", err)
+	}
+	what := "empty"
+	if *from != "" {
+		what = fmt.Sprintf("holding %s (%s)", *from, human(treeBytes(*from)))
+	}
+	fmt.Fprintf(os.Stderr, "gometal disk: %s: ext4, %s, %s\n", file, human(size), what)
+	return 0
+}
+
+// makeExt4Image makes file an ext4 image of size bytes with mke2fs,
+// holding from's tree if from is not "", labelled label if not "". A
+// failure leaves no file.
+func makeExt4Image(file string, size int64, from, label string) error {
 	mke2fs, err := e2fsTool("mke2fs")
 	if err != nil {
-		return fail("disk create: %v", err)
+		return err
 	}
 	// mke2fs sizes the file system to the file when given no size, and
 	// keeps a longer file's tail: make the file exactly size bytes
 	// (sparse) first.
 	f, err := os.OpenFile(file, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return fail("disk create: %v", err)
+		return err
 	}
 	if err := f.Truncate(size); err != nil {
 		f.Close()
 		os.Remove(file)
-		return fail("disk create: %v", err)
+		return err
 	}
 	f.Close()
 	mkArgs := []string{"-t", "ext4", "-F", "-q"}
-	if *label != "" {
-		mkArgs = append(mkArgs, "-L", *label)
+	if label != "" {
+		mkArgs = append(mkArgs, "-L", label)
 	}
-	if *from != "" {
-		mkArgs = append(mkArgs, "-d", *from)
+	if from != "" {
+		mkArgs = append(mkArgs, "-d", from)
 	}
 	mkArgs = append(mkArgs, file)
 	var out bytes.Buffer
@@ -118,17 +133,12 @@ func diskCreate(args []string) int {
 	if err := cmd.Run(); err != nil {
 		os.Remove(file) // a half-made image is worse than none
 		msg := strings.TrimSpace(out.String())
-		if *from != "" && strings.Contains(msg, "Could not allocate block") {
-			msg += fmt.Sprintf(" (%s holds %s: make -size larger)", *from, human(treeBytes(*from)))
+		if from != "" && strings.Contains(msg, "Could not allocate block") {
+			msg += fmt.Sprintf(" (%s holds %s: make -size larger)", from, human(treeBytes(from)))
 		}
-		return fail("disk create: mke2fs %s: %v\n%s", strings.Join(mkArgs, " "), err, msg)
+		return fmt.Errorf("mke2fs %s: %v\n%s", strings.Join(mkArgs, " "), err, msg)
 	}
-	what := "empty"
-	if *from != "" {
-		what = fmt.Sprintf("holding %s (%s)", *from, human(treeBytes(*from)))
-	}
-	fmt.Fprintf(os.Stderr, "gometal disk: %s: ext4, %s, %s\n", file, human(size), what)
-	return 0
+	return nil
 }
 
 func diskCheck(args []string) int {

@@ -40,17 +40,21 @@ var netModulePaths = []string{
 }
 
 // netModules returns the host paths of netModulePaths in k's package.
-func (k linuxKernel) netModules() ([]string, error) {
+func (k linuxKernel) netModules() ([]string, error) { return k.modules(netModulePaths) }
+
+// modules returns the host paths of module paths (under
+// lib/modules/RELEASE) in k's package.
+func (k linuxKernel) modules(paths []string) ([]string, error) {
 	release := strings.TrimPrefix(k.Package, "linux-image-")
-	var paths []string
-	for _, m := range netModulePaths {
+	var out []string
+	for _, m := range paths {
 		p := filepath.Join(k.Dir, "lib", "modules", release, m)
 		if _, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("the Linux guest's network driver: %v (delete %s to fetch the kernel package again)", err, k.Dir)
+			return nil, fmt.Errorf("the Linux guest's modules: %v (delete %s to fetch the kernel package again)", err, k.Dir)
 		}
-		paths = append(paths, p)
+		out = append(out, p)
 	}
-	return paths, nil
+	return out, nil
 }
 
 var dependsRE = regexp.MustCompile(`Depends: (linux-image-[^\s:]+-arm64)(?::arm64)?`)

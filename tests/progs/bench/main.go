@@ -46,11 +46,12 @@ type scale struct {
 	wakeRounds, scaleOps, scaleRounds, scalePipeMiB       int
 	forks, bigForks, execs, goExecs, procPingpongs        int
 	scaleFaultMiB, scaleMmaps                             int
+	diskMiB, fsyncs, diskFiles                            int
 }
 
 var (
-	full  = scale{100_000, 50_000, 100_000, 200, 50, 2000, 200, 1024, 2 * time.Second, 256, 256, 5_000, 200_000, 20_000, 64, 200, 50, 200, 50, 2000, 32, 5000}
-	quick = scale{1000, 1000, 1000, 10, 3, 50, 8, 1, 200 * time.Millisecond, 4, 4, 200, 1000, 200, 1, 5, 5, 5, 5, 50, 1, 50}
+	full  = scale{100_000, 50_000, 100_000, 200, 50, 2000, 200, 1024, 2 * time.Second, 256, 256, 5_000, 200_000, 20_000, 64, 200, 50, 200, 50, 2000, 32, 5000, 64, 100, 1000}
+	quick = scale{1000, 1000, 1000, 10, 3, 50, 8, 1, 200 * time.Millisecond, 4, 4, 200, 1000, 200, 1, 5, 5, 5, 5, 50, 1, 50, 4, 5, 20}
 )
 
 type figure struct {
@@ -84,6 +85,10 @@ var figures = []figure{
 	{"exec_go_us", execGo},
 	{"fork_64mib_us", fork64MiB},
 	{"proc_pingpong_us", procPingpong},
+	{"ext4_write_mib_per_s", diskWrite},
+	{"ext4_read_mib_per_s", diskRead},
+	{"ext4_fsync_us", diskFsync},
+	{"ext4_create_unlink", diskCreateUnlink},
 }
 
 // argsMark starts the program's own arguments when the harness boots it
@@ -157,15 +162,20 @@ func printKernelLog() {
 	}
 }
 
-// want says whether figure name was asked for (all when none was named;
-// gc_pause_p50_us and gc_pause_max_us both name the GC figure, and
+// want says whether figure name was asked for (all but the storage
+// figures when none was named;
+// gc_pause_p50_us and gc_pause_max_us both name the GC figure,
+// ext4_create_per_s and ext4_unlink_per_s the create-unlink one, and
 // scale4_getpid_x names scale_getpid).
 func want(args []string, name string) bool {
 	if len(args) == 0 {
-		return true
+		// The storage figures need the disk the harness attaches for
+		// them alone: they run only when named.
+		return !strings.HasPrefix(name, "ext4_")
 	}
 	for _, a := range args {
-		if a == name || name == "gc_pause_us" && (a == "gc_pause_p50_us" || a == "gc_pause_max_us") {
+		if a == name || name == "gc_pause_us" && (a == "gc_pause_p50_us" || a == "gc_pause_max_us") ||
+			name == "ext4_create_unlink" && (a == "ext4_create_per_s" || a == "ext4_unlink_per_s") {
 			return true
 		}
 		if kind, ok := strings.CutPrefix(name, "scale_"); ok && strings.HasPrefix(a, "scale") && strings.HasSuffix(a, "_"+kind+"_x") {

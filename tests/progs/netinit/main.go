@@ -22,12 +22,12 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gometal/gometal/tests/progs/internal/guest"
 )
 
 const (
@@ -79,28 +79,13 @@ func main() {
 	powerOff()
 }
 
-// loadModules loads every .ko in moduleDir, in name order.
+// loadModules loads the driver modules in moduleDir.
 func loadModules() error {
-	paths, err := filepath.Glob(filepath.Join(moduleDir, "*.ko"))
-	if err != nil {
-		return err
+	n, err := guest.LoadModules(moduleDir)
+	if err == nil && n == 0 {
+		err = fmt.Errorf("no driver modules in %s", moduleDir)
 	}
-	if len(paths) == 0 {
-		return fmt.Errorf("no driver modules in %s", moduleDir)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		err = unix.FinitModule(int(f.Fd()), "", 0)
-		f.Close()
-		if err != nil && err != unix.EEXIST {
-			return fmt.Errorf("finit_module %s: %v", p, err)
-		}
-	}
-	return nil
+	return err
 }
 
 // configure addresses eth0 and brings it and lo up.

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// The storage figures (tests/progs/bench/storage.go): ext4 on a fresh
+// disk image every boot, made by e2fsprogs' mke2fs with Debian's defaults
+// (gometal disk create), attached to both sides as the same virtio-blk
+// device, in boots of their own so that no other figure runs beside the
+// disk, and Linux's boots load its modules for it. On a side that cannot
+// mount it the program says why and the table says "does not run".
+
+// benchDiskBytes is the size of each boot's image: room for the 64 MiB
+// file, the thousand files and ext4's journal (16 MiB at this size).
+const benchDiskBytes = 256 << 20
+
+// isDiskFigure reports whether name is a storage figure.
+func isDiskFigure(name string) bool { return strings.HasPrefix(name, "ext4_") }
+
+// diskArgs are the storage figures asked for, as the program's
+// arguments, -quick first; none: none was asked for.
+func (o *benchOptions) diskArgs() []string {
+	var args []string
+	for _, f := range benchFigures {
+		if isDiskFigure(f.Name) && o.wants(f.Name) {
+			args = append(args, f.Name)
+		}
+	}
+	if len(args) > 0 && o.quick {
+		args = append([]string{"-quick"}, args...)
+	}
+	return args
+}
+
+// storageModulePaths are the Linux guest's modules for the disk, under
+// lib/modules/RELEASE, in load order: ext4 and what it depends on (its
+// modinfo "depends=": jbd2, mbcache, crc16; crc32c for metadata_csum,
+// which ext4 asks the crypto API for), then the block driver, then
+// virtio-mmio, whose probe finds the device once its driver is in
+// (Debian builds them all as modules).
+var storageModulePaths = []string{
+	"kernel/lib/crc16.ko",
+	"kernel/crypto/crc32c_generic.ko",
+	"kernel/fs/mbcache.ko",
+	"kernel/fs/jbd2/jbd2.ko",
+	"kernel/fs/ext4/ext4.ko",
+	"kernel/drivers/block/virtio_blk.ko",
+	"kernel/drivers/virtio/virtio_mmio.ko",
+}
+
+// benchDiskImage makes run n's fresh image in tmp.
+func benchDiskImage(tmp string, n int) (string, error) {
+	img := filepath.Join(tmp, fmt.Sprintf("disk-%d.img", n))
+	os.Remove(img)
+	if err := makeExt4Image(img, benchDiskBytes, "", "bench"); err != nil {
+		return "", err
+	}
+	return img, nil
+}
+
+// diskQEMUArgs attach img as the guest's first virtio-blk disk.
+func diskQEMUArgs(img string) []string {
+	return []string{
+		"-drive", "if=none,id=benchdisk,format=raw,file=" + img,
+		"-device", "virtio-blk-device,drive=benchdisk",
+	}
+}
+
+// diskSkipLine starts the line the program prints when it cannot mount
+// the disk; the rest says why.
+const diskSkipLine = "bench: storage figures do not run: "
+
+// benchDiskBoot runs the storage figures once on s with img attached; a
+// side that cannot mount the disk gives no figures and why.
+func benchDiskBoot(s benchSide, args []string, img string, timeout time.Duration) (figs map[string]float64, why string, err error) {
+	if s.diskQEMUArgs == nil {
+		return nil, "this side has no disk", nil
+	}
+	qargs, err := s.diskQEMUArgs(args, img)
+	if err != nil {
+		return nil, "", err
+	}
+	out, err := runQEMU(qargs, timeout, func(string, int) {})
+	if err != nil {
+		return nil, "", err
+	}
+	if !strings.Contains(out, "bench: done") {
+		return nil, "", fmt.Errorf("the program did not finish; output:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, diskSkipLine); ok {
+			return map[string]float64{}, rest, nil
+		}
+	}
+	figs, err = parseBench(out)
+	return figs, "", err
+}
