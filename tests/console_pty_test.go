@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -56,6 +57,24 @@ func TestConsoleSysRq(t *testing.T) {
 	err := cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
 		t.Errorf("after Ctrl-A x: %v, want exit status 130\n%s", err, out.String())
+	}
+}
+
+// SysRq o powers the machine off, as Linux's sysrq_poweroff_op: a hung
+// run ends, with status 0 (as reboot(POWER_OFF)) and its kernel trace
+// written.
+func TestConsoleSysRqPowerOff(t *testing.T) {
+	t.Parallel()
+	trace := filepath.Join(t.TempDir(), "hang.trace")
+	cmd, f, out := startOnPTY(t, nil, "-trace", trace, "./tests/progs/procs", "--", "hang")
+	waitFor(t, out, "hanging", 2*time.Minute)
+	f.Write([]byte("\x01bo"))
+	waitFor(t, out, "gometal: sysrq: Power Off", time.Minute)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("after SysRq o: %v, want exit status 0\n%s", err, out.String())
+	}
+	if st, err := os.Stat(trace); err != nil || st.Size() == 0 {
+		t.Errorf("no kernel trace written after SysRq o: %v\n%s", err, out.String())
 	}
 }
 

@@ -32,6 +32,16 @@ func sysrq(c byte) {
 	}
 	level := klog.ConsoleLevel
 	klog.ConsoleLevel = max(level, klog.LevelDebug)
+	if c == 'o' {
+		// Linux's power-off key (sysrq_poweroff_op): the machine stops
+		// as reboot(POWER_OFF) stops it, so a run that hangs can still
+		// end with its kernel trace and profile written.
+		kernel.Info("sysrq: Power Off")
+		kernel.InfoEnd()
+		klog.ConsoleLevel = level
+		kernel.PowerOff()
+		return
+	}
 	if c == 'm' {
 		kernel.Info("sysrq: Show Memory: ")
 		kernel.PutDec(int64((mm.Pages.Total() - mm.Pages.Used()) * mm.PageSize >> 10))
@@ -39,7 +49,7 @@ func sysrq(c byte) {
 		kernel.PutDec(int64(mm.Pages.Total() * mm.PageSize >> 10))
 		kernel.Puts(" KiB")
 	} else {
-		kernel.Info("sysrq: HELP : show-task-states(t) show-blocked-tasks(w) show-backtrace-all-active-cpus(l) show-memory-usage(m)")
+		kernel.Info("sysrq: HELP : show-task-states(t) show-blocked-tasks(w) show-backtrace-all-active-cpus(l) show-memory-usage(m) poweroff(o)")
 	}
 	kernel.InfoEnd()
 	klog.ConsoleLevel = level
