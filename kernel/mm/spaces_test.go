@@ -228,3 +228,77 @@ func TestResidentCount(t *testing.T) {
 		t.Errorf("after munmap: %d resident", s.Resident)
 	}
 }
+
+// File mappings: a MAP_SHARED fault maps the page cache's frame itself
+// (counted), writable in place even after a fork shares it; a
+// MAP_PRIVATE write copies; a fork holds the file once more per VMA and
+// teardown gives every use back; UnmapFile takes the pages past an end
+// out of every space; a fault off the kernel lock asks for it.
+func TestSpaceFileMapping(t *testing.T) {
+	a := testAlloc(t, 400)
+	Spaces = [MaxSpaces]Space{}
+	cache := a.Get() // the file's one page
+	PageBytes(cache)[0] = 'f'
+	uses := 0
+	FileRef = func(file, mnt int32, delta int) { uses += delta }
+	FilePage = func(file int32, off uintptr) (uintptr, FaultResult) {
+		if off >= PageSize {
+			return 0, FaultBus
+		}
+		return cache, FaultOK
+	}
+	held := false
+	kernelHeld = func() bool { return held }
+	defer func() { FileRef, FilePage, kernelHeld = nil, nil, holdsKernel }()
+
+	i := NewSpace(a)
+	s := &Spaces[i]
+	sh, _ := s.MmapVMA(0, 2*PageSize, VMA{Prot: ProtRead | ProtWrite, Flags: VMAShared, File: 3}, unix.MAP_SHARED, true)
+	pr, _ := s.MmapVMA(0, PageSize, VMA{Prot: ProtRead | ProtWrite, File: 3}, unix.MAP_PRIVATE, true)
+	if uses != 2 {
+		t.Fatalf("uses %d", uses)
+	}
+	if r := s.Fault(sh, AccessRead); r != FaultLocked {
+		t.Fatalf("a file fault off the kernel lock: %d", r)
+	}
+	held = true
+	if s.Fault(sh, AccessWrite) != FaultOK || s.Fault(pr, AccessRead) != FaultOK {
+		t.Fatal("fault")
+	}
+	if pa, _ := s.PresentPage(sh, AccessWrite); pa != cache || a.Refs(cache) != 3 {
+		t.Fatalf("shared: frame %#x refs %d", pa, a.Refs(cache))
+	}
+	if _, ok := s.PresentPage(pr, AccessWrite); ok {
+		t.Fatal("a private mapping of the cache's frame is writable")
+	}
+	if r := s.Fault(sh+PageSize, AccessRead); r != FaultBus {
+		t.Fatalf("past the end: %d", r)
+	}
+	c := CopySpace(i)
+	if uses != 4 {
+		t.Fatalf("after fork: uses %d", uses)
+	}
+	d := &Spaces[c]
+	if d.Fault(sh, AccessWrite) != FaultOK {
+		t.Fatal("child fault")
+	}
+	if pa, _ := d.PresentPage(sh, AccessWrite); pa != cache {
+		t.Fatal("the child's MAP_SHARED write fault copied the page")
+	}
+	if s.Fault(pr, AccessWrite) != FaultOK {
+		t.Fatal("private write")
+	}
+	if pa, _ := s.PresentPage(pr, AccessWrite); pa == cache || PageBytes(pa)[0] != 'f' {
+		t.Fatal("the private write did not copy the page")
+	}
+	UnmapFile(3, 0)
+	if _, ok := d.PresentPage(sh, AccessRead); ok || a.Refs(cache) != 1 {
+		t.Fatalf("UnmapFile left the page: refs %d", a.Refs(cache))
+	}
+	s.Put()
+	d.Put()
+	ReapSpaces()
+	if uses != 0 {
+		t.Fatalf("after teardown: uses %d", uses)
+	}
+}
