@@ -69,8 +69,11 @@ func getPage(s uint8) uintptr {
 	return p
 }
 
+// putPage gives back the file's use of page p: the frame itself goes
+// once no mapping counts it either (mm.Alloc.Unref; truncation has
+// unmapped the pages past the end first: UnmapFile).
 func putPage(s uint8, p uintptr) {
-	mm.Pages.Put(p)
+	mm.Pages.Unref(p)
 	dataPages--
 	Supers[s].Pages--
 }
@@ -111,6 +114,12 @@ func Truncate(n *Inode, size int64) unix.Errno {
 	}
 	if e := unshare(n); e != 0 {
 		return e
+	}
+	if size < n.Size && n.Opens > 0 {
+		// Mappings first (a mapping holds the inode: Opens), so a
+		// touch past the new end is SIGBUS and no mapping keeps the
+		// freed pages' contents (Linux's truncate_pagecache).
+		mm.UnmapFile(n.Index(), uintptr(size+mm.PageSize-1)&^(mm.PageSize-1))
 	}
 	if size <= n.Size {
 		// At the size too: a write that failed may have left pages
@@ -266,6 +275,25 @@ func Chunk(n *Inode, off int64, zero *[mm.PageSize]byte) []byte {
 		return mm.PageBytes(p)[in:end]
 	}
 	return zero[in:end]
+}
+
+// MapPage is mm.FilePage: the page cache's frame for inode i's page at
+// off, a hole filled with a zeroed page. A file still in the archive is
+// copied into pages first (unshare): the archive's bytes are not page
+// aligned in the cpio image (its entries are 4-byte aligned), so they
+// cannot be mapped in place, and one kind of page keeps truncation,
+// write(2) and every mapping seeing the same bytes. A page at or past the
+// end, or none to be had within the file system's size, is SIGBUS, as
+// shmem_fault answers.
+func MapPage(i int32, off uintptr) (uintptr, mm.FaultResult) {
+	n := &Inodes[i]
+	if int64(off) >= n.Size || unshare(n) != 0 {
+		return 0, mm.FaultBus
+	}
+	if p := page(n, int64(off), true); p != 0 {
+		return p, mm.FaultOK
+	}
+	return 0, mm.FaultBus
 }
 
 // DataPages counts the pages file data holds (/proc/meminfo's Shmem:
