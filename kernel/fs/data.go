@@ -92,8 +92,10 @@ func unshare(n *Inode) unix.Errno {
 	for off := 0; off < len(src); off += mm.PageSize {
 		p := page(n, int64(off), true)
 		if p == 0 {
-			n.archive = nil // pages, not the archive, for freeing
-			Truncate(n, 0)
+			// The pages so far go (dropPast, not Truncate: no
+			// mapping has them yet, and a fault that got here holds
+			// its space's lock, which Truncate's unmapping takes).
+			dropPast(n, 0)
 			n.archive, n.Size = src, int64(len(src))
 			return unix.ENOSPC
 		}
@@ -294,6 +296,16 @@ func MapPage(i int32, off uintptr) (uintptr, mm.FaultResult) {
 		return p, mm.FaultOK
 	}
 	return 0, mm.FaultBus
+}
+
+// CachedPage is mm.FileCached: inode i's page at off if it has one
+// within its size (a file still in the archive has none), else 0.
+func CachedPage(i int32, off uintptr) uintptr {
+	n := &Inodes[i]
+	if int64(off) >= n.Size || n.archive != nil {
+		return 0
+	}
+	return page(n, int64(off), false)
 }
 
 // DataPages counts the pages file data holds (/proc/meminfo's Shmem:
