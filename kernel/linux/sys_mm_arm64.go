@@ -29,6 +29,7 @@ func sysMsync(t *sched.Thread, f *sched.Frame) uint64    { return mapCall(f, tru
 func initFileMaps() {
 	mm.FileRef = fileRef
 	mm.FilePage = fs.MapPage
+	mm.FileCached = fs.CachedPage
 }
 
 func fileRef(file, mnt int32, delta int) {

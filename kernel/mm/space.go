@@ -101,6 +101,11 @@ const (
 // sure of.
 var FilePage func(file int32, off uintptr) (uintptr, FaultResult)
 
+// FileCached, set by the kernel, returns the page cache's frame for the
+// page of file at off if it has one within the file's size, else 0, and
+// never allocates (fault-around: mapFileAround). Under the kernel lock.
+var FileCached func(file int32, off uintptr) uintptr
+
 // kernelHeld reports whether this core holds the kernel lock (a
 // variable for the host's tests, which have no kernel lock).
 var kernelHeld = holdsKernel
@@ -180,7 +185,7 @@ func (s *Space) fault(addr uintptr, acc Access) FaultResult {
 		return FaultOK
 	}
 	if v.File != 0 {
-		return s.fileFault(v, va, e, acc)
+		return s.fileFault(v, va, table, acc)
 	}
 	pa := s.A.Get()
 	if pa == 0 {
@@ -203,11 +208,13 @@ func (s *Space) fault(addr uintptr, acc Access) FaultResult {
 // page cache's frame itself (counted: Alloc.Ref), with the VMA's rights;
 // MAP_PRIVATE maps it read-only for a read, so that a later write
 // copies it (breakCOW: the cache's count keeps it shared), and a write
-// gets its copy at once. No fault-around: each file page is looked up.
-func (s *Space) fileFault(v *VMA, va uintptr, e *uint64, acc Access) FaultResult {
+// gets its copy at once. A read (or a shared write) also maps the pages
+// after it the cache already has (mapFileAround).
+func (s *Space) fileFault(v *VMA, va uintptr, table *[512]uint64, acc Access) FaultResult {
 	if FilePage == nil || !kernelHeld() {
 		return FaultLocked
 	}
+	e := &table[index(va, 3)]
 	pa, r := FilePage(v.File, v.Off+(va-v.Start))
 	if r != FaultOK {
 		return r
@@ -231,11 +238,39 @@ func (s *Space) fileFault(v *VMA, va uintptr, e *uint64, acc Access) FaultResult
 		return FaultOOM
 	}
 	s.Resident++
+	if acc != AccessWrite || v.Flags&VMAShared != 0 {
+		s.mapFileAround(v, va, table, p)
+	}
 	s.Peak = max(s.Peak, s.Resident)
 	publish()
 	*e = userPTE(pa, p)
 	publish()
 	return FaultOK
+}
+
+// mapFileAround maps, with rights p, the pages after va in v that the
+// page cache has already (FileCached), up to faultAround in all, within
+// table, va's last-level table, as Linux's do_fault_around and
+// filemap_map_pages: a file read in order takes a fault per 64 KiB, not
+// per page. It allocates nothing; it stops at the first page not in the
+// cache, past the end, or already mapped.
+func (s *Space) mapFileAround(v *VMA, va uintptr, table *[512]uint64, p Prot) {
+	if FileCached == nil {
+		return
+	}
+	first := index(va, 3)
+	for i := uintptr(1); i < faultAround && first+i < uintptr(len(table)); i++ {
+		at := va + i*PageSize
+		if at >= v.End || table[first+i] != 0 {
+			return
+		}
+		pa := FileCached(v.File, v.Off+(at-v.Start))
+		if pa == 0 || !s.A.Ref(pa) {
+			return
+		}
+		table[first+i] = userPTE(pa, p)
+		s.Resident++
+	}
 }
 
 // UnmapFile removes from every address space the pages that map file
