@@ -298,6 +298,29 @@ func MapPage(i int32, off uintptr) (uintptr, mm.FaultResult) {
 	return 0, mm.FaultBus
 }
 
+// NewAnonFile makes the file behind anonymous shared memory
+// (MAP_SHARED|MAP_ANONYMOUS, MAP_SHARED of /dev/zero): an unnamed
+// regular file of size bytes in the root instance, as Linux's
+// shmem_zero_setup makes one in its internal tmpfs, so that a fork's
+// copies of the mapping share its pages. It has no name and no user
+// yet: the mapping's VMA takes its one use, and DropUnused frees it if
+// the mapping failed.
+func NewAnonFile(size int64) (int32, unix.Errno) {
+	if size > MaxSize {
+		return -1, unix.ENOMEM
+	}
+	i, e := newInode(Inodes[RootIno].Super, unix.S_IFREG|0o777)
+	if e != 0 {
+		return -1, e
+	}
+	Inodes[i].Size = size
+	return i, 0
+}
+
+// DropUnused frees inode i if nothing names or uses it (NewAnonFile's
+// file when its mapping failed).
+func DropUnused(i int32) { release(i) }
+
 // CachedPage is mm.FileCached: inode i's page at off if it has one
 // within its size (a file still in the archive has none), else 0.
 func CachedPage(i int32, off uintptr) uintptr {

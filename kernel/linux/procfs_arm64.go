@@ -491,7 +491,11 @@ func procMaps(o *procfs.Buf, slot int32) {
 			// and inode, and its path (show_map_vma).
 			n := &fs.Inodes[v.File]
 			o.Hex(uint64(v.Off), 8).Str(" 00:").Hex(fs.Dev(n.Super), 2).Byte(' ').Udec(n.Ino)
-			name = mapsPath[:fs.PathOfAny(fs.Path{Mnt: v.Mnt, Ino: v.File}, mapsPath[:])]
+			if v.Flags&mm.VMAAnonShared != 0 {
+				name = []byte("/dev/zero (deleted)") // as Linux names shmem_zero_setup's file
+			} else {
+				name = mapsPath[:fs.PathOfAny(fs.Path{Mnt: v.Mnt, Ino: v.File}, mapsPath[:])]
+			}
 		} else {
 			o.Str("00000000 00:00 0")
 		}

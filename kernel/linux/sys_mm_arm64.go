@@ -57,11 +57,15 @@ func mapFile(s *mm.Space, f *sched.Frame, p mm.Prot, flags int) uint64 {
 	if off&mm.PageMask != 0 {
 		return errno(unix.EINVAL)
 	}
-	shared := flags&mapType == unix.MAP_SHARED || flags&mapType == unix.MAP_SHARED_VALIDATE
+	shared := isShared(flags)
 	n, isInode := fl.Impl.(*fs.Inode)
 	switch {
 	case fl.Impl == vfs.Impl(&memDevImpl) && devRdev(fl) == devZero:
-		// Linux's mmap_zero: a private mapping is anonymous memory.
+		// Linux's mmap_zero: a private mapping is anonymous memory, a
+		// shared one anonymous shared memory.
+		if shared {
+			return mapAnonShared(s, uintptr(f.X[0]), uintptr(f.X[1]), p, flags)
+		}
 		a, e := s.MmapOr(uintptr(f.X[0]), uintptr(f.X[1]), p, flags|unix.MAP_ANONYMOUS, true)
 		if e != 0 {
 			return errno(e)
@@ -94,6 +98,30 @@ func mapFile(s *mm.Space, f *sched.Frame, p mm.Prot, flags int) uint64 {
 // mapType is the mmap flags' type field (Linux's MAP_TYPE).
 const mapType = 0x0f
 
+func isShared(flags int) bool {
+	return flags&mapType == unix.MAP_SHARED || flags&mapType == unix.MAP_SHARED_VALIDATE
+}
+
+// mapAnonShared maps anonymous shared memory: pages of an unnamed file
+// (fs.NewAnonFile, Linux's shmem_zero_setup), which a fork's copy of the
+// mapping shares instead of copying.
+func mapAnonShared(s *mm.Space, hint, length uintptr, p mm.Prot, flags int) uint64 {
+	if length == 0 || mm.PageUp(length) < length {
+		return errno(unix.EINVAL)
+	}
+	i, e := fs.NewAnonFile(int64(mm.PageUp(length)))
+	if e != 0 {
+		return errno(unix.ENOMEM)
+	}
+	v := mm.VMA{Prot: p, Flags: mm.VMAShared | mm.VMAAnonShared, File: i, Mnt: fs.RootMount}
+	a, e := s.MmapVMA(hint, length, v, flags&^unix.MAP_ANONYMOUS, true)
+	fs.DropUnused(i) // the VMA's use keeps it, if it was made
+	if e != 0 {
+		return errno(e)
+	}
+	return uint64(a)
+}
+
 // mapCall answers mmap, munmap, mprotect or madvise (f.X[8]) on the
 // caller's address space. Without wait (no kernel lock held:
 // lockFreeMM) it answers errno(mm.ErrBusy), having changed nothing,
@@ -112,6 +140,11 @@ func mapCall(f *sched.Frame, wait bool) uint64 {
 			return errno(unix.EINVAL)
 		case flags&unix.MAP_ANONYMOUS == 0:
 			return mapFile(s, f, p, flags) // on the locked way only (lockFreeMM)
+		case isShared(flags):
+			if !wait {
+				return errno(mm.ErrBusy) // a file is made: the locked way
+			}
+			return mapAnonShared(s, a0, a1, p, flags)
 		}
 		a, e := s.MmapOr(a0, a1, p, flags, wait)
 		if e != 0 {
@@ -185,8 +218,8 @@ func msync(s *mm.Space, addr, length uintptr, flags int) unix.Errno {
 // frame they write; a removal that would have to wait for a pin goes
 // the locked way (mm.ErrBusy), which may wait.
 func lockFreeMM(f *sched.Frame) bool {
-	if f.X[8] == unix.SYS_MMAP && int(f.X[3])&unix.MAP_ANONYMOUS == 0 {
-		return false
+	if f.X[8] == unix.SYS_MMAP && (int(f.X[3])&unix.MAP_ANONYMOUS == 0 || isShared(int(f.X[3]))) {
+		return false // a file to map, or to make (anonymous shared memory)
 	}
 	r := mapCall(f, false)
 	if r == errno(mm.ErrBusy) {

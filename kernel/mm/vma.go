@@ -24,10 +24,11 @@ type VMA struct {
 
 // VMA flags.
 const (
-	VMAStack   uint8 = 1 << iota // the initial stack (grows down into its reservation)
-	VMAFixed                     // kernel-owned mapping the app may not unmap (signal trampoline)
-	VMAShared                    // MAP_SHARED of a file: writes go to the file's own pages
-	VMANoWrite                   // a file mapping PROT_WRITE may never be given (Linux's !VM_MAYWRITE)
+	VMAStack      uint8 = 1 << iota // the initial stack (grows down into its reservation)
+	VMAFixed                        // kernel-owned mapping the app may not unmap (signal trampoline)
+	VMAShared                       // MAP_SHARED of a file: writes go to the file's own pages
+	VMANoWrite                      // a file mapping PROT_WRITE may never be given (Linux's !VM_MAYWRITE)
+	VMAAnonShared                   // anonymous shared memory: its file is unnamed (/proc/PID/maps: /dev/zero)
 )
 
 // FileRef, set by the kernel, takes (delta 1) or gives back (-1) a

@@ -281,6 +281,9 @@ func errs() {
 	unix.Munmap(q)
 }
 
+// devZero: MAP_SHARED of /dev/zero and MAP_SHARED|MAP_ANONYMOUS are
+// shared memory a fork's child writes to and its parent sees; a
+// MAP_PRIVATE mapping is not.
 func devZero() {
 	fd, _ := unix.Open("/dev/zero", unix.O_RDWR, 0)
 	m := mmap(fd, 0, 2*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
@@ -291,4 +294,18 @@ func devZero() {
 	p[0] = 1
 	say("/dev/zero MAP_PRIVATE: %d %d", p[0], p[1])
 	unix.Close(fd)
+	a := mmap(-1, 0, 3*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_ANONYMOUS)
+	a[2*page] = 'p'
+	pid, _, _ := syscall.RawSyscall6(syscall.SYS_CLONE, uintptr(syscall.SIGCHLD), 0, 0, 0, 0, 0)
+	if pid == 0 {
+		childWrites(m, a[2*page:])
+	}
+	var ws syscall.WaitStatus
+	syscall.Wait4(int(pid), &ws, 0, nil)
+	say("fork: the child's writes to /dev/zero MAP_SHARED %q and MAP_SHARED|MAP_ANONYMOUS %q", m[:6], a[2*page+10:2*page+11])
+	for _, l := range strings.Split(guest.ReadFile("/proc/self/maps"), "\n") {
+		if f := strings.Fields(l); len(f) >= 6 && strings.HasPrefix(f[5], "/dev/zero") && len(f) == 7 {
+			say("maps: %s %s %s %s", f[1], f[2], f[3], strings.Join(f[5:], " "))
+		}
+	}
 }
