@@ -279,6 +279,38 @@ func Chunk(n *Inode, off int64, zero *[mm.PageSize]byte) []byte {
 	return zero[in:end]
 }
 
+// Fallocate is fallocate(2) with mode 0 or FALLOC_FL_KEEP_SIZE (keep)
+// on a file with pages (Linux's shmem_fallocate): the pages of [off,
+// off+length) are taken now, so that a later write, or a mapping's
+// fault, finds them (ENOSPC now rather than SIGBUS then: the Go linker
+// calls it before it maps its output), and the size grows to off+length
+// unless keep. With keep no page past the size is taken (dropPast would
+// free it at the next failed write): the call only checks those fit.
+func Fallocate(n *Inode, off, length int64, keep bool) unix.Errno {
+	end := off + length
+	if end > MaxSize || end < off {
+		return unix.EFBIG
+	}
+	if e := unshare(n); e != 0 {
+		return e
+	}
+	last := end
+	if keep {
+		last = min(end, (n.Size+mm.PageSize-1)&^(mm.PageSize-1))
+	}
+	for pos := off &^ (mm.PageSize - 1); pos < last; pos += mm.PageSize {
+		if page(n, pos, true) == 0 {
+			dropPast(n, n.Size)
+			return unix.ENOSPC
+		}
+	}
+	if !keep && end > n.Size {
+		n.Size = end
+		n.Mtime = clock.Realtime()
+	}
+	return 0
+}
+
 // MapPage is mm.FilePage: the page cache's frame for inode i's page at
 // off, a hole filled with a zeroed page. A file still in the archive is
 // copied into pages first (unshare): the archive's bytes are not page

@@ -52,6 +52,7 @@ var sysTable = [...]sysFn{
 	unix.SYS_SYMLINKAT:         sysSymlinkat,
 	unix.SYS_LINKAT:            sysLinkat,
 	unix.SYS_FTRUNCATE:         sysFtruncate,
+	unix.SYS_FALLOCATE:         sysFallocate,
 	unix.SYS_TRUNCATE:          sysTruncate,
 	unix.SYS_FCHMOD:            sysFchmod,
 	unix.SYS_FCHMODAT:          sysFchmodat,

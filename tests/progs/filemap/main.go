@@ -38,6 +38,7 @@ func main() {
 	unlinked()
 	forked()
 	truncated()
+	linkerOutput()
 	initramfs()
 	errs()
 	devZero()
@@ -223,6 +224,42 @@ func sigbusChild() {
 	fd := file("/tmp/s", 0)
 	m := mmap(fd, 0, page, unix.PROT_READ, unix.MAP_SHARED)
 	fmt.Println(m[0])
+}
+
+// linkerOutput writes a file as the Go linker writes its output
+// (cmd/link/internal/ld/outbuf_mmap.go): fallocate, ftruncate, a
+// MAP_SHARED writable mapping written through, grown by unmapping,
+// fallocating and mapping again; then fallocate's errors.
+func linkerOutput() {
+	fd := file("/tmp/a.out", 0)
+	say("fallocate 3 pages: %s", guest.Result(unix.Fallocate(fd, 0, 0, 3*page)))
+	m := mmap(fd, 0, 3*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	copy(m[3*page-3:], "end")
+	unix.Munmap(m)
+	unix.Fallocate(fd, 0, 0, 5*page)
+	unix.Ftruncate(fd, 5*page)
+	m = mmap(fd, 0, 5*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	copy(m[5*page-4:], "more")
+	unix.Munmap(m)
+	var st unix.Stat_t
+	unix.Fstat(fd, &st)
+	say("the output: size %d, %q %q", st.Size, pread(fd, 3, 3*page-3), pread(fd, 4, 5*page-4))
+	say("fallocate KEEP_SIZE past the end: %s", guest.Result(unix.Fallocate(fd, unix.FALLOC_FL_KEEP_SIZE, 0, 9*page)))
+	unix.Fstat(fd, &st)
+	say("size after KEEP_SIZE: %d", st.Size)
+	say("fallocate length 0: %s", guest.Result(unix.Fallocate(fd, 0, 0, 0)))
+	say("fallocate PUNCH_HOLE without KEEP_SIZE: %s", guest.Result(unix.Fallocate(fd, unix.FALLOC_FL_PUNCH_HOLE, 0, page)))
+	ro, _ := unix.Open("/tmp/a.out", unix.O_RDONLY, 0)
+	say("fallocate of O_RDONLY: %s", guest.Result(unix.Fallocate(ro, 0, 0, page)))
+	var p [2]int
+	unix.Pipe(p[:])
+	say("fallocate of a pipe: %s", guest.Result(unix.Fallocate(p[1], 0, 0, page)))
+	d, _ := unix.Open("/tmp", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	say("fallocate of a directory: %s", guest.Result(unix.Fallocate(d, 0, 0, page)))
+	for _, c := range []int{fd, ro, p[0], p[1], d} {
+		unix.Close(c)
+	}
+	unix.Unlink("/tmp/a.out")
 }
 
 // initramfs maps the program's own file, which came in the initramfs.
