@@ -23,6 +23,17 @@ func sysMprotect(t *sched.Thread, f *sched.Frame) uint64 { return mapCall(f, tru
 func sysMadvise(t *sched.Thread, f *sched.Frame) uint64  { return mapCall(f, true) }
 func sysMsync(t *sched.Thread, f *sched.Frame) uint64    { return mapCall(f, true) }
 
+// sysMremap is mremap(2) (mm.Space.Mremap), on the locked way: it may
+// move a file mapping. Go's runtime does not call it, x/sys/unix's
+// Mremap does.
+func sysMremap(t *sched.Thread, f *sched.Frame) uint64 {
+	a, e := usermem.Cur().Mremap(uintptr(f.X[0]), uintptr(f.X[1]), uintptr(f.X[2]), int(f.X[3]), uintptr(f.X[4]))
+	if e != 0 {
+		return errno(e)
+	}
+	return uint64(a)
+}
+
 // initFileMaps lets the address spaces reach the files they map: a
 // VMA's use of its file is an open's (fs.Hold, and of its mount), and a
 // fault on a file mapping finds its page in the page cache (fs.MapPage).

@@ -157,6 +157,7 @@ var sysTable = [...]sysFn{
 	unix.SYS_MPROTECT:          sysMprotect,
 	unix.SYS_MADVISE:           sysMadvise,
 	unix.SYS_MSYNC:             sysMsync,
+	unix.SYS_MREMAP:            sysMremap,
 	unix.SYS_GETRANDOM:         sysGetrandom,
 	unix.SYS_REBOOT:            sysReboot,
 	unix.SYS_SPLICE:            sysSplice,

@@ -302,3 +302,51 @@ func TestSpaceFileMapping(t *testing.T) {
 		t.Fatalf("after teardown: uses %d", uses)
 	}
 }
+
+// mremap grows in place when the space after is free, moves the pages
+// (the same frames) when it is not, shrinks, and moves to a fixed
+// address; a file mapping keeps its offset and its use of the file.
+func TestSpaceMremap(t *testing.T) {
+	a := testAlloc(t, 400)
+	Spaces = [MaxSpaces]Space{}
+	uses := 0
+	FileRef = func(file, mnt int32, delta int) { uses += delta }
+	defer func() { FileRef = nil }()
+	s := &Spaces[NewSpace(a)]
+	base, _ := s.Mmap(0, PageSize, ProtRead|ProtWrite, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	s.Fault(base, AccessWrite)
+	pa, _ := s.PresentPage(base, AccessRead)
+	if r, e := s.Mremap(base, PageSize, 2*PageSize, 0, 0); e != 0 || r != base || s.VMAs.Len() != 1 || s.VMAs.At(0).End != base+2*PageSize {
+		t.Fatalf("grow in place: %#x %v %+v", r, e, s.VMAs.v[:s.VMAs.n])
+	}
+	s.Mmap(base+2*PageSize, PageSize, ProtRead, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED)
+	if _, e := s.Mremap(base, 2*PageSize, 4*PageSize, 0, 0); e != unix.ENOMEM {
+		t.Fatalf("grow into a mapping without MAYMOVE: %v", e)
+	}
+	r, e := s.Mremap(base, 2*PageSize, 4*PageSize, unix.MREMAP_MAYMOVE, 0)
+	if e != 0 || r == base {
+		t.Fatalf("move: %#x %v", r, e)
+	}
+	if got, ok := s.PresentPage(r, AccessRead); !ok || got != pa {
+		t.Fatal("the page did not move with its mapping")
+	}
+	if _, ok := s.VMAs.Find(base); ok {
+		t.Fatal("the old range is still mapped")
+	}
+	if _, e := s.Mremap(r, PageSize, PageSize, unix.MREMAP_FIXED, base); e != unix.EINVAL {
+		t.Fatalf("MREMAP_FIXED without MAYMOVE: %v", e)
+	}
+	f, _ := s.MmapVMA(0, 4*PageSize, VMA{Prot: ProtRead, Flags: VMAShared, File: 5, Off: 8 * PageSize}, unix.MAP_SHARED, true)
+	to := uintptr(0x7000_0000_0000)
+	if m, e := s.Mremap(f+PageSize, 2*PageSize, PageSize, unix.MREMAP_MAYMOVE|unix.MREMAP_FIXED, to); e != 0 || m != to {
+		t.Fatalf("fixed move: %#x %v", m, e)
+	}
+	if v, ok := s.VMAs.Find(to); !ok || v.Off != 9*PageSize || v.End != to+PageSize || uses != 3 {
+		t.Fatalf("moved file mapping: %+v uses %d", v, uses)
+	}
+	s.Put()
+	ReapSpaces()
+	if uses != 0 {
+		t.Fatalf("uses after teardown: %d", uses)
+	}
+}

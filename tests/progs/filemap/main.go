@@ -39,6 +39,7 @@ func main() {
 	forked()
 	truncated()
 	linkerOutput()
+	remapped()
 	initramfs()
 	errs()
 	devZero()
@@ -260,6 +261,32 @@ func linkerOutput() {
 		unix.Close(c)
 	}
 	unix.Unlink("/tmp/a.out")
+}
+
+// remapped grows a MAP_SHARED file mapping with mremap (moved or not,
+// the file's pages come along), shrinks it, and tries mremap's errors.
+func remapped() {
+	fd := file("/tmp/r", 3*page)
+	unix.Pwrite(fd, []byte("third"), 2*page)
+	m := mmap(fd, 0, page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	copy(m, "remap")
+	g, err := unix.Mremap(m, 3*page, unix.MREMAP_MAYMOVE)
+	say("mremap to 3 pages: %s; %q %q", guest.Result(err), g[:5], g[2*page:2*page+5])
+	if err != nil {
+		return
+	}
+	copy(g[page:], "second")
+	say("a write to the grown part, read(2): %q", pread(fd, 6, page))
+	s, err := unix.Mremap(g, page, 0)
+	say("mremap to 1 page: %s, %q", guest.Result(err), s[:5])
+	_, err = unix.Mremap(s, page, 0xff)
+	say("mremap with unknown flags: %s", guest.Result(err))
+	addr := uintptr(unsafe.Pointer(&s[0]))
+	unix.Munmap(s)
+	_, _, e := unix.Syscall6(unix.SYS_MREMAP, addr, page, 2*page, unix.MREMAP_MAYMOVE, 0, 0)
+	say("mremap of an unmapped range: %s", guest.Result(errOf(e)))
+	unix.Close(fd)
+	unix.Unlink("/tmp/r")
 }
 
 // initramfs maps the program's own file, which came in the initramfs.
