@@ -321,7 +321,7 @@ func Fallocate(n *Inode, off, length int64, keep bool) unix.Errno {
 // shmem_fault answers.
 func MapPage(i int32, off uintptr) (uintptr, mm.FaultResult) {
 	n := &Inodes[i]
-	if int64(off) >= n.Size || unshare(n) != 0 {
+	if off >= uintptr(n.Size) || unshare(n) != 0 { // unsigned: an offset past 1<<63 too
 		return 0, mm.FaultBus
 	}
 	if p := page(n, int64(off), true); p != 0 {
@@ -357,7 +357,7 @@ func DropUnused(i int32) { release(i) }
 // within its size (a file still in the archive has none), else 0.
 func CachedPage(i int32, off uintptr) uintptr {
 	n := &Inodes[i]
-	if int64(off) >= n.Size || n.archive != nil {
+	if off >= uintptr(n.Size) || n.archive != nil {
 		return 0
 	}
 	return page(n, int64(off), false)

@@ -86,7 +86,10 @@ func mapFile(s *mm.Space, f *sched.Frame, p mm.Prot, flags int) uint64 {
 		return errno(unix.ENODEV)
 	case !fl.Readable():
 		return errno(unix.EACCES)
-	case off+uintptr(f.X[1]) < off || off+uintptr(f.X[1]) > fs.MaxSize:
+	case off+mm.PageUp(uintptr(f.X[1])) < off || off+mm.PageUp(uintptr(f.X[1])) > maxFileSize:
+		// Past what a file offset can be (file_mmap_ok); a mapping
+		// may still reach past the end, and past fs.MaxSize: a touch
+		// there is SIGBUS.
 		return errno(unix.EOVERFLOW)
 	}
 	v := mm.VMA{Prot: p, File: n.Index(), Mnt: fs.MountOf(fl), Off: off}
@@ -105,6 +108,10 @@ func mapFile(s *mm.Space, f *sched.Frame, p mm.Prot, flags int) uint64 {
 	}
 	return uint64(a)
 }
+
+// maxFileSize is Linux's MAX_LFS_FILESIZE on 64-bit: the largest file
+// offset.
+const maxFileSize = 1<<63 - 1
 
 // mapType is the mmap flags' type field (Linux's MAP_TYPE).
 const mapType = 0x0f

@@ -307,8 +307,8 @@ func initramfs() {
 	unix.Close(fd)
 }
 
-func mapErr(fd, off, prot, flags int) string {
-	_, _, e := unix.Syscall6(unix.SYS_MMAP, 0, page, uintptr(prot), uintptr(flags), uintptr(fd), uintptr(off))
+func mapErr(fd int, off uintptr, prot, flags int) string {
+	_, _, e := unix.Syscall6(unix.SYS_MMAP, 0, page, uintptr(prot), uintptr(flags), uintptr(fd), off)
 	return guest.Result(errOf(e))
 }
 
@@ -323,6 +323,8 @@ func errs() {
 	say("PROT_READ MAP_SHARED of O_WRONLY: %s", mapErr(wo, 0, unix.PROT_READ, unix.MAP_SHARED))
 	say("unaligned offset: %s", mapErr(rw, 100, unix.PROT_READ, unix.MAP_SHARED))
 	say("bad descriptor: %s", mapErr(999, 0, unix.PROT_READ, unix.MAP_SHARED))
+	say("offset 1<<62 (past the end): %s", mapErr(rw, 1<<62, unix.PROT_READ, unix.MAP_SHARED))
+	say("offset 1<<63: %s", mapErr(rw, 1<<63, unix.PROT_READ, unix.MAP_SHARED))
 	say("neither MAP_SHARED nor MAP_PRIVATE: %s", mapErr(rw, 0, unix.PROT_READ, 0))
 	var p [2]int
 	unix.Pipe(p[:])
