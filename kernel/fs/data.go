@@ -363,6 +363,32 @@ func CachedPage(i int32, off uintptr) uintptr {
 	return page(n, int64(off), false)
 }
 
+// MappedPages counts the file pages some address space maps
+// (/proc/meminfo's Mapped): those the allocator counts more than once,
+// the file's use being one. A walk of every file's index, for a rare
+// reader; a fork's share of a page of a private mapping is the space's,
+// not the file's, and is not among them.
+func MappedPages() uintptr {
+	n := uintptr(0)
+	for i := range Inodes {
+		in := &Inodes[i]
+		if !in.Used || in.root == 0 {
+			continue
+		}
+		for _, leaf := range indexWords(in.root) {
+			if leaf == 0 {
+				continue
+			}
+			for _, p := range indexWords(uintptr(leaf)) {
+				if p != 0 && mm.Pages.Refs(uintptr(p)) > 1 {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
 // DataPages counts the pages file data holds (/proc/meminfo's Shmem:
 // the root is a tmpfs).
 func DataPages() uintptr { return dataPages }

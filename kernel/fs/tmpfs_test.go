@@ -469,6 +469,9 @@ func TestTmpfsHardLinks(t *testing.T) {
 // answer what a mapping's fault finds: SIGBUS at and past the end.
 func TestTmpfsFallocateAndMapPage(t *testing.T) {
 	setup(t, 8, 1)
+	if !mm.Pages.InitRefs() { // counts per frame, as the kernel has them
+		t.Fatal("InitRefs")
+	}
 	n := create(t, "/tmp/f", unix.S_IFREG|0o644)
 	if e := Fallocate(n, 0, 3*mm.PageSize, false); e != 0 || n.Size != 3*mm.PageSize || dataPages != 5 {
 		t.Fatalf("fallocate: %v, size %d, %d pages (want 3 data and 2 index)", e, n.Size, dataPages)
@@ -479,9 +482,14 @@ func TestTmpfsFallocateAndMapPage(t *testing.T) {
 	if e := Fallocate(n, 0, 9*mm.PageSize, false); e != unix.ENOSPC || n.Size != 3*mm.PageSize || dataPages != 5 {
 		t.Fatalf("past the limit: %v, size %d, %d pages", e, n.Size, dataPages)
 	}
-	if p, r := MapPage(n.Index(), 2*mm.PageSize); r != mm.FaultOK || p == 0 || CachedPage(n.Index(), 2*mm.PageSize) != p {
+	p, r := MapPage(n.Index(), 2*mm.PageSize)
+	if r != mm.FaultOK || p == 0 || CachedPage(n.Index(), 2*mm.PageSize) != p {
 		t.Fatalf("MapPage in the file: %#x %d", p, r)
 	}
+	if MappedPages() != 0 || !mm.Pages.Ref(p) || MappedPages() != 1 {
+		t.Fatalf("Mapped: %d pages with a mapping's count on one", MappedPages())
+	}
+	mm.Pages.Unref(p)
 	if _, r := MapPage(n.Index(), 3*mm.PageSize); r != mm.FaultBus || CachedPage(n.Index(), 3*mm.PageSize) != 0 {
 		t.Fatalf("MapPage at the end: %d", r)
 	}

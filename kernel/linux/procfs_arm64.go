@@ -536,8 +536,9 @@ func meminfoLine(o *procfs.Buf, name string, pages uint64) {
 }
 
 // procMeminfo is /proc/meminfo: the lines tools read (free, top, Go's
-// tests), from the page allocator; with no swap and no page cache yet,
-// what is free is what is available.
+// tests), from the page allocator; with no swap, and a page cache that
+// is all tmpfs pages (Cached is Shmem: they cannot be dropped), what is
+// free is what is available. Mapped: file pages an address space maps.
 func procMeminfo(o *procfs.Buf) {
 	total := uint64(mm.Pages.Total())
 	free := total - uint64(mm.Pages.Used())
@@ -548,6 +549,7 @@ func procMeminfo(o *procfs.Buf) {
 	meminfoLine(o, "Buffers", 0)
 	meminfoLine(o, "Cached", shmem)
 	meminfoLine(o, "SwapCached", 0)
+	meminfoLine(o, "Mapped", uint64(fs.MappedPages()))
 	meminfoLine(o, "Shmem", shmem)
 	meminfoLine(o, "SReclaimable", 0)
 	meminfoLine(o, "SwapTotal", 0)
