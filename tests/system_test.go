@@ -586,6 +586,17 @@ func TestSCMCredentials(t *testing.T) {
 	expectLikeLinux(t, "scmrights", "creds")
 }
 
+// tests/progs/filemap maps tmpfs files and the program's own initramfs
+// file (MAP_SHARED and MAP_PRIVATE writes, write(2) seen through a
+// mapping, close and unlink while mapped, a fork sharing a mapping,
+// SIGBUS past the end after a truncate, msync, mprotect, the errors,
+// /dev/zero, /proc/self/maps); it prints the same lines as on Debian's
+// Linux 6.1.
+func TestFileMapLikeLinux(t *testing.T) {
+	t.Parallel()
+	expectLikeLinux(t, "filemap")
+}
+
 // tests/progs/splice moves bytes between files, pipes and sockets with
 // sendfile, splice, tee and copy_file_range, and through Go's io.Copy
 // paths that use them; it prints the same lines as on Debian's Linux

@@ -40,6 +40,8 @@ var benchFigures = []benchFigure{
 	{"pipe_mib_per_s", "MiB/s", true, "os.Pipe throughput, 1 GiB in 64 KiB writes to a reader goroutine"},
 	{"page_fault_ns", "ns", false, "first touch of a fresh anonymous page, 256 MiB mmap'd"},
 	{"tmpfs_mib_per_s", "MiB/s", true, "write then read back 256 MiB under /tmp in 1 MiB calls (bytes moved per second)"},
+	{"file_read_mib_per_s", "MiB/s", true, "read a 64 MiB /tmp file 4 times with pread(2) into a 1 MiB buffer"},
+	{"file_mmap_mib_per_s", "MiB/s", true, "read the same file 4 times through a fresh MAP_SHARED mapping each time, copied into a 1 MiB buffer (page faults included)"},
 	{"futex_wake_ns", "ns", false, "futex wake to the woken thread running, across cores (half a ping-pong between threads pinned to cores 0 and 1)"},
 	{"epoll_wake_ns", "ns", false, "eventfd write to epoll_pwait returning, across cores (half a ping-pong, as futex_wake_ns)"},
 	{"scale2_getpid_x", "x", true, "getpid throughput per core with 2 cores calling it at once, over 1 core's (1.0: perfect scaling)"},

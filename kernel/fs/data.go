@@ -69,8 +69,11 @@ func getPage(s uint8) uintptr {
 	return p
 }
 
+// putPage gives back the file's use of page p: the frame itself goes
+// once no mapping counts it either (mm.Alloc.Unref; truncation has
+// unmapped the pages past the end first: UnmapFile).
 func putPage(s uint8, p uintptr) {
-	mm.Pages.Put(p)
+	mm.Pages.Unref(p)
 	dataPages--
 	Supers[s].Pages--
 }
@@ -89,8 +92,10 @@ func unshare(n *Inode) unix.Errno {
 	for off := 0; off < len(src); off += mm.PageSize {
 		p := page(n, int64(off), true)
 		if p == 0 {
-			n.archive = nil // pages, not the archive, for freeing
-			Truncate(n, 0)
+			// The pages so far go (dropPast, not Truncate: no
+			// mapping has them yet, and a fault that got here holds
+			// its space's lock, which Truncate's unmapping takes).
+			dropPast(n, 0)
 			n.archive, n.Size = src, int64(len(src))
 			return unix.ENOSPC
 		}
@@ -111,6 +116,12 @@ func Truncate(n *Inode, size int64) unix.Errno {
 	}
 	if e := unshare(n); e != 0 {
 		return e
+	}
+	if size < n.Size && n.Opens > 0 {
+		// Mappings first (a mapping holds the inode: Opens), so a
+		// touch past the new end is SIGBUS and no mapping keeps the
+		// freed pages' contents (Linux's truncate_pagecache).
+		mm.UnmapFile(n.Index(), uintptr(size+mm.PageSize-1)&^(mm.PageSize-1))
 	}
 	if size <= n.Size {
 		// At the size too: a write that failed may have left pages
@@ -266,6 +277,116 @@ func Chunk(n *Inode, off int64, zero *[mm.PageSize]byte) []byte {
 		return mm.PageBytes(p)[in:end]
 	}
 	return zero[in:end]
+}
+
+// Fallocate is fallocate(2) with mode 0 or FALLOC_FL_KEEP_SIZE (keep)
+// on a file with pages (Linux's shmem_fallocate): the pages of [off,
+// off+length) are taken now, so that a later write, or a mapping's
+// fault, finds them (ENOSPC now rather than SIGBUS then: the Go linker
+// calls it before it maps its output), and the size grows to off+length
+// unless keep. With keep no page past the size is taken (dropPast would
+// free it at the next failed write): the call only checks those fit.
+func Fallocate(n *Inode, off, length int64, keep bool) unix.Errno {
+	end := off + length
+	if end > MaxSize || end < off {
+		return unix.EFBIG
+	}
+	if e := unshare(n); e != 0 {
+		return e
+	}
+	last := end
+	if keep {
+		last = min(end, (n.Size+mm.PageSize-1)&^(mm.PageSize-1))
+	}
+	for pos := off &^ (mm.PageSize - 1); pos < last; pos += mm.PageSize {
+		if page(n, pos, true) == 0 {
+			dropPast(n, n.Size)
+			return unix.ENOSPC
+		}
+	}
+	if !keep && end > n.Size {
+		n.Size = end
+		n.Mtime = clock.Realtime()
+	}
+	return 0
+}
+
+// MapPage is mm.FilePage: the page cache's frame for inode i's page at
+// off, a hole filled with a zeroed page. A file still in the archive is
+// copied into pages first (unshare): the archive's bytes are not page
+// aligned in the cpio image (its entries are 4-byte aligned), so they
+// cannot be mapped in place, and one kind of page keeps truncation,
+// write(2) and every mapping seeing the same bytes. A page at or past the
+// end, or none to be had within the file system's size, is SIGBUS, as
+// shmem_fault answers.
+func MapPage(i int32, off uintptr) (uintptr, mm.FaultResult) {
+	n := &Inodes[i]
+	if off >= uintptr(n.Size) || unshare(n) != 0 { // unsigned: an offset past 1<<63 too
+		return 0, mm.FaultBus
+	}
+	if p := page(n, int64(off), true); p != 0 {
+		return p, mm.FaultOK
+	}
+	return 0, mm.FaultBus
+}
+
+// NewAnonFile makes the file behind anonymous shared memory
+// (MAP_SHARED|MAP_ANONYMOUS, MAP_SHARED of /dev/zero): an unnamed
+// regular file of size bytes in the root instance, as Linux's
+// shmem_zero_setup makes one in its internal tmpfs, so that a fork's
+// copies of the mapping share its pages. It has no name and no user
+// yet: the mapping's VMA takes its one use, and DropUnused frees it if
+// the mapping failed.
+func NewAnonFile(size int64) (int32, unix.Errno) {
+	if size > MaxSize {
+		return -1, unix.ENOMEM
+	}
+	i, e := newInode(Inodes[RootIno].Super, unix.S_IFREG|0o777)
+	if e != 0 {
+		return -1, e
+	}
+	Inodes[i].Size = size
+	return i, 0
+}
+
+// DropUnused frees inode i if nothing names or uses it (NewAnonFile's
+// file when its mapping failed).
+func DropUnused(i int32) { release(i) }
+
+// CachedPage is mm.FileCached: inode i's page at off if it has one
+// within its size (a file still in the archive has none), else 0.
+func CachedPage(i int32, off uintptr) uintptr {
+	n := &Inodes[i]
+	if off >= uintptr(n.Size) || n.archive != nil {
+		return 0
+	}
+	return page(n, int64(off), false)
+}
+
+// MappedPages counts the file pages some address space maps
+// (/proc/meminfo's Mapped): those the allocator counts more than once,
+// the file's use being one. A walk of every file's index, for a rare
+// reader; a fork's share of a page of a private mapping is the space's,
+// not the file's, and is not among them.
+func MappedPages() uintptr {
+	n := uintptr(0)
+	for i := range Inodes {
+		in := &Inodes[i]
+		if !in.Used || in.root == 0 {
+			continue
+		}
+		for _, leaf := range indexWords(in.root) {
+			if leaf == 0 {
+				continue
+			}
+			for _, p := range indexWords(uintptr(leaf)) {
+				if p != 0 && mm.Pages.Refs(uintptr(p)) > 1 {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }
 
 // DataPages counts the pages file data holds (/proc/meminfo's Shmem:

@@ -462,3 +462,35 @@ func TestTmpfsHardLinks(t *testing.T) {
 		t.Errorf("after the last name and close: used %v, %d pages in use, want %d", n.Used, mm.Pages.Used(), used)
 	}
 }
+
+// fallocate takes a file's pages now: the size grows (not with
+// KEEP_SIZE, which takes none past it), a range that does not fit is
+// ENOSPC with nothing kept past the size, and MapPage and CachedPage
+// answer what a mapping's fault finds: SIGBUS at and past the end.
+func TestTmpfsFallocateAndMapPage(t *testing.T) {
+	setup(t, 8, 1)
+	if !mm.Pages.InitRefs() { // counts per frame, as the kernel has them
+		t.Fatal("InitRefs")
+	}
+	n := create(t, "/tmp/f", unix.S_IFREG|0o644)
+	if e := Fallocate(n, 0, 3*mm.PageSize, false); e != 0 || n.Size != 3*mm.PageSize || dataPages != 5 {
+		t.Fatalf("fallocate: %v, size %d, %d pages (want 3 data and 2 index)", e, n.Size, dataPages)
+	}
+	if e := Fallocate(n, 0, 5*mm.PageSize, true); e != 0 || n.Size != 3*mm.PageSize || dataPages != 5 {
+		t.Fatalf("KEEP_SIZE: %v, size %d, %d pages", e, n.Size, dataPages)
+	}
+	if e := Fallocate(n, 0, 9*mm.PageSize, false); e != unix.ENOSPC || n.Size != 3*mm.PageSize || dataPages != 5 {
+		t.Fatalf("past the limit: %v, size %d, %d pages", e, n.Size, dataPages)
+	}
+	p, r := MapPage(n.Index(), 2*mm.PageSize)
+	if r != mm.FaultOK || p == 0 || CachedPage(n.Index(), 2*mm.PageSize) != p {
+		t.Fatalf("MapPage in the file: %#x %d", p, r)
+	}
+	if MappedPages() != 0 || !mm.Pages.Ref(p) || MappedPages() != 1 {
+		t.Fatalf("Mapped: %d pages with a mapping's count on one", MappedPages())
+	}
+	mm.Pages.Unref(p)
+	if _, r := MapPage(n.Index(), 3*mm.PageSize); r != mm.FaultBus || CachedPage(n.Index(), 3*mm.PageSize) != 0 {
+		t.Fatalf("MapPage at the end: %d", r)
+	}
+}

@@ -33,6 +33,7 @@ const (
 	segvMAPERR = 1
 	segvACCERR = 2
 	busADRALN  = 1
+	busADRERR  = 2
 	trapBRKPT  = 1
 	illILLOPC  = 1
 	siTKILL    = -6
@@ -86,6 +87,11 @@ func userFault(t *sched.Thread, f *sched.Frame, esr, far uint64, inst bool) {
 			return
 		case mm.FaultAccErr:
 			postFault(t, f, sigSEGV, segvACCERR, far)
+			return
+		case mm.FaultBus, mm.FaultLocked:
+			// A file page past the file's end (Linux's
+			// VM_FAULT_SIGBUS: do_sigbus, BUS_ADRERR).
+			postFault(t, f, sigBUS, busADRERR, far)
 			return
 		}
 		postFault(t, f, sigSEGV, segvMAPERR, far)

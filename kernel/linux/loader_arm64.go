@@ -65,6 +65,7 @@ func loadInit() *sched.Thread {
 	mountProc()
 	mountDevpts()
 	initCwd()
+	initFileMaps()
 	var w fs.Walk
 	i, e := fs.Lookup(&w, fs.RootPath(), []byte("/init"), fs.Follow)
 	img := []byte(nil)

@@ -454,6 +454,10 @@ func procStatus(o *procfs.Buf, slot, tid int32) {
 // rlimitSigPending is RLIMIT_SIGPENDING as getrlimit reports it.
 const rlimitSigPending = 7823
 
+// mapsPath holds a mapped file's path for procMaps (under the kernel
+// lock).
+var mapsPath [fs.PathMax]byte
+
 // procMaps is /proc/PID/maps (show_map_vma): a line per mapping, the
 // kernel's pages named as Linux names its vDSO.
 func procMaps(o *procfs.Buf, slot int32) {
@@ -468,6 +472,9 @@ func procMaps(o *procfs.Buf, slot int32) {
 		start := o.Len()
 		o.Hex(uint64(v.Start), 8).Byte('-').Hex(uint64(v.End), 8).Byte(' ')
 		perm := [4]byte{'-', '-', '-', 'p'}
+		if v.Flags&mm.VMAShared != 0 {
+			perm[3] = 's'
+		}
 		if v.Prot&mm.ProtRead != 0 {
 			perm[0] = 'r'
 		}
@@ -477,9 +484,23 @@ func procMaps(o *procfs.Buf, slot int32) {
 		if v.Prot&mm.ProtExec != 0 {
 			perm[2] = 'x'
 		}
-		o.Raw(perm[:]).Str(" 00000000 00:00 0")
+		o.Raw(perm[:]).Byte(' ')
 		var name []byte
+		if v.File != 0 {
+			// A file mapping: its offset, device (major:minor in hex)
+			// and inode, and its path (show_map_vma).
+			n := &fs.Inodes[v.File]
+			o.Hex(uint64(v.Off), 8).Str(" 00:").Hex(fs.Dev(n.Super), 2).Byte(' ').Udec(n.Ino)
+			if v.Flags&mm.VMAAnonShared != 0 {
+				name = []byte("/dev/zero (deleted)") // as Linux names shmem_zero_setup's file
+			} else {
+				name = mapsPath[:fs.PathOfAny(fs.Path{Mnt: v.Mnt, Ino: v.File}, mapsPath[:])]
+			}
+		} else {
+			o.Str("00000000 00:00 0")
+		}
 		switch {
+		case v.File != 0:
 		case v.Flags&mm.VMAStack != 0:
 			name = []byte("[stack]")
 		case v.Flags&mm.VMAFixed != 0 && v.Start == vdsoVA:
@@ -515,8 +536,9 @@ func meminfoLine(o *procfs.Buf, name string, pages uint64) {
 }
 
 // procMeminfo is /proc/meminfo: the lines tools read (free, top, Go's
-// tests), from the page allocator; with no swap and no page cache yet,
-// what is free is what is available.
+// tests), from the page allocator; with no swap, and a page cache that
+// is all tmpfs pages (Cached is Shmem: they cannot be dropped), what is
+// free is what is available. Mapped: file pages an address space maps.
 func procMeminfo(o *procfs.Buf) {
 	total := uint64(mm.Pages.Total())
 	free := total - uint64(mm.Pages.Used())
@@ -527,6 +549,7 @@ func procMeminfo(o *procfs.Buf) {
 	meminfoLine(o, "Buffers", 0)
 	meminfoLine(o, "Cached", shmem)
 	meminfoLine(o, "SwapCached", 0)
+	meminfoLine(o, "Mapped", uint64(fs.MappedPages()))
 	meminfoLine(o, "Shmem", shmem)
 	meminfoLine(o, "SReclaimable", 0)
 	meminfoLine(o, "SwapTotal", 0)

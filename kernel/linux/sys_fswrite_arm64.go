@@ -4,6 +4,7 @@ import (
 	"github.com/gometal/gometal/kernel/clock"
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/vfs"
 	"unsafe"
 
 	"github.com/gometal/gometal/sched"
@@ -114,6 +115,35 @@ func sysFtruncate(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EINVAL)
 	}
 	return errno(fs.Truncate(nd, size))
+}
+
+// sysFallocate is fallocate(2): mode 0 and FALLOC_FL_KEEP_SIZE on a
+// regular file (fs.Fallocate), the errors as Linux's vfs_fallocate
+// orders them; the other modes (punching holes, zeroing, collapsing)
+// are EOPNOTSUPP.
+func sysFallocate(t *sched.Thread, f *sched.Frame) uint64 {
+	mode, off, length := f.X[1], int64(f.X[2]), int64(f.X[3])
+	fl, ok := getFD(f.X[0])
+	switch {
+	case !ok:
+		return errno(unix.EBADF)
+	case off < 0 || length <= 0:
+		return errno(unix.EINVAL)
+	case mode&^unix.FALLOC_FL_KEEP_SIZE != 0:
+		return errno(unix.EOPNOTSUPP)
+	case !fl.Writable():
+		return errno(unix.EBADF)
+	}
+	nd, ok := fl.Impl.(*fs.Inode)
+	switch {
+	case ok && nd.IsDir():
+		return errno(unix.EISDIR)
+	case fl.Impl.Kind() == vfs.KindPipe:
+		return errno(unix.ESPIPE)
+	case !ok || nd.Mode&unix.S_IFMT != unix.S_IFREG || nd.Synth.Kind != 0:
+		return errno(unix.ENODEV)
+	}
+	return errno(fs.Fallocate(nd, off, length, mode != 0))
 }
 
 // sysTruncate is truncate(2): ftruncate by path, following symlinks.

@@ -89,7 +89,28 @@ const (
 	FaultMapErr             // no VMA: SIGSEGV SEGV_MAPERR
 	FaultAccErr             // VMA forbids it: SIGSEGV SEGV_ACCERR
 	FaultOOM                // no memory: the app is killed
+	FaultBus                // a file page wholly past the file's end: SIGBUS BUS_ADRERR
+	FaultLocked             // a file's page is needed: ask again under the kernel lock
 )
+
+// FilePage, set by the kernel, returns the page cache's frame for the
+// page of file (an inode's slot) at offset off (page aligned), filling a
+// hole: FaultBus when off is at or past the file's end, or the file
+// system is full, as Linux's shmem_fault answers VM_FAULT_SIGBUS. It
+// runs under the kernel lock (the file layer's), which fileFault makes
+// sure of.
+var FilePage func(file int32, off uintptr) (uintptr, FaultResult)
+
+// FileCached, set by the kernel, returns the page cache's frame for the
+// page of file at off if it has one within the file's size, else 0, and
+// never allocates (fault-around: mapFileAround). Under the kernel lock.
+var FileCached func(file int32, off uintptr) uintptr
+
+// kernelHeld reports whether this core holds the kernel lock (a
+// variable for the host's tests, which have no kernel lock).
+var kernelHeld = holdsKernel
+
+func holdsKernel() bool { return sched.KernelLock.Owner() == sched.SelfID() }
 
 func (s *Space) lock()   { s.mu.Lock(sched.SelfID()) }
 func (s *Space) unlock() { s.mu.Unlock() }
@@ -142,6 +163,14 @@ func (s *Space) fault(addr uintptr, acc Access) FaultResult {
 	e := &table[index(va, 3)]
 	if *e != 0 {
 		pa := pteAddr(*e)
+		if acc == AccessWrite && v.Flags&VMAShared != 0 {
+			// A MAP_SHARED file page is the file's own frame, counted
+			// by the cache and every mapping: writable in place,
+			// whatever its count (a fork's read-only share too).
+			*e = userPTE(pa, v.Prot)
+			flushUserPage(&s.ASID, va)
+			return FaultOK
+		}
 		if acc == AccessWrite && s.A.Refs(pa) > 1 {
 			return s.breakCOW(va, e, pa, v.Prot)
 		}
@@ -154,6 +183,9 @@ func (s *Space) fault(addr uintptr, acc Access) FaultResult {
 		*e = s.pte(pa, v.Prot)
 		flushUserPage(&s.ASID, va)
 		return FaultOK
+	}
+	if v.File != 0 {
+		return s.fileFault(v, va, table, acc)
 	}
 	pa := s.A.Get()
 	if pa == 0 {
@@ -169,6 +201,105 @@ func (s *Space) fault(addr uintptr, acc Access) FaultResult {
 	*e = userPTE(pa, v.Prot)
 	publish()
 	return FaultOK
+}
+
+// fileFault maps the page at va of v, a file mapping, whose entry e is
+// empty, as Linux's filemap_fault and do_cow_fault: MAP_SHARED maps the
+// page cache's frame itself (counted: Alloc.Ref), with the VMA's rights;
+// MAP_PRIVATE maps it read-only for a read, so that a later write
+// copies it (breakCOW: the cache's count keeps it shared), and a write
+// gets its copy at once. A read (or a shared write) also maps the pages
+// after it the cache already has (mapFileAround).
+func (s *Space) fileFault(v *VMA, va uintptr, table *[512]uint64, acc Access) FaultResult {
+	if FilePage == nil || !kernelHeld() {
+		return FaultLocked
+	}
+	e := &table[index(va, 3)]
+	pa, r := FilePage(v.File, v.Off+(va-v.Start))
+	if r != FaultOK {
+		return r
+	}
+	p := v.Prot
+	if v.Flags&VMAShared == 0 {
+		if acc == AccessWrite {
+			np := s.A.Get()
+			if np == 0 {
+				return FaultOOM
+			}
+			*PageBytes(np) = *PageBytes(pa)
+			pa = np
+		} else {
+			p &^= ProtWrite
+			if !s.A.Ref(pa) {
+				return FaultOOM
+			}
+		}
+	} else if !s.A.Ref(pa) {
+		return FaultOOM
+	}
+	s.Resident++
+	if acc != AccessWrite || v.Flags&VMAShared != 0 {
+		s.mapFileAround(v, va, table, p)
+	}
+	s.Peak = max(s.Peak, s.Resident)
+	publish()
+	*e = userPTE(pa, p)
+	publish()
+	return FaultOK
+}
+
+// mapFileAround maps, with rights p, the pages after va in v that the
+// page cache has already (FileCached), up to faultAround in all, within
+// table, va's last-level table, as Linux's do_fault_around and
+// filemap_map_pages: a file read in order takes a fault per 64 KiB, not
+// per page. It allocates nothing; it stops at the first page not in the
+// cache, past the end, or already mapped.
+func (s *Space) mapFileAround(v *VMA, va uintptr, table *[512]uint64, p Prot) {
+	if FileCached == nil {
+		return
+	}
+	first := index(va, 3)
+	for i := uintptr(1); i < faultAround && first+i < uintptr(len(table)); i++ {
+		at := va + i*PageSize
+		if at >= v.End || table[first+i] != 0 {
+			return
+		}
+		pa := FileCached(v.File, v.Off+(at-v.Start))
+		if pa == 0 || !s.A.Ref(pa) {
+			return
+		}
+		table[first+i] = userPTE(pa, p)
+		s.Resident++
+	}
+}
+
+// UnmapFile removes from every address space the pages that map file
+// at or past offset off (page aligned), as Linux's truncate_pagecache
+// does with unmap_mapping_range before it frees the pages: private
+// copies too, so that a later touch past the end is SIGBUS. Under the
+// kernel lock, with no space's lock held.
+func UnmapFile(file int32, off uintptr) {
+	for i := range Spaces {
+		s := &Spaces[i]
+		if s.PT.Root == 0 {
+			continue
+		}
+		s.lock()
+		for k := 0; k < s.VMAs.Len(); k++ {
+			v := s.VMAs.At(k)
+			if v.File != file {
+				continue
+			}
+			start := v.Start
+			if off > v.Off {
+				start += off - v.Off
+			}
+			if start < v.End {
+				s.dropPages(start, v.End, true)
+			}
+		}
+		s.unlock()
+	}
 }
 
 // pte is the entry for the frame pa with rights p in s: read-only
@@ -483,14 +614,22 @@ func (s *Space) Mmap(hint, length uintptr, prot Prot, flags int) (uintptr, unix.
 // pinned core (quiesceOr); so are MunmapOr, MprotectOr and DontNeedOr.
 // The mapping calls made without the kernel lock pass no wait.
 func (s *Space) MmapOr(hint, length uintptr, prot Prot, flags int, wait bool) (uintptr, unix.Errno) {
+	return s.MmapVMA(hint, length, VMA{Prot: prot}, flags, wait)
+}
+
+// MmapVMA is MmapOr for a mapping like v (its rights, flags and file;
+// Start and End are chosen here): a file mapping is made on the locked
+// way only (wait set).
+func (s *Space) MmapVMA(hint, length uintptr, v VMA, flags int, wait bool) (uintptr, unix.Errno) {
 	s.lock()
-	a, e := s.mmap(hint, length, prot, flags, wait)
+	a, e := s.mmap(hint, length, v, flags, wait)
 	s.unlock()
 	return a, e
 }
 
-// mmap implements mmap for anonymous private memory.
-func (s *Space) mmap(hint, length uintptr, prot Prot, flags int, wait bool) (uintptr, unix.Errno) {
+// mmap implements mmap: anonymous private memory, or a file's pages
+// (v.File) faulted in from its page cache (fileFault).
+func (s *Space) mmap(hint, length uintptr, v VMA, flags int, wait bool) (uintptr, unix.Errno) {
 	if length == 0 || hint&PageMask != 0 && flags&unix.MAP_FIXED != 0 {
 		return 0, unix.EINVAL
 	}
@@ -507,6 +646,9 @@ func (s *Space) mmap(hint, length uintptr, prot Prot, flags int, wait bool) (uin
 		}
 		if s.VMAs.Overlaps(hint, hint+n, VMAFixed) {
 			return 0, unix.EINVAL
+		}
+		if !wait && s.VMAs.HasFile(hint, hint+n) {
+			return 0, ErrBusy // a file's use is given back on the locked way
 		}
 		addr = hint
 		if !s.dropPages(addr, addr+n, wait) {
@@ -527,7 +669,8 @@ func (s *Space) mmap(hint, length uintptr, prot Prot, flags int, wait bool) (uin
 			return 0, unix.ENOMEM
 		}
 	}
-	if !s.VMAs.Add(addr, addr+n, prot, 0) {
+	v.Start, v.End = addr, addr+n
+	if !s.VMAs.AddVMA(v) {
 		return 0, unix.ENOMEM
 	}
 	return addr, 0
@@ -555,6 +698,9 @@ func (s *Space) munmap(addr, length uintptr, wait bool) unix.Errno {
 	}
 	if s.VMAs.Overlaps(addr, end, VMAFixed) {
 		return unix.EINVAL
+	}
+	if !wait && s.VMAs.HasFile(addr, end) {
+		return ErrBusy
 	}
 	if !s.dropPages(addr, end, wait) {
 		return ErrBusy
@@ -588,8 +734,11 @@ func (s *Space) mprotect(addr, length uintptr, prot Prot, wait bool) unix.Errno 
 	if end < addr || end > UserTop {
 		return unix.ENOMEM
 	}
-	if s.VMAs.Overlaps(addr, end, VMAFixed) {
+	if s.VMAs.Overlaps(addr, end, VMAFixed) || prot&ProtWrite != 0 && s.VMAs.Overlaps(addr, end, VMANoWrite) {
 		return unix.EACCES
+	}
+	if !wait && s.VMAs.HasFile(addr, end) {
+		return ErrBusy
 	}
 	// Quiesced before anything changes, so that ErrBusy leaves the
 	// VMAs as they were.

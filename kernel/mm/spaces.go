@@ -135,6 +135,14 @@ func (s *Space) destroy() {
 		}
 		clearPages(a, s.PT.Root, v.Start, v.End)
 	}
+	// The files' uses go last, each cleared from its VMA first: the
+	// last use of an unlinked file frees it (kernel/fs release), whose
+	// truncation looks for mappings of it (UnmapFile) in every space.
+	for i := 0; i < s.VMAs.Len(); i++ {
+		v := *s.VMAs.At(i)
+		s.VMAs.At(i).File = 0
+		fileRef(&v, -1)
+	}
 	freeTables(a, s.PT.Root, 0)
 	*s = Space{}
 }
@@ -237,6 +245,9 @@ func CopySpace(src int32) int32 {
 	// list's entries in use only, not its whole array (48 KiB).
 	s.lock()
 	d.VMAs.n = copy(d.VMAs.v[:], s.VMAs.v[:s.VMAs.n])
+	for i := 0; i < d.VMAs.n; i++ {
+		fileRef(&d.VMAs.v[i], 1) // a fork shares the file (Linux's dup_mmap: get_file)
+	}
 	d.Brk = s.Brk
 	d.ArgStart, d.ArgEnd, d.EnvStart, d.EnvEnd = s.ArgStart, s.ArgEnd, s.EnvStart, s.EnvEnd
 	s.quiesce()

@@ -228,3 +228,125 @@ func TestResidentCount(t *testing.T) {
 		t.Errorf("after munmap: %d resident", s.Resident)
 	}
 }
+
+// File mappings: a MAP_SHARED fault maps the page cache's frame itself
+// (counted), writable in place even after a fork shares it; a
+// MAP_PRIVATE write copies; a fork holds the file once more per VMA and
+// teardown gives every use back; UnmapFile takes the pages past an end
+// out of every space; a fault off the kernel lock asks for it.
+func TestSpaceFileMapping(t *testing.T) {
+	a := testAlloc(t, 400)
+	Spaces = [MaxSpaces]Space{}
+	cache := a.Get() // the file's one page
+	PageBytes(cache)[0] = 'f'
+	uses := 0
+	FileRef = func(file, mnt int32, delta int) { uses += delta }
+	FilePage = func(file int32, off uintptr) (uintptr, FaultResult) {
+		if off >= PageSize {
+			return 0, FaultBus
+		}
+		return cache, FaultOK
+	}
+	held := false
+	kernelHeld = func() bool { return held }
+	defer func() { FileRef, FilePage, kernelHeld = nil, nil, holdsKernel }()
+
+	i := NewSpace(a)
+	s := &Spaces[i]
+	sh, _ := s.MmapVMA(0, 2*PageSize, VMA{Prot: ProtRead | ProtWrite, Flags: VMAShared, File: 3}, unix.MAP_SHARED, true)
+	pr, _ := s.MmapVMA(0, PageSize, VMA{Prot: ProtRead | ProtWrite, File: 3}, unix.MAP_PRIVATE, true)
+	if uses != 2 {
+		t.Fatalf("uses %d", uses)
+	}
+	if r := s.Fault(sh, AccessRead); r != FaultLocked {
+		t.Fatalf("a file fault off the kernel lock: %d", r)
+	}
+	held = true
+	if s.Fault(sh, AccessWrite) != FaultOK || s.Fault(pr, AccessRead) != FaultOK {
+		t.Fatal("fault")
+	}
+	if pa, _ := s.PresentPage(sh, AccessWrite); pa != cache || a.Refs(cache) != 3 {
+		t.Fatalf("shared: frame %#x refs %d", pa, a.Refs(cache))
+	}
+	if _, ok := s.PresentPage(pr, AccessWrite); ok {
+		t.Fatal("a private mapping of the cache's frame is writable")
+	}
+	if r := s.Fault(sh+PageSize, AccessRead); r != FaultBus {
+		t.Fatalf("past the end: %d", r)
+	}
+	c := CopySpace(i)
+	if uses != 4 {
+		t.Fatalf("after fork: uses %d", uses)
+	}
+	d := &Spaces[c]
+	if d.Fault(sh, AccessWrite) != FaultOK {
+		t.Fatal("child fault")
+	}
+	if pa, _ := d.PresentPage(sh, AccessWrite); pa != cache {
+		t.Fatal("the child's MAP_SHARED write fault copied the page")
+	}
+	if s.Fault(pr, AccessWrite) != FaultOK {
+		t.Fatal("private write")
+	}
+	if pa, _ := s.PresentPage(pr, AccessWrite); pa == cache || PageBytes(pa)[0] != 'f' {
+		t.Fatal("the private write did not copy the page")
+	}
+	UnmapFile(3, 0)
+	if _, ok := d.PresentPage(sh, AccessRead); ok || a.Refs(cache) != 1 {
+		t.Fatalf("UnmapFile left the page: refs %d", a.Refs(cache))
+	}
+	s.Put()
+	d.Put()
+	ReapSpaces()
+	if uses != 0 {
+		t.Fatalf("after teardown: uses %d", uses)
+	}
+}
+
+// mremap grows in place when the space after is free, moves the pages
+// (the same frames) when it is not, shrinks, and moves to a fixed
+// address; a file mapping keeps its offset and its use of the file.
+func TestSpaceMremap(t *testing.T) {
+	a := testAlloc(t, 400)
+	Spaces = [MaxSpaces]Space{}
+	uses := 0
+	FileRef = func(file, mnt int32, delta int) { uses += delta }
+	defer func() { FileRef = nil }()
+	s := &Spaces[NewSpace(a)]
+	base, _ := s.Mmap(0, PageSize, ProtRead|ProtWrite, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	s.Fault(base, AccessWrite)
+	pa, _ := s.PresentPage(base, AccessRead)
+	if r, e := s.Mremap(base, PageSize, 2*PageSize, 0, 0); e != 0 || r != base || s.VMAs.Len() != 1 || s.VMAs.At(0).End != base+2*PageSize {
+		t.Fatalf("grow in place: %#x %v %+v", r, e, s.VMAs.v[:s.VMAs.n])
+	}
+	s.Mmap(base+2*PageSize, PageSize, ProtRead, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED)
+	if _, e := s.Mremap(base, 2*PageSize, 4*PageSize, 0, 0); e != unix.ENOMEM {
+		t.Fatalf("grow into a mapping without MAYMOVE: %v", e)
+	}
+	r, e := s.Mremap(base, 2*PageSize, 4*PageSize, unix.MREMAP_MAYMOVE, 0)
+	if e != 0 || r == base {
+		t.Fatalf("move: %#x %v", r, e)
+	}
+	if got, ok := s.PresentPage(r, AccessRead); !ok || got != pa {
+		t.Fatal("the page did not move with its mapping")
+	}
+	if _, ok := s.VMAs.Find(base); ok {
+		t.Fatal("the old range is still mapped")
+	}
+	if _, e := s.Mremap(r, PageSize, PageSize, unix.MREMAP_FIXED, base); e != unix.EINVAL {
+		t.Fatalf("MREMAP_FIXED without MAYMOVE: %v", e)
+	}
+	f, _ := s.MmapVMA(0, 4*PageSize, VMA{Prot: ProtRead, Flags: VMAShared, File: 5, Off: 8 * PageSize}, unix.MAP_SHARED, true)
+	to := uintptr(0x7000_0000_0000)
+	if m, e := s.Mremap(f+PageSize, 2*PageSize, PageSize, unix.MREMAP_MAYMOVE|unix.MREMAP_FIXED, to); e != 0 || m != to {
+		t.Fatalf("fixed move: %#x %v", m, e)
+	}
+	if v, ok := s.VMAs.Find(to); !ok || v.Off != 9*PageSize || v.End != to+PageSize || uses != 3 {
+		t.Fatalf("moved file mapping: %+v uses %d", v, uses)
+	}
+	s.Put()
+	ReapSpaces()
+	if uses != 0 {
+		t.Fatalf("uses after teardown: %d", uses)
+	}
+}

@@ -12,13 +12,36 @@ type VMA struct {
 	Start, End uintptr // [Start, End), page aligned
 	Prot       Prot
 	Flags      uint8
+	// A file mapping's file: its inode's slot in the kernel's inode
+	// table (kernel/fs; 0, a slot never used, for anonymous memory),
+	// the mount it was reached through, and the file offset that Start
+	// maps (Linux's vm_file, vm_pgoff). Each VMA with a file holds one
+	// use of it (FileRef), so the inode outlives close and unlink while
+	// mapped; a split takes one more, a merge or removal gives one back.
+	File, Mnt int32
+	Off       uintptr
 }
 
 // VMA flags.
 const (
-	VMAStack uint8 = 1 << iota // the initial stack (grows down into its reservation)
-	VMAFixed                   // kernel-owned mapping the app may not unmap (signal trampoline)
+	VMAStack      uint8 = 1 << iota // the initial stack (grows down into its reservation)
+	VMAFixed                        // kernel-owned mapping the app may not unmap (signal trampoline)
+	VMAShared                       // MAP_SHARED of a file: writes go to the file's own pages
+	VMANoWrite                      // a file mapping PROT_WRITE may never be given (Linux's !VM_MAYWRITE)
+	VMAAnonShared                   // anonymous shared memory: its file is unnamed (/proc/PID/maps: /dev/zero)
 )
+
+// FileRef, set by the kernel, takes (delta 1) or gives back (-1) a
+// VMA's use of its file (kernel/fs Hold and Drop, and of its mount).
+// It is called only on the locked way: the mapping calls made without
+// the kernel lock never add or remove a VMA with a file (hasFile).
+var FileRef func(file, mnt int32, delta int)
+
+func fileRef(v *VMA, delta int) {
+	if v.File != 0 && FileRef != nil {
+		FileRef(v.File, v.Mnt, delta)
+	}
+}
 
 type VMAList struct {
 	v [MaxVMAs]VMA
@@ -82,10 +105,12 @@ func (l *VMAList) insertAt(i int, v VMA) bool {
 	copy(l.v[i+1:l.n+1], l.v[i:l.n])
 	l.v[i] = v
 	l.n++
+	fileRef(&v, 1)
 	return true
 }
 
 func (l *VMAList) deleteAt(i int) {
+	fileRef(&l.v[i], -1)
 	copy(l.v[i:l.n-1], l.v[i+1:l.n])
 	l.n--
 }
@@ -100,6 +125,7 @@ func (l *VMAList) Remove(start, end uintptr) bool {
 		case v.Start < start && v.End > end: // hole in the middle
 			tail := v
 			tail.Start = end
+			tail.Off += fileOff(&v, end-v.Start)
 			if !l.insertAt(i+1, tail) {
 				return false
 			}
@@ -110,6 +136,7 @@ func (l *VMAList) Remove(start, end uintptr) bool {
 			i++
 		case v.End > end:
 			l.v[i].Start = end
+			l.v[i].Off += fileOff(&v, end-v.Start)
 			return true
 		default:
 			l.deleteAt(i)
@@ -121,33 +148,63 @@ func (l *VMAList) Remove(start, end uintptr) bool {
 // Add inserts [start, end) with the given attributes, replacing whatever
 // was there, and merges it with equal neighbours.
 func (l *VMAList) Add(start, end uintptr, p Prot, flags uint8) bool {
-	if !l.Remove(start, end) {
+	return l.AddVMA(VMA{Start: start, End: end, Prot: p, Flags: flags})
+}
+
+// AddVMA is Add for a VMA that may map a file.
+func (l *VMAList) AddVMA(v VMA) bool {
+	if !l.Remove(v.Start, v.End) {
 		return false
 	}
-	i := l.firstEndingAfter(start)
-	if !l.insertAt(i, VMA{start, end, p, flags}) {
+	i := l.firstEndingAfter(v.Start)
+	if !l.insertAt(i, v) {
 		return false
 	}
 	l.merge(i)
 	return true
 }
 
+// joins reports whether b starts where a ends and continues it: the
+// same rights and flags, and for a file mapping the same file at the
+// offset where a's ends (Linux's vma_merge and is_mergeable_vma).
+func joins(a, b *VMA) bool {
+	return a.End == b.Start && a.Prot == b.Prot && a.Flags == b.Flags && a.File == b.File &&
+		a.Mnt == b.Mnt && (a.File == 0 || a.Off+(a.End-a.Start) == b.Off)
+}
+
 // merge joins v[i] with its neighbours where they touch and match.
 func (l *VMAList) merge(i int) {
-	if i+1 < l.n && l.v[i].End == l.v[i+1].Start && l.v[i].Prot == l.v[i+1].Prot && l.v[i].Flags == l.v[i+1].Flags {
+	if i+1 < l.n && joins(&l.v[i], &l.v[i+1]) {
 		l.v[i].End = l.v[i+1].End
 		l.deleteAt(i + 1)
 	}
-	if i > 0 && l.v[i-1].End == l.v[i].Start && l.v[i-1].Prot == l.v[i].Prot && l.v[i-1].Flags == l.v[i].Flags {
+	if i > 0 && joins(&l.v[i-1], &l.v[i]) {
 		l.v[i-1].End = l.v[i].End
 		l.deleteAt(i)
 	}
 }
 
-// Protect changes the protection of every mapped page in [start, end).
-// Like Linux, it fails (returns false) if part of the range is unmapped.
-func (l *VMAList) Protect(start, end uintptr, p Prot) bool {
-	// Check coverage first so a failure changes nothing.
+// fileOff is how far the file offset moves when v's start moves by d:
+// d for a file mapping, 0 for anonymous memory (whose Off stays 0).
+func fileOff(v *VMA, d uintptr) uintptr {
+	if v.File == 0 {
+		return 0
+	}
+	return d
+}
+
+// HasFile reports whether [start, end) touches a file mapping.
+func (l *VMAList) HasFile(start, end uintptr) bool {
+	for i := l.firstEndingAfter(start); i < l.n && l.v[i].Start < end; i++ {
+		if l.v[i].File != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Covers reports whether every address of [start, end) is mapped.
+func (l *VMAList) Covers(start, end uintptr) bool {
 	a := start
 	for i := l.firstEndingAfter(start); a < end; i++ {
 		if i >= l.n || l.v[i].Start > a {
@@ -155,19 +212,31 @@ func (l *VMAList) Protect(start, end uintptr, p Prot) bool {
 		}
 		a = l.v[i].End
 	}
-	for a = start; a < end; {
+	return true
+}
+
+// Protect changes the protection of every mapped page in [start, end).
+// Like Linux, it fails (returns false) if part of the range is unmapped.
+func (l *VMAList) Protect(start, end uintptr, p Prot) bool {
+	// Check coverage first so a failure changes nothing.
+	if !l.Covers(start, end) {
+		return false
+	}
+	for a := start; a < end; {
 		v, _ := l.Find(a)
-		s, e, flags := v.Start, v.End, v.Flags
-		if s < start {
-			s = start
+		nv := *v
+		if nv.Start < start {
+			nv.Start = start
 		}
-		if e > end {
-			e = end
+		if nv.End > end {
+			nv.End = end
 		}
-		if !l.Add(s, e, p, flags) {
+		nv.Off += fileOff(v, nv.Start-v.Start)
+		nv.Prot = p
+		if !l.AddVMA(nv) {
 			return false
 		}
-		a = e
+		a = nv.End
 	}
 	return true
 }

@@ -72,6 +72,8 @@ var figures = []figure{
 	{"pipe_mib_per_s", pipeThroughput},
 	{"page_fault_ns", pageFaults},
 	{"tmpfs_mib_per_s", tmpfsThroughput},
+	{"file_read_mib_per_s", fileRead},
+	{"file_mmap_mib_per_s", fileMmap},
 	{"futex_wake_ns", futexWakeLatency},
 	{"epoll_wake_ns", epollWakeLatency},
 	{"scale_getpid", scaleGetpid}, // prints scale2_getpid_x and scale4_getpid_x
@@ -384,6 +386,75 @@ func pageFaults(s scale) {
 // tmpfsThroughput writes a file under /tmp in 1 MiB calls and reads it
 // back: the bytes moved both ways per second (on Linux, /tmp is in the
 // initramfs's rootfs, in memory too).
+// benchFile is a file of mib MiB under /tmp, made once for the two
+// figures that read it (file_read_mib_per_s, file_mmap_mib_per_s).
+func benchFile(mib int) *os.File {
+	name := "/tmp/bench-file.dat"
+	if f, err := os.Open(name); err == nil {
+		return f
+	}
+	if err := os.MkdirAll("/tmp", 0o1777); err != nil { // the Linux guest has no /tmp
+		guest.Fail("mkdir /tmp: " + err.Error())
+	}
+	buf := make([]byte, 1<<20)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		guest.Fail("create: " + err.Error())
+	}
+	for i := 0; i < mib; i++ {
+		if _, err := f.Write(buf); err != nil {
+			guest.Fail("write: " + err.Error())
+		}
+	}
+	return f
+}
+
+// filePasses is how many times the file figures read their file.
+const filePasses = 4
+
+// fileRead reads a 64 MiB tmpfs file with pread(2) into a 1 MiB buffer,
+// filePasses times.
+func fileRead(s scale) {
+	fileFigure(s, "file_read_mib_per_s", func(f *os.File, buf []byte, size int) {
+		for off := 0; off < size; off += len(buf) {
+			if _, err := f.ReadAt(buf, int64(off)); err != nil {
+				guest.Fail("pread: " + err.Error())
+			}
+		}
+	})
+}
+
+// fileMmap reads the same file through a fresh MAP_SHARED mapping each
+// pass, copied into a 1 MiB buffer: the page faults and the copy.
+func fileMmap(s scale) {
+	fileFigure(s, "file_mmap_mib_per_s", func(f *os.File, buf []byte, size int) {
+		m, err := unix.Mmap(int(f.Fd()), 0, size, unix.PROT_READ, unix.MAP_SHARED)
+		if err != nil {
+			guest.Fail("mmap: " + err.Error())
+		}
+		for off := 0; off < len(m); off += len(buf) {
+			copy(buf, m[off:])
+		}
+		unix.Munmap(m)
+	})
+}
+
+// fileFigure times filePasses passes of pass over the benchmark file.
+func fileFigure(s scale, name string, pass func(f *os.File, buf []byte, size int)) {
+	mib := max(s.fileMiB/4, 1)
+	f := benchFile(mib)
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	start := time.Now()
+	for p := 0; p < filePasses; p++ {
+		pass(f, buf, mib<<20)
+	}
+	report(name, float64(filePasses*mib)/time.Since(start).Seconds(), "MiB/s")
+}
+
 func tmpfsThroughput(s scale) {
 	const chunk = 1 << 20
 	buf := make([]byte, chunk)
