@@ -4,7 +4,7 @@ import (
 	"github.com/gometal/gometal/drivers/cpu"
 	"github.com/gometal/gometal/drivers/sdhci"
 	"github.com/gometal/gometal/drivers/timer"
-	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/kernel/block"
 )
 
 // The Raspberry Pi 4's SD card. On the board the slot is on the BCM2711's
@@ -23,9 +23,6 @@ var sdControllers = [...]string{"brcm,bcm2711-emmc2", "brcm,bcm2835-sdhci"}
 // SDCard is the card in the slot, Ready once initialised.
 var SDCard sdhci.Card
 
-// mbrSignature ends a master boot record (bytes 510-511 of block 0).
-const mbrSignature = 0xaa55
-
 // initSDCard brings up the card and logs it as Linux does ("mmc0: new
 // SDHC card at address aaaa", "mmcblk0: mmc0:aaaa SD08G 7.40 GiB"). A
 // controller with no card, or with something else than an SD memory card
@@ -41,6 +38,9 @@ func initSDCard() {
 			switch e := SDCard.Init(cpu.KVA(addr), timer.Freq()); e {
 			case sdhci.OK:
 				logSDCard()
+				if d, ok := block.AddMMC(SDCard.Blocks, false); ok {
+					addDisk(d)
+				}
 				return
 			case sdhci.ErrNoCard, sdhci.ErrNotSD:
 			default:
@@ -58,7 +58,7 @@ func initSDCard() {
 	}
 }
 
-// logSDCard logs the card Init brought up, and what its first block holds.
+// logSDCard logs the card Init brought up (its partitions: addDisk).
 func logSDCard() {
 	if Info("mmc0: new ") {
 		if SDCard.HighCap {
@@ -77,31 +77,8 @@ func logSDCard() {
 		PutBytes(name[:])
 		Puts(" ")
 		putMiB(SDCard.Blocks * sdhci.BlockSize)
-		switch e, mbr := readFirstBlock(); {
-		case e != sdhci.OK:
-			Puts(", first block unreadable: ")
-			Puts(e.String())
-		case mbr:
-			Puts(", MBR")
-		default:
-			Puts(", no partition table")
-		}
 		InfoEnd()
 	}
-}
-
-// readFirstBlock reads the card's first block and reports whether it
-// ends with an MBR's signature.
-func readFirstBlock() (sdhci.Err, bool) {
-	pa := mm.Pages.Get()
-	if pa == 0 {
-		return sdhci.ErrData, false
-	}
-	e := SDCard.Read(0, 1, cpu.KVA(pa))
-	b := mm.PageBytes(pa)
-	mbr := e == sdhci.OK && uint16(b[510])|uint16(b[511])<<8 == mbrSignature
-	mm.Pages.Put(pa)
-	return e, mbr
 }
 
 // putHex4 prints v as four lower-case hex digits (an RCA).

@@ -48,6 +48,9 @@ type Config struct {
 	// Relay is the gometal binary, which QEMU runs as "Relay relay
 	// 127.0.0.1:PORT" for each connection to a HostPorts port.
 	Relay string
+	// Disks are raw image files attached in order as virtio-blk devices
+	// (the guest's vda, vdb, ...); on raspi4b the first is the SD card.
+	Disks []Disk
 	// Extra are more QEMU arguments. A -serial here is the machine's
 	// second UART (on raspi4b, the mini UART).
 	Extra   []string
@@ -115,7 +118,79 @@ func (c *Config) Args() []string {
 	if c.GDB {
 		args = append(args, "-s", "-S")
 	}
+	args = append(args, DiskArgs(c.Disks, machine)...)
 	return append(args, c.Extra...)
+}
+
+// Disk is a raw image file the guest sees as a disk.
+type Disk struct {
+	Path     string
+	ReadOnly bool
+}
+
+// ParseDisk reads -disk's FILE[:ro] and checks the file is there and
+// readable (and writable unless :ro), so that a mistake is one line
+// before QEMU starts rather than QEMU's own error after it.
+func ParseDisk(v string) (Disk, error) {
+	d := Disk{Path: v}
+	if p, ok := strings.CutSuffix(v, ":ro"); ok {
+		d = Disk{Path: p, ReadOnly: true}
+	}
+	if d.Path == "" {
+		return d, fmt.Errorf("-disk %q: want FILE or FILE:ro", v)
+	}
+	mode := os.O_RDWR
+	if d.ReadOnly {
+		mode = os.O_RDONLY
+	}
+	f, err := os.OpenFile(d.Path, mode, 0)
+	if err != nil {
+		return d, fmt.Errorf("-disk %s: %v", v, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return d, fmt.Errorf("-disk %s: %v", v, err)
+	}
+	if !st.Mode().IsRegular() || st.Size() < 512 {
+		return d, fmt.Errorf("-disk %s: not a disk image (a regular file of at least 512 bytes)", v)
+	}
+	return d, nil
+}
+
+// DiskArgs attach disks to machine: virtio-blk devices on virt, on the
+// modern virtio-mmio transport the kernel needs (the global NetArgs
+// sets too), the SD card (if=sd) on raspi4b, whose image QEMU wants a
+// power of two in size.
+func DiskArgs(disks []Disk, machine string) []string {
+	var args []string
+	// QEMU virt plugs each -device into the free virtio-mmio slot of the
+	// highest address, and the kernel (as Linux since 70161ff336) names
+	// disks from the highest address down: the devices go in backwards,
+	// so that the first -disk is vda (hw/arm/virt.c,
+	// create_virtio_devices, says the same of Linux).
+	for k := range disks {
+		i := k
+		if machine != "raspi4b" {
+			i = len(disks) - 1 - k
+		}
+		d := disks[i]
+		ro := ""
+		if d.ReadOnly {
+			ro = ",readonly=on"
+		}
+		file := strings.ReplaceAll(d.Path, ",", ",,") // QEMU's option syntax
+		if machine == "raspi4b" {
+			args = append(args, "-drive", fmt.Sprintf("if=sd,index=%d,format=raw,file=%s%s", i, file, ro))
+			continue
+		}
+		if k == 0 {
+			args = append(args, "-global", "virtio-mmio.force-legacy=false")
+		}
+		args = append(args, "-drive", fmt.Sprintf("if=none,id=disk%d,format=raw,file=%s%s", i, file, ro),
+			"-device", fmt.Sprintf("virtio-blk-device,drive=disk%d", i))
+	}
+	return args
 }
 
 // Run boots c and returns the guest's exit status. The error is for the

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/gometal/gometal/qemu"
 )
 
 // The storage figures (tests/progs/bench/storage.go): ext4 on a fresh
@@ -65,10 +67,7 @@ func benchDiskImage(tmp string, n int) (string, error) {
 
 // diskQEMUArgs attach img as the guest's first virtio-blk disk.
 func diskQEMUArgs(img string) []string {
-	return []string{
-		"-drive", "if=none,id=benchdisk,format=raw,file=" + img,
-		"-device", "virtio-blk-device,drive=benchdisk",
-	}
+	return qemu.DiskArgs([]qemu.Disk{{Path: img}}, "virt")
 }
 
 // diskSkipLine starts the line the program prints when it cannot mount

@@ -89,6 +89,11 @@ flags for run and exec:
                   (restrict=on); none: no network device (rpi4: always)
   -p HOST:GUEST[/tcp|/udp]  forward the host's 127.0.0.1:HOST to the guest's
                   port GUEST (repeatable; as docker run -p, tcp by default)
+  -disk FILE[:ro] attach a raw disk image (repeatable): the guest's /dev/vda,
+                  /dev/vdb, ... with its MBR or GPT partitions (/dev/vda1); on
+                  rpi4 the SD card, /dev/mmcblk0 (a power of two in size).
+                  gometal disk create makes ext4 images, which the kernel
+                  cannot mount yet (docs/STORAGE.md)
   -bootarg W      extra kernel command-line word (repeatable; e.g. gometal.stats=1;
                   gometal.lockcheck=1, or GOMETAL_LOCKCHECK=1 in the host environment,
                   checks every kernel lock taken against the lock order)
@@ -192,6 +197,7 @@ type options struct {
 	net      string
 	ports    listFlag
 	hostPort listFlag
+	disks    listFlag
 	uroot    urootFlags
 	set      map[string]bool // flags given on the command line
 }
@@ -308,6 +314,7 @@ func parseFlags(name string, args []string, exec bool) (*options, []string, erro
 	fs.StringVar(&o.net, "net", defNet, "network: user, isolated or none")
 	fs.Var(&o.ports, "p", "HOST:GUEST[/tcp|/udp]: forward a host port into the guest")
 	fs.Var(&o.hostPort, "host-port", "PORT: let the guest reach the host's 127.0.0.1:PORT at "+qemu.HostAddr+":PORT (TCP)")
+	fs.Var(&o.disks, "disk", "FILE[:ro]: attach a raw disk image (repeatable: vda, vdb, ...)")
 	o.uroot.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
@@ -503,6 +510,13 @@ func boot(args []string, exec bool) int {
 		Machine: board.QEMUMachine, SMP: o.smp, Memory: o.mem,
 		Extra: o.qemuArgs, GDB: o.gdb, Timeout: timeout, Net: qemu.Net(o.net),
 		Stdout: os.Stdout, Stderr: os.Stderr,
+	}
+	for _, v := range o.disks {
+		d, err := qemu.ParseDisk(v)
+		if err != nil {
+			return fail("%v", err)
+		}
+		cfg.Disks = append(cfg.Disks, d)
 	}
 	for _, p := range o.ports {
 		f, err := qemu.ParseForward(p)

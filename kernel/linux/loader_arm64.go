@@ -64,6 +64,7 @@ func loadInit() *sched.Thread {
 	writeResolvConf()
 	mountProc()
 	mountDevpts()
+	makeDiskNodes()
 	initCwd()
 	initFileMaps()
 	var w fs.Walk

@@ -41,7 +41,7 @@ func mountProc() {
 	procfs.ProcessOf = processOfTID
 	fs.SynthJump = procJump
 	fs.SynthWrite = writeProc
-	mount.Devices = devList[:]
+	mount.Devices = deviceNodes()
 	mount.SysfsInstance = sysfsInstance
 	mount.SetMemory(uint64(mm.Pages.Total()))
 	// As the kernel's own mount, with the flags distributions mount it

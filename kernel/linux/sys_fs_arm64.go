@@ -172,7 +172,11 @@ func openat(t *sched.Thread, f *sched.Frame) uint64 {
 		}
 		return r
 	case mode == unix.S_IFBLK:
-		return errno(unix.ENXIO) // no block device here (blkdev_open finds no disk)
+		r := blockOpen(i, flags)
+		if fl, ok := getFD(r); ok && !vfs.IsErr(r) {
+			fs.FileMnt[fl.Index()] = w.Mnt
+		}
+		return r
 	case mode == unix.S_IFIFO:
 		return openFIFO(t, nd, flags&^openOnlyFlags, flags&unix.O_CLOEXEC != 0)
 	case mode == unix.S_IFSOCK:

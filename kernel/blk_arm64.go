@@ -1,0 +1,153 @@
+package kernel
+
+import (
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/drivers/sdhci"
+	"github.com/gometal/gometal/drivers/virtio"
+	"github.com/gometal/gometal/kernel/block"
+	"github.com/gometal/gometal/kernel/mm"
+)
+
+// The disks: every virtio-blk device QEMU virt has (gometal run -disk),
+// and the Pi's SD card (sdcard_arm64.go), registered with kernel/block,
+// their partition tables read at boot. I/O goes through BlockIO, one
+// request at a time under the kernel lock, the caller waiting for the
+// device (docs/ARCHITECTURE.md, "Storage": what is built, what comes).
+
+var (
+	blks  [block.MaxDisks]virtio.Blk
+	nblks int
+	// bounce is a page the partition parser's sectors pass through.
+	bounce uintptr
+	// parsing is the disk Parse reads (a function value's argument can
+	// be no pointer to a fixed table entry the hook does not know).
+	parsing *block.Disk
+)
+
+// initBlock finds the virtio-blk devices, registers each as a disk and
+// reads its partition table, logging it as Linux does (" vda: vda1 vda2").
+func initBlock() {
+	for n := dtb.FindCompatible(-1, "virtio,mmio"); n >= 0; n = dtb.FindCompatible(n, "virtio,mmio") {
+		addr, ok := enabledDevice(n)
+		if !ok {
+			continue
+		}
+		id, modern := virtio.Probe(cpu.KVA(addr))
+		if id != virtio.DeviceBlk {
+			continue
+		}
+		if nblks == len(blks) {
+			logLine("block: too many disks; the rest are left out")
+			return
+		}
+		b := &blks[nblks]
+		if !modern || !b.InitBlk(cpu.KVA(addr), nicPage) {
+			if Info("block: the virtio-blk device at ") {
+				PutHex(uint64(addr))
+				Puts(" did not start")
+				InfoEnd()
+			}
+			continue
+		}
+		d, ok := block.AddVirtio(b.Sectors, b.ReadOnly, b.Flush, nblks)
+		nblks++
+		if !ok {
+			logLine("block: too many disks; the rest are left out")
+			return
+		}
+		addDisk(d)
+	}
+}
+
+// addDisk reads disk d's partition table and logs it.
+func addDisk(d *block.Disk) {
+	if bounce == 0 {
+		bounce = mm.Pages.Get()
+	}
+	if bounce != 0 {
+		parsing = d
+		d.Table = block.Parse(d.Sectors, parseRead)
+		parsing = nil
+	}
+	var nb [16]byte
+	if Info("") {
+		PutBytes(nb[:d.NameOf(0, &nb)])
+		Puts(": ")
+		putMiB(d.Sectors * virtio.SectorSize)
+		if d.ReadOnly {
+			Puts(", read-only")
+		}
+		if d.Table.Kind != "" {
+			Puts(", ")
+			Puts(d.Table.Kind)
+			Puts(":")
+			for k := 0; k < d.Table.N; k++ {
+				Puts(" ")
+				PutBytes(nb[:d.NameOf(d.Table.Parts[k].Num, &nb)])
+			}
+		}
+		InfoEnd()
+	}
+}
+
+// parseRead is the partition parser's ReadSector: sector n of the disk
+// being parsed, through the bounce page.
+func parseRead(n uint64, b *[512]byte) bool {
+	var pas [virtio.MaxSegments]uintptr
+	pas[0] = bounce
+	if BlockIO(parsing, false, n, &pas, 512) != 0 {
+		return false
+	}
+	copy(b[:], mm.PageBytes(bounce)[:512])
+	return true
+}
+
+// BlockIO reads (or writes) n bytes at sector of disk d (its whole
+// device) into (from) the pages pas, each a whole page but the last,
+// and returns 0 or the virtio status (BlkIOErr, BlkUnsupp) of a failure.
+// Called under the kernel lock; it waits for the device.
+func BlockIO(d *block.Disk, write bool, sector uint64, pas *[virtio.MaxSegments]uintptr, n uint32) uint8 {
+	if d.Major == block.MMCMajor {
+		return sdIO(write, sector, pas, n)
+	}
+	b := &blks[d.Driver]
+	if write {
+		return b.Write(sector, pas, n)
+	}
+	return b.Read(sector, pas, n)
+}
+
+// BlockFlush makes d's completed writes durable (VIRTIO_BLK_T_FLUSH).
+func BlockFlush(d *block.Disk) uint8 {
+	if d.Major == block.MMCMajor || !d.Flush {
+		return 0 // the SD card is written through (no cache command is sent)
+	}
+	return blks[d.Driver].FlushCache()
+}
+
+// BlockSegMax is how many pages one BlockIO of d may carry.
+func BlockSegMax(d *block.Disk) int {
+	if d.Major == block.MMCMajor {
+		return virtio.MaxSegments
+	}
+	return blks[d.Driver].SegMax()
+}
+
+// sdIO is BlockIO for the SD card, a page at a time by PIO.
+func sdIO(write bool, sector uint64, pas *[virtio.MaxSegments]uintptr, n uint32) uint8 {
+	for i := 0; n > 0; i++ {
+		k := min(n, mm.PageSize)
+		var e sdhci.Err
+		if write {
+			e = SDCard.Write(sector, k/sdhci.BlockSize, cpu.KVA(pas[i]))
+		} else {
+			e = SDCard.Read(sector, k/sdhci.BlockSize, cpu.KVA(pas[i]))
+		}
+		if e != sdhci.OK {
+			return virtio.BlkIOErr
+		}
+		sector += uint64(k / sdhci.BlockSize)
+		n -= k
+	}
+	return 0
+}
