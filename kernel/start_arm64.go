@@ -115,6 +115,7 @@ func Start(b *BootInfo) {
 		InfoEnd()
 	}
 	initNetwork()
+	initShares()
 	initSDCard()
 	if !findInitrd() {
 		Panic("no initramfs: boot with an initrd (QEMU -initrd) holding /init")

@@ -1,0 +1,133 @@
+package kernel
+
+import (
+	"unsafe"
+
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/drivers/timer"
+	"github.com/gometal/gometal/drivers/virtio"
+	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/kernel/ninep"
+)
+
+// Host directory shares: the virtio-9p devices the board has (QEMU
+// -device virtio-9p-device,mount_tag=TAG, which gometal run -v adds).
+// At boot each is started and greeted, polled as the network's DHCP is:
+// Tversion (9P2000.L) and Tattach of the share's root, so that a share
+// the host cannot serve is reported before init runs. Mounting a share
+// in the file tree (kernel/fs's backed file systems, mount -t 9p) is
+// still to come: docs/STORAGE.md.
+
+const (
+	maxShares = 8
+
+	// shareMsize is the message size asked for: one page for the
+	// T-message and one for the R-message, as each request's buffers
+	// are a page each for now (Linux's v9fs asks 512 KiB by default,
+	// trans_virtio's maximum).
+	shareMsize = mm.PageSize
+
+	// shareWaitNanos bounds the wait for the host's answer at boot.
+	shareWaitNanos = 2e9
+)
+
+type share struct {
+	dev     virtio.P9
+	conn    ninep.Conn
+	req     uintptr // physical address of the T-message page
+	ans     uintptr // and of the R-message page
+	started bool
+}
+
+var shares [maxShares]share
+
+// initShares finds, starts and greets every virtio-9p device.
+func initShares() {
+	k := 0
+	for n := dtb.FindCompatible(-1, "virtio,mmio"); n >= 0 && k < maxShares; n = dtb.FindCompatible(n, "virtio,mmio") {
+		addr, ok := enabledDevice(n)
+		if !ok {
+			continue
+		}
+		if id, modern := virtio.Probe(cpu.KVA(addr)); id != virtio.DeviceP9 || !modern {
+			continue
+		}
+		s := &shares[k]
+		s.req, s.ans = mm.Pages.Get(), mm.Pages.Get()
+		if s.req == 0 || s.ans == 0 || !s.dev.Init(cpu.KVA(addr), nicPage) {
+			if Info("9p: the virtio-9p device at ") {
+				PutHex(uint64(addr))
+				Puts(" did not start")
+				InfoEnd()
+			}
+			continue
+		}
+		k++
+		errno := s.greet()
+		if Info("9p: share ") {
+			PutBytes(s.dev.Tag[:s.dev.TagLen])
+			if errno != 0 {
+				Puts(": the host refused 9P2000.L, errno ")
+				PutDec(int64(errno))
+			} else {
+				Puts(": 9P2000.L, msize ")
+				PutDec(int64(s.conn.Msize))
+				Puts(", root attached")
+			}
+			InfoEnd()
+		}
+		s.started = errno == 0
+	}
+}
+
+// greet runs Tversion and Tattach (as uid 0: QEMU's security_model=none
+// serves as the user it runs as whatever the uid).
+func (s *share) greet() uint32 {
+	req := pageBytes(s.req)
+	d, errno := s.call(ninep.EncVersion(req, shareMsize), ninep.Tversion, ninep.NoTag)
+	if errno != 0 {
+		return errno
+	}
+	if errno = s.conn.Versioned(&d, shareMsize); errno != 0 {
+		return errno
+	}
+	root, _ := s.conn.NewFid()
+	tag, _ := s.conn.NewTag()
+	d, errno = s.call(ninep.EncAttach(req, tag, root, nil, 0), ninep.Tattach, tag)
+	s.conn.FreeTag(tag)
+	if errno != 0 {
+		s.conn.FreeFid(root)
+		return errno
+	}
+	s.conn.Root = root
+	return 0
+}
+
+// call sends the n-byte T-message in the request page and polls for its
+// answer (boot only: interrupts are not routed to the device yet).
+func (s *share) call(n int, typ uint8, tag uint16) (ninep.Dec, uint32) {
+	const eio = 5
+	if n == 0 {
+		return ninep.Dec{Bad: true}, eio
+	}
+	var segs [virtio.P9MaxSegs]virtio.P9Seg
+	segs[0] = virtio.P9Seg{PA: s.req, Len: uint32(n)}
+	segs[1] = virtio.P9Seg{PA: s.ans, Len: shareMsize, Write: true}
+	slot, ok := s.dev.Submit(&segs, 2)
+	if !ok {
+		return ninep.Dec{Bad: true}, eio
+	}
+	deadline := cpu.ReadCNTVCT() + timer.NanosToTicks(shareWaitNanos)
+	for {
+		if got, ok := s.dev.Done(slot); ok {
+			return ninep.Answer(pageBytes(s.ans)[:got], typ, tag)
+		}
+		if cpu.ReadCNTVCT() > deadline {
+			return ninep.Dec{Bad: true}, eio
+		}
+	}
+}
+
+func pageBytes(pa uintptr) []byte {
+	return unsafe.Slice((*byte)(cpu.Ptr(cpu.KVA(pa))), mm.PageSize)
+}
