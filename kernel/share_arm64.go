@@ -41,6 +41,37 @@ type share struct {
 
 var shares [maxShares]share
 
+// shareArgs are the gometal.9p=TAG:GUEST[:ro] words of the command line
+// (gometal run -v), pointing into the bootargs: where each tag's share
+// belongs.
+var (
+	shareArgs  [maxShares][]byte
+	shareArgsN int
+)
+
+func shareBootarg(v []byte) {
+	if shareArgsN < maxShares {
+		shareArgs[shareArgsN] = v
+		shareArgsN++
+	}
+}
+
+// sharePlace finds the command line's word for tag: the guest path and
+// whether the share is read-only.
+func sharePlace(tag []byte) (guest []byte, ro, ok bool) {
+	for _, w := range shareArgs[:shareArgsN] {
+		if len(w) <= len(tag) || w[len(tag)] != ':' || string(w[:len(tag)]) != string(tag) {
+			continue
+		}
+		guest = w[len(tag)+1:]
+		if n := len(guest); n >= 3 && string(guest[n-3:]) == ":ro" {
+			return guest[:n-3], true, true
+		}
+		return guest, false, true
+	}
+	return nil, false, false
+}
+
 // initShares finds, starts and greets every virtio-9p device.
 func initShares() {
 	k := 0
@@ -65,14 +96,22 @@ func initShares() {
 		k++
 		errno := s.greet()
 		if Info("9p: share ") {
-			PutBytes(s.dev.Tag[:s.dev.TagLen])
+			tag := s.dev.Tag[:s.dev.TagLen]
+			PutBytes(tag)
+			if guest, ro, ok := sharePlace(tag); ok {
+				Puts(" for ")
+				PutBytes(guest)
+				if ro {
+					Puts(" (read-only)")
+				}
+			}
 			if errno != 0 {
 				Puts(": the host refused 9P2000.L, errno ")
 				PutDec(int64(errno))
 			} else {
 				Puts(": 9P2000.L, msize ")
 				PutDec(int64(s.conn.Msize))
-				Puts(", root attached")
+				Puts(", root attached (not mounted: mount is still to come)")
 			}
 			InfoEnd()
 		}

@@ -249,6 +249,9 @@ func readBootargs() {
 		if v, ok := bytesCut(w, "gometal.ip="); ok {
 			netIPArg = v
 		}
+		if v, ok := bytesCut(w, "gometal.9p="); ok {
+			shareBootarg(v)
+		}
 		if v, ok := bytesCut(w, "gometal.netfault="); ok {
 			netFaultArg = v
 		}
