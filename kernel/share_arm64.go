@@ -21,11 +21,15 @@ import (
 const (
 	maxShares = 8
 
-	// shareMsize is the message size asked for: one page for the
-	// T-message and one for the R-message, as each request's buffers
-	// are a page each for now (Linux's v9fs asks 512 KiB by default,
-	// trans_virtio's maximum).
-	shareMsize = mm.PageSize
+	// shareMsize is the message size asked for: four pages, so that a
+	// Tread's or Twrite's data (up to msize less its header, in pages
+	// of their own chained after the header: at most five when not page
+	// aligned) and the two headers fit a chain of virtio.P9MaxSegs
+	// descriptors. Past 8192 QEMU no longer warns of "degraded
+	// performance" at boot (hw/9pfs/9p.c, v9fs_version). Linux's v9fs
+	// asks more (128 KiB by default in recent kernels) and sends
+	// its data through a scatter list of as many pages.
+	shareMsize = 4 * mm.PageSize
 
 	// shareWaitNanos bounds the wait for the host's answer at boot.
 	shareWaitNanos = 2e9
@@ -151,7 +155,8 @@ func (s *share) call(n int, typ uint8, tag uint16) (ninep.Dec, uint32) {
 	}
 	var segs [virtio.P9MaxSegs]virtio.P9Seg
 	segs[0] = virtio.P9Seg{PA: s.req, Len: uint32(n)}
-	segs[1] = virtio.P9Seg{PA: s.ans, Len: shareMsize, Write: true}
+	// The greeting's answers (Rversion, Rattach) fit a page.
+	segs[1] = virtio.P9Seg{PA: s.ans, Len: mm.PageSize, Write: true}
 	slot, ok := s.dev.Submit(&segs, 2)
 	if !ok {
 		return ninep.Dec{Bad: true}, eio

@@ -19,6 +19,6 @@ func TestShareGreetedAtBoot(t *testing.T) {
 	}
 	r := gometal(t, "run", "-v", dir+":/mnt", "-v", dir+":/ro:ro", "./tests/progs/hello")
 	r.expect(t, 0, "hello from gometal",
-		"9p: share gmshare0 for /mnt: 9P2000.L, msize 4096, root attached",
-		"9p: share gmshare1 for /ro (read-only): 9P2000.L, msize 4096, root attached")
+		"9p: share gmshare0 for /mnt: 9P2000.L, msize 16384, root attached",
+		"9p: share gmshare1 for /ro (read-only): 9P2000.L, msize 16384, root attached")
 }
