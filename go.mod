@@ -7,6 +7,7 @@ require (
 	github.com/diskfs/go-diskfs v1.9.4
 	github.com/gokrazy/firmware v0.0.0-20260522070551-527ce0ed43cf
 	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
+	github.com/hugelgupf/p9 v0.3.0
 	github.com/insomniacslk/dhcp v0.0.0-20231206064809-8c70d406f6d2
 	github.com/u-root/gobusybox/src v0.3.0
 	github.com/u-root/mkuimage v0.2.0

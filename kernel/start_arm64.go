@@ -116,6 +116,7 @@ func Start(b *BootInfo) {
 	}
 	initNetwork()
 	initBlock()
+	initShares()
 	initSDCard()
 	if !findInitrd() {
 		Panic("no initramfs: boot with an initrd (QEMU -initrd) holding /init")
@@ -248,6 +249,9 @@ func readBootargs() {
 		w := args[i:j]
 		if v, ok := bytesCut(w, "gometal.ip="); ok {
 			netIPArg = v
+		}
+		if v, ok := bytesCut(w, "gometal.9p="); ok {
+			shareBootarg(v)
 		}
 		if v, ok := bytesCut(w, "gometal.netfault="); ok {
 			netFaultArg = v

@@ -51,6 +51,8 @@ type Config struct {
 	// Disks are raw image files attached in order as virtio-blk devices
 	// (the guest's vda, vdb, ...); on raspi4b the first is the SD card.
 	Disks []Disk
+	// Shares are host directories served to the guest over virtio-9p.
+	Shares []Share
 	// Extra are more QEMU arguments. A -serial here is the machine's
 	// second UART (on raspi4b, the mini UART).
 	Extra   []string
@@ -106,6 +108,7 @@ func (c *Config) Args() []string {
 		"-kernel", c.Kernel, "-no-reboot",
 	}
 	args = append(args, NetArgs(c.Net, machine, c.Forwards, c.HostPorts, c.Relay)...)
+	args = append(args, ShareArgs(c.Shares)...)
 	if c.DTB != "" {
 		args = append(args, "-dtb", c.DTB)
 	}
@@ -114,7 +117,7 @@ func (c *Config) Args() []string {
 	}
 	// The kernel uses semihosting (SYS_EXIT for the app's status) only
 	// when told the host answers it: on a board its HLT would trap.
-	args = append(args, "-append", strings.Join(append([]string{SemihostingBootarg}, c.Append...), " "))
+	args = append(args, "-append", strings.Join(append(append([]string{SemihostingBootarg}, c.Append...), ShareBootargs(c.Shares)...), " "))
 	if c.GDB {
 		args = append(args, "-s", "-S")
 	}

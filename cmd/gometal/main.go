@@ -110,7 +110,13 @@ flags for run and exec:
   -copyout GUEST:HOST  at exit, copy the file the app left at GUEST (absolute,
                   in the guest) to HOST, e.g. a Go execution trace for
                   gometal trace -go HOST (repeatable, up to 4)
-  -v              print the QEMU command line
+  -v HOST:GUEST[:ro]  share the host directory HOST with the guest over
+                  virtio-9p (QEMU -fsdev local + virtio-9p-device; the
+                  kernel learns GUEST from gometal.9p=TAG:GUEST); :ro makes
+                  QEMU refuse writes (repeatable). Mounting it at GUEST is
+                  not built yet: the kernel starts the device, greets the
+                  host (9P2000.L, attach) and logs the share (docs/STORAGE.md)
+  -verbose        print the QEMU command line
 flags for run, build and exec:
   -uroot          u-root's userland instead of the program as /init: its
                   cmds/core commands as one busybox (/bbin), u-root's init
@@ -190,6 +196,7 @@ type options struct {
 	machine  string
 	gdb      bool
 	verbose  bool
+	shares   listFlag
 	trace    string
 	copyout  listFlag
 	profile  string
@@ -300,7 +307,8 @@ func parseFlags(name string, args []string, exec bool) (*options, []string, erro
 	fs.Var(&o.qemuArgs, "qemu-arg", "extra QEMU argument")
 	fs.StringVar(&o.machine, "machine", "", "QEMU -M value")
 	fs.BoolVar(&o.gdb, "gdb", false, "wait for gdb")
-	fs.BoolVar(&o.verbose, "v", false, "print the QEMU command")
+	fs.BoolVar(&o.verbose, "verbose", false, "print the QEMU command")
+	fs.Var(&o.shares, "v", "HOST:GUEST[:ro]: a host directory shared over virtio-9p")
 	fs.StringVar(&o.trace, "trace", "", "write the kernel trace to this file")
 	fs.Var(&o.copyout, "copyout", "GUEST:HOST: copy a file the app leaves to the host at exit")
 	fs.StringVar(&o.profile, "profile", "", "write a whole-system pprof profile (app, kernel, idle) to this file")
@@ -517,6 +525,13 @@ func boot(args []string, exec bool) int {
 			return fail("%v", err)
 		}
 		cfg.Disks = append(cfg.Disks, d)
+	}
+	for _, v := range o.shares {
+		sh, err := qemu.ParseShare(v)
+		if err != nil {
+			return fail("%v", err)
+		}
+		cfg.Shares = append(cfg.Shares, sh)
 	}
 	for _, p := range o.ports {
 		f, err := qemu.ParseForward(p)

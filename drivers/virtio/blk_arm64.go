@@ -1,11 +1,6 @@
 package virtio
 
-import (
-	"sync/atomic"
-	"unsafe"
-
-	"github.com/gometal/gometal/drivers/cpu"
-)
+import "github.com/gometal/gometal/drivers/cpu"
 
 // The block device (virtio 1.2 §5.2): one request queue; a request is a
 // chain of descriptors, the header (type, sector), the data pages, and a
@@ -36,7 +31,6 @@ const (
 	// header and the status, a chain fills at most the whole queue.
 	MaxSegments = QueueSize - 2
 
-	descNext = 1 // VIRTQ_DESC_F_NEXT: the chain goes on in the next field
 
 	blkHdrBytes = 16 // struct virtio_blk_req's head: le32 type, le32 reserved, le64 sector
 )
@@ -172,14 +166,6 @@ func (q *Queue) desc(id uint16, pa uintptr, n uint32, flags uint16, next uint16)
 	*(*uint32)(cpu.Ptr(d + 12)) = uint32(flags) | uint32(next)<<16
 }
 
-// postHead makes the chain that starts at descriptor head available, as
-// post does for one descriptor.
-func (q *Queue) postHead(head uint16) {
-	slot := q.va + availOffset + 4 + 2*uintptr(q.availIdx%QueueSize)
-	*(*uint16)(unsafe.Pointer(cpu.Ptr(slot))) = head
-	q.availIdx++
-	atomic.StoreUint32(q.word(availOffset), uint32(q.flags)|uint32(q.availIdx)<<16)
-}
 
 // notifyAlways tells the device the ring moved (a request waited for at
 // once gains nothing from skipping it).

@@ -111,3 +111,13 @@ func (q *Queue) used() (id uint16, n uint32, ok bool) {
 	q.lastUsed++
 	return uint16(*(*uint32)(cpu.Ptr(e))), *(*uint32)(cpu.Ptr(e + 4)), true
 }
+
+// postHead makes the chain that starts at descriptor head available (its
+// descriptors already written: a block request, a 9P message), with a
+// store-release of the index as post does.
+func (q *Queue) postHead(head uint16) {
+	slot := q.va + availOffset + 4 + 2*uintptr(q.availIdx%QueueSize)
+	*(*uint16)(unsafe.Pointer(cpu.Ptr(slot))) = head
+	q.availIdx++
+	atomic.StoreUint32(q.word(availOffset), uint32(q.flags)|uint32(q.availIdx)<<16)
+}
