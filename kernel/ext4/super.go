@@ -211,7 +211,13 @@ func ParseSuper(b []byte, s *Super) Errno {
 	if s.FirstDataBlock != 0 && !(s.BlockSize == 1024 && s.FirstDataBlock == 1) {
 		return EUCLEAN
 	}
-	if s.BlocksPerGroup == 0 || s.BlocksPerGroup > 8*s.BlockSize ||
+	// A group's block bitmap is one block: 8 bits a byte. With bigalloc
+	// the bitmap counts clusters, and a group holds more blocks.
+	perGroupBits := s.BlocksPerGroup
+	if s.RoCompat&RoCompatBigalloc != 0 {
+		perGroupBits = le.Uint32(b[36:]) // s_clusters_per_group
+	}
+	if s.BlocksPerGroup == 0 || perGroupBits > 8*s.BlockSize ||
 		s.InodesPerGroup == 0 || s.InodesPerGroup > 8*s.BlockSize ||
 		s.BlocksCount <= uint64(s.FirstDataBlock) {
 		return EUCLEAN
