@@ -49,7 +49,7 @@ func TestSupport(t *testing.T) {
 	b, _ := os.ReadFile(p)
 	sb := b[SuperOffset : SuperOffset+SuperSize]
 	sb[96+3] |= 0x40
-	setSuperCsum(sb)
+	SetSuperCsum(sb)
 	var r Reader
 	if m, why, e := r.Mount(sb, nil); m != MountNo || why != "unknown incompat feature" || e != EOPNOTSUPP {
 		t.Errorf("unknown incompat: %d %q %v", m, why, e)
@@ -60,10 +60,6 @@ func TestSupport(t *testing.T) {
 	}
 }
 
-func setSuperCsum(sb []byte) {
-	c := Crc32c(^uint32(0), sb[:superChecksumOff])
-	sb[superChecksumOff], sb[superChecksumOff+1], sb[superChecksumOff+2], sb[superChecksumOff+3] = byte(c), byte(c>>8), byte(c>>16), byte(c>>24)
-}
 
 // TestUnwrittenAndTimes: blocks debugfs fallocates are unwritten extents
 // and read as zeros; times past 2038 and before 1970 decode through the

@@ -47,7 +47,7 @@ func testSuperBytes() [SuperSize]byte {
 	le.PutUint16(b[348:], 32)
 	le.PutUint16(b[350:], 32)
 	b[373] = csumTypeCrc32c
-	setSuperCsum(b[:])
+	SetSuperCsum(b[:])
 	return b
 }
 
@@ -62,7 +62,7 @@ func FuzzSuper(f *testing.F) {
 			binary.LittleEndian.PutUint16(b[56:], superMagic)
 		}
 		if fixCsum {
-			setSuperCsum(b[:])
+			SetSuperCsum(b[:])
 		}
 		var s Super
 		if ParseSuper(b[:], &s) != OK {
