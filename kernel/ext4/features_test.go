@@ -60,7 +60,6 @@ func TestSupport(t *testing.T) {
 	}
 }
 
-
 // TestUnwrittenAndTimes: blocks debugfs fallocates are unwritten extents
 // and read as zeros; times past 2038 and before 1970 decode through the
 // extra field's epoch bits.

@@ -99,8 +99,9 @@ type tree struct {
 }
 
 const (
-	bigUID = 100000
-	bigGID = 200000
+	hugeDataOff = 5<<30 + 12345
+	bigUID      = 100000
+	bigGID      = 200000
 )
 
 // buildTree makes the source directory: files of many sizes, a sparse file
@@ -146,6 +147,18 @@ func buildTree(t testing.TB, small bool) *tree {
 		t.Fatal(err)
 	}
 	f.Close()
+	if !small {
+		// Past 4 GiB: i_size_high, logical blocks past 2^20, a hole of
+		// 4 GiB before the data.
+		f, err := os.Create(filepath.Join(d, "huge"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteAt(pattern(77, 5000), hugeDataOff); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
 	if err := os.Mkdir(filepath.Join(d, tr.manyDir), 0o755); err != nil {
 		t.Fatal(err)
 	}

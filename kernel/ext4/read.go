@@ -229,12 +229,30 @@ func (r *Reader) ReadDir(dir *Inode, pos *DirPos, d *DirEntry) Errno {
 	return ENOENT
 }
 
-// Lookup finds name in directory dir and returns its inode number. It
-// reads every block (an htree's index blocks hold no names).
+// Lookup finds name in directory dir and returns its inode number:
+// through the htree's hash when the directory has one, else (or when the
+// index is bad, as Linux falls back on ERR_BAD_DX_DIR) by reading every
+// block (an htree's index blocks hold no names).
 func (r *Reader) Lookup(dir *Inode, name []byte) (uint32, Errno) {
 	if len(name) > MaxNameLen {
 		return 0, ENAMETOOLONG
 	}
+	if !dir.IsDir() {
+		return 0, ENOTDIR
+	}
+	// "." and ".." are only in block 0, outside the index
+	// (__ext4_find_entry).
+	dots := string(name) == "." || string(name) == ".."
+	if !dots && dir.Flags&FlagIndex != 0 && r.Compat&CompatDirIndex != 0 && dir.Flags&FlagInlineData == 0 {
+		ino, e := r.dxLookup(dir, name)
+		if e != EUCLEAN {
+			return ino, e
+		}
+	}
+	return r.linearLookup(dir, name)
+}
+
+func (r *Reader) linearLookup(dir *Inode, name []byte) (uint32, Errno) {
 	var pos DirPos
 	var d DirEntry
 	for {

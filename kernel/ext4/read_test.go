@@ -54,6 +54,14 @@ func checkTree(t *testing.T, im *image, tr *tree) {
 			t.Errorf("%s: mtime %d want %d", rel, s.Mtime.Sec, st.Mtim.Sec)
 		}
 		switch {
+		case fi.Mode().IsRegular() && fi.Size() > 1<<32:
+			// Only its data and the hole's end: 5 GiB is too much to read.
+			buf := make([]byte, 9000)
+			n, e := im.r.ReadAt(in, hugeDataOff-4000, buf)
+			if e != OK || n != 9000 || !bytes.Equal(buf[:4000], make([]byte, 4000)) ||
+				!bytes.Equal(buf[4000:], pattern(77, 5000)) || in.Size != uint64(fi.Size()) {
+				t.Errorf("%s: size %d, read %d %v", rel, in.Size, n, e)
+			}
 		case fi.Mode().IsRegular():
 			want, err := os.ReadFile(p)
 			if err != nil {
