@@ -139,30 +139,15 @@ func DirHash(name []byte, v uint8, seed *[4]uint32) (hash, minor uint32, e Errno
 	if seed != nil && (seed[0]|seed[1]|seed[2]|seed[3]) != 0 {
 		buf = *seed
 	}
-	var in [8]uint32
 	unsigned := v >= HashLegacyUnsigned
 	switch v {
 	case HashLegacy, HashLegacyUnsigned:
 		hash = dxHackHash(name, unsigned)
 	case HashHalfMD4, HashHalfMD4Unsigned:
-		for p := name; len(p) > 0; {
-			str2hashbuf(p, &in, 8, unsigned)
-			halfMD4Transform(&buf, &in)
-			if len(p) <= 32 {
-				break
-			}
-			p = p[32:]
-		}
+		hashChunks(name, &buf, false, unsigned)
 		hash, minor = buf[1], buf[2]
 	case HashTea, HashTeaUnsigned:
-		for p := name; len(p) > 0; {
-			str2hashbuf(p, &in, 4, unsigned)
-			teaTransform(&buf, &in)
-			if len(p) <= 16 {
-				break
-			}
-			p = p[16:]
-		}
+		hashChunks(name, &buf, true, unsigned)
 		hash, minor = buf[0], buf[1]
 	default:
 		return 0, 0, EOPNOTSUPP
@@ -172,6 +157,28 @@ func DirHash(name []byte, v uint8, seed *[4]uint32) (hash, minor uint32, e Errno
 		hash = (htreeEOF32 - 1) << 1
 	}
 	return hash, minor, OK
+}
+
+// hashChunks runs half_md4 over 32-byte chunks of name (8 words) or TEA
+// over 16-byte ones (4 words), as __ext4fs_dirhash's loops.
+func hashChunks(name []byte, buf *[4]uint32, tea, unsigned bool) {
+	words, chunk := 8, 32
+	if tea {
+		words, chunk = 4, 16
+	}
+	for p := name; len(p) > 0; {
+		var in [8]uint32
+		str2hashbuf(p, &in, words, unsigned)
+		if tea {
+			teaTransform(buf, &in)
+		} else {
+			halfMD4Transform(buf, &in)
+		}
+		if len(p) <= chunk {
+			break
+		}
+		p = p[chunk:]
+	}
 }
 
 // dxLookup finds name through dir's htree (dx_probe, then
