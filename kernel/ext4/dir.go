@@ -134,7 +134,11 @@ func (s *Super) dxTail(b []byte) (countOff, count, tail uint32, e Errno) {
 	limit := uint32(le.Uint16(b[countOff:]))
 	count = uint32(le.Uint16(b[countOff+2:]))
 	tail = countOff + limit*dxEntrySize
-	if tail+dxTailLen > s.BlockSize || count > limit {
+	room := s.BlockSize
+	if s.HasCsum() {
+		room -= dxTailLen // dx_tail after the limit's entries
+	}
+	if tail > room || count > limit {
 		return 0, 0, 0, EUCLEAN
 	}
 	return countOff, count, tail, OK

@@ -43,7 +43,13 @@ func (c *countingSource) Block(n uint64) ([]byte, Errno) {
 func TestDxLookup(t *testing.T) {
 	needE2fsprogs(t)
 	tr := buildTree(t, false)
-	im := makeImage(t, tr, 1024, "64M")
+	for _, opts := range []string{"metadata_csum", "^metadata_csum,^uninit_bg"} {
+		t.Run(opts, func(t *testing.T) { dxLookupCase(t, tr, opts) })
+	}
+}
+
+func dxLookupCase(t *testing.T, tr *tree, opts string) {
+	im := makeImage(t, tr, 1024, "64M", "-O", opts)
 	dir := im.resolve(t, "/"+tr.manyDir, false)
 	names := im.list(t, dir)
 	cs := &countingSource{memSource: *im.r.Src.(*memSource)}

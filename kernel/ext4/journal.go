@@ -67,9 +67,10 @@ func (j *Journal) csumV2or3() bool {
 }
 
 // ParseJournal parses and checks the journal superblock (the journal's
-// block 0, blockSize the file system's) as journal_load and
-// jbd2_journal_check_used_features do.
-func ParseJournal(b []byte, blockSize uint32, j *Journal) Errno {
+// block 0; blockSize the file system's, blocks the journal inode's length
+// in blocks) as journal_load and jbd2_journal_check_used_features do: a
+// journal longer than its file is "journal file too short".
+func ParseJournal(b []byte, blockSize uint32, blocks uint64, j *Journal) Errno {
 	if len(b) < jbdSuperSize {
 		return EINVAL
 	}
@@ -98,7 +99,7 @@ func ParseJournal(b []byte, blockSize uint32, j *Journal) Errno {
 		j.RoCompat = be.Uint32(b[44:])
 		copy(j.UUID[:], b[48:64])
 	}
-	if j.BlockSize != blockSize || j.MaxLen < 2 || j.First == 0 || j.First >= j.MaxLen ||
+	if j.BlockSize != blockSize || j.MaxLen < 2 || uint64(j.MaxLen) > blocks || j.First == 0 || j.First >= j.MaxLen ||
 		(j.Start != 0 && (j.Start < j.First || j.Start >= j.MaxLen)) {
 		return EUCLEAN
 	}

@@ -42,7 +42,7 @@ func openJournal(t *testing.T, im *image) (*Journal, *journalSource) {
 		t.Fatal(e)
 	}
 	var j Journal
-	if e := ParseJournal(b, im.r.BlockSize, &j); e != OK {
+	if e := ParseJournal(b, im.r.BlockSize, jin.Size/uint64(im.r.BlockSize), &j); e != OK {
 		t.Fatalf("journal superblock: %v", e)
 	}
 	return &j, src
@@ -174,7 +174,7 @@ func FuzzJournal(f *testing.F) {
 		}
 		src := &memSource{img: data, bs: bs}
 		var j Journal
-		if ParseJournal(data, bs, &j) != OK {
+		if ParseJournal(data, bs, uint64(len(data)/bs), &j) != OK {
 			return
 		}
 		var writes [8]JournalWrite
