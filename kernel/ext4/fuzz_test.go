@@ -232,9 +232,9 @@ func FuzzDirBlock(f *testing.F) {
 }
 
 // The whole read path over a real image with bytes changed. The image is
-// made once, deterministically (fixed uuid, hash seed, time and tree), so
-// a corpus entry names the same bytes next time; its input is a list of
-// (3-byte offset, xor byte) changes.
+// made once a process, with a fixed uuid, hash seed and tree, so a corpus
+// entry names the same structures next time (see fakeTime); its input is
+// a list of (3-byte offset, xor byte) changes.
 var fuzzImage struct {
 	once sync.Once
 	img  []byte
@@ -286,25 +286,46 @@ func fuzzImageBytes(t testing.TB) []byte {
 
 func FuzzImage(f *testing.F) {
 	// Seeds: a byte in the superblock, the first descriptor, the root
-	// inode's table, and far into the image.
-	f.Add([]byte{})
-	f.Add([]byte{0x00, 0x04, 0x40, 0x01})
-	f.Add([]byte{0x00, 0x08, 0x08, 0x80})
-	f.Add([]byte{0x00, 0x10, 0x00, 0x04, 0x00, 0x30, 0x00, 0xff})
-	f.Fuzz(func(t *testing.T, flips []byte) {
+	// inode's table, and far into the image; with and without checksums.
+	f.Add([]byte{0})
+	f.Add([]byte{1})
+	f.Add([]byte{0, 0x00, 0x04, 0x40, 0x01})
+	f.Add([]byte{1, 0x00, 0x08, 0x08, 0x80})
+	f.Add([]byte{1, 0x00, 0x10, 0x00, 0x04, 0x00, 0x30, 0x00, 0xff})
+	f.Fuzz(func(t *testing.T, in []byte) {
 		orig := fuzzImageBytes(t)
 		img := append([]byte(nil), orig...)
-		for ; len(flips) >= 4; flips = flips[4:] {
-			off := (int(flips[0]) | int(flips[1])<<8 | int(flips[2])<<16) % len(img)
-			img[off] ^= flips[3]
+		if len(in) == 0 {
+			return
 		}
-		walkImage(img, len(orig))
+		mode, flips := in[0], in[1:]
+		if mode&1 != 0 {
+			// Checksums off: a flip then reaches the structure checks
+			// behind them instead of stopping at the first crc.
+			sb := img[SuperOffset : SuperOffset+SuperSize]
+			binary.LittleEndian.PutUint32(sb[100:], binary.LittleEndian.Uint32(sb[100:])&^RoCompatMetadataCsum)
+		}
+		for ; len(flips) >= 4; flips = flips[4:] {
+			off := int(flips[0]) | int(flips[1])<<8 | int(flips[2]&0x7F)<<16
+			if flips[2]&0x80 == 0 {
+				// Mostly the metadata: superblock, descriptors,
+				// bitmaps, inode table and the first directories are
+				// in the image's first blocks.
+				off %= fuzzMetaBytes
+			}
+			img[off%len(img)] ^= flips[3]
+		}
+		walkImage(img)
 	})
 }
 
+// fuzzMetaBytes is where the fuzz image keeps its metadata (the inode
+// table of 64 inodes ends near block 53 of 1 KiB).
+const fuzzMetaBytes = 96 << 10
+
 // walkImage reads everything reachable, within limits a corrupt image
 // cannot stretch: entries, depth, bytes read.
-func walkImage(img []byte, _ int) {
+func walkImage(img []byte) {
 	var r Reader
 	if _, _, e := r.Mount(img[SuperOffset:SuperOffset+SuperSize], nil); e != OK {
 		return
