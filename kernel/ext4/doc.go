@@ -15,8 +15,11 @@
 // "gather, then change" system calls; corruption is EUCLEAN (Linux's
 // EFSCORRUPTED) or EBADMSG (EFSBADCRC), never a panic or an endless walk.
 //
-// Not read: indirect block maps (ext2/3 files), inline data, meta_bg,
-// bigalloc, encryption, casefold; Super.Support names the first such
-// feature. The htree is read linearly (its hash is not computed). The
-// journal's format is kernel/jbd2's.
+// An htree directory is looked up through its hash (hash.go: legacy,
+// half_md4, tea) and listed linearly. The journal's format and a replay
+// planner are journal.go (here, not in a jbd2 package, so that mount can
+// replay without an import cycle); write.go has the write side's
+// primitives. Not read: indirect block maps (ext2/3 files), inline data,
+// meta_bg, bigalloc, encryption, casefold, extended attributes;
+// Super.Support names the first such feature.
 package ext4
