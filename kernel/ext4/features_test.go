@@ -2,6 +2,7 @@ package ext4
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -75,6 +76,9 @@ func TestUnwrittenAndTimes(t *testing.T) {
 	const future, past = 7952342400, -1000000000 // 2222, 1938
 	debugfs(t, im.path, true, "sif /times mtime @7952342400")
 	debugfs(t, im.path, true, "sif /times atime @-1000000000")
+	// ctime's extra word raw: nanoseconds above two epoch bits.
+	debugfs(t, im.path, true, "sif /times ctime 0x10")
+	debugfs(t, im.path, true, fmt.Sprintf("sif /times ctime_extra %#x", 123456789<<2|1))
 	im = loadImage(t, im.path)
 	in := im.resolve(t, "/prealloc", false)
 	var m Mapping
@@ -89,6 +93,9 @@ func TestUnwrittenAndTimes(t *testing.T) {
 		t.Errorf("unwritten extent: %d bytes %v, not all zero", n, e)
 	}
 	in = im.resolve(t, "/times", false)
+	if want := (Time{Sec: 1<<32 + 0x10, Nsec: 123456789}); in.Ctime != want {
+		t.Errorf("ctime %+v want %+v", in.Ctime, want)
+	}
 	if in.Mtime.Sec != future || in.Atime.Sec != past {
 		t.Errorf("times: mtime %d atime %d, want %d %d", in.Mtime.Sec, in.Atime.Sec, int64(future), int64(past))
 	}
