@@ -56,6 +56,11 @@ func TestBlockDevices(t *testing.T) {
 		"blk: vdb ro 1",
 		"blk: write to a read-only disk: operation not permitted",
 		`blk: vdb starts with "read-only disk"`,
+		"blk: partitions: major minor  #blocks  name",
+		"blk: partitions:  254        0      16384 vda\n",
+		"blk: partitions:  254        1       2048 vda1\n",
+		"blk: partitions:  254        2       4096 vda2\n",
+		"blk: partitions:  254       16       1024 vdb\n",
 		"blk: done")
 	b, err := os.ReadFile(img)
 	if err != nil {
@@ -67,6 +72,26 @@ func TestBlockDevices(t *testing.T) {
 	if !bytes.HasPrefix(mustRead(t, ro), []byte("read-only disk")) {
 		t.Error("the read-only image changed")
 	}
+}
+
+// QEMU's blkdebug fails every read of sector 8: the program sees EIO,
+// and the kernel goes on (sector 0 still reads; the run ends cleanly).
+func TestBlockEIO(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	img := filepath.Join(dir, "disk.img")
+	if err := os.WriteFile(img, make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "blkdebug.conf")
+	if err := os.WriteFile(conf, []byte("[inject-error]\nevent = \"read_aio\"\nerrno = \"5\"\nsector = \"8\"\nonce = \"off\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gometal(t, "run", "-qemu-arg", "-global", "-qemu-arg", "virtio-mmio.force-legacy=false",
+		"-qemu-arg", "-drive", "-qemu-arg", "if=none,format=raw,file=blkdebug:"+conf+":"+img+",id=d0",
+		"-qemu-arg", "-device", "-qemu-arg", "virtio-blk-device,drive=d0",
+		"./tests/progs/blk", "--", "eio").expectClean(t, 0,
+		"blk: read sector 0: <nil>", "blk: read sector 8: input/output error", "blk: read sector 0 again: <nil>")
 }
 
 // A -disk that is not there is one line before QEMU starts.

@@ -120,3 +120,14 @@ func (d *Disk) Extent(part int) (start, length uint64) {
 	}
 	return 0, 0
 }
+
+// Nodes is how many device nodes d has: the disk and its partitions.
+func (d *Disk) Nodes() int { return 1 + d.Table.N }
+
+// NodePart is the partition number of d's node k (0: the disk itself).
+func (d *Disk) NodePart(k int) int {
+	if k == 0 {
+		return 0
+	}
+	return d.Table.Parts[k-1].Num
+}

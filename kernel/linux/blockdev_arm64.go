@@ -9,6 +9,7 @@ import (
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/mount"
+	"github.com/gometal/gometal/kernel/procfs"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/kernel/vfs"
 	"github.com/gometal/gometal/sched"
@@ -55,11 +56,8 @@ func deviceNodes() []mount.DevNode {
 	k := 0
 	for i := 0; i < block.NDisks; i++ {
 		d := &block.Disks[i]
-		for p := 0; p <= d.Table.N; p++ {
-			part := 0
-			if p > 0 {
-				part = d.Table.Parts[p-1].Num
-			}
+		for p := 0; p < d.Nodes(); p++ {
+			part := d.NodePart(p)
 			l := d.NameOf(part, &blockNames[k])
 			blockNodes[n] = mount.DevNode{Name: unsafeString(&blockNames[k], l), Mode: unix.S_IFBLK | 0o660, Rdev: d.Major<<8 | (d.First + uint32(part))}
 			n++
@@ -294,4 +292,22 @@ func sysSyncfs(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	syncDisks()
 	return 0
+}
+
+// procPartitions is /proc/partitions as Linux's show_partition
+// (block/genhd.c) prints it: a header, then a line a disk and a
+// partition, "%4d  %7d %10llu %s" (major, minor, size in 1 KiB blocks,
+// name).
+func procPartitions(o *procfs.Buf) {
+	o.Str("major minor  #blocks  name\n\n")
+	var name [16]byte
+	for i := 0; i < block.NDisks; i++ {
+		d := &block.Disks[i]
+		for p := 0; p < d.Nodes(); p++ {
+			part := d.NodePart(p)
+			_, length := d.Extent(part)
+			o.Pad(uint64(d.Major), 4).Str("  ").Pad(uint64(d.First)+uint64(part), 7).Byte(' ')
+			o.Pad(length/2, 10).Byte(' ').Raw(name[:d.NameOf(part, &name)]).Byte('\n')
+		}
+	}
 }

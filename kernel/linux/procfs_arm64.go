@@ -177,6 +177,8 @@ func readProc(i int32, buf uintptr, count uint64, off int64) uint64 {
 		procCpuinfo(o)
 	case procfs.KFilesystems:
 		o.Str("nodev\tsysfs\nnodev\ttmpfs\nnodev\tproc\nnodev\tdevtmpfs\n") // registration order
+	case procfs.KPartitions:
+		procPartitions(o)
 	case procfs.KVersion:
 		o.Str("Linux version ").Str(unameRelease).Str(" (gometal) (").Str("Go, the gometal kernel").Str(") ").Str(unameVersion).Byte('\n')
 	default:

@@ -37,6 +37,7 @@ const (
 	KVersion
 	KSysrqTrigger // write a SysRq command's key
 	KMountinfo    // /proc/<pid>/mountinfo
+	KPartitions   // the disks and their partitions (kernel/block)
 )
 
 const (
@@ -64,6 +65,7 @@ var rootEntries = [...]entry{
 	{"cpuinfo", modeFile, KCpuinfo},
 	{"mounts", modeLink, KMounts},
 	{"filesystems", modeFile, KFilesystems},
+	{"partitions", modeFile, KPartitions},
 	{"version", modeFile, KVersion},
 	{"sysrq-trigger", unix.S_IFREG | 0o200, KSysrqTrigger},
 }

@@ -6,6 +6,7 @@
 // (partial sectors included), SEEK_END, fsync, the end of the device,
 // and a read-only disk. tests/blk_test.go attaches a partitioned image
 // (vda) and a read-only one (vdb) and checks the lines and the image.
+// With the argument eio it reads a disk QEMU's blkdebug fails.
 package main
 
 import (
@@ -21,6 +22,10 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "eio" {
+		eio()
+		return
+	}
 	for _, n := range []string{"vda", "vda1", "vda2", "vdb"} {
 		var st unix.Stat_t
 		err := unix.Stat("/dev/"+n, &st)
@@ -66,10 +71,28 @@ func main() {
 	_, err = vdb.ReadAt(buf, 0)
 	guest.Check("read vdb", err == nil, err)
 	fmt.Printf("blk: vdb starts with %q\n", strings.TrimRight(string(buf), "\x00"))
+	parts, err := os.ReadFile("/proc/partitions")
+	guest.Check("read /proc/partitions", err == nil, err)
+	for _, l := range strings.Split(strings.TrimSpace(string(parts)), "\n") {
+		fmt.Printf("blk: partitions: %s\n", l)
+	}
 	if guest.Failed() {
 		os.Exit(1)
 	}
 	fmt.Println("blk: done")
+}
+
+// eio reads a disk whose sector 8 QEMU's blkdebug fails: sector 0 reads,
+// sector 8 is EIO, and the kernel goes on.
+func eio() {
+	vda := open("/dev/vda", os.O_RDONLY)
+	b := make([]byte, 512)
+	_, err := vda.ReadAt(b, 0)
+	fmt.Printf("blk: read sector 0: %v\n", err)
+	_, err = vda.ReadAt(b, 8*512)
+	fmt.Printf("blk: read sector 8: %v\n", errors.Unwrap(err))
+	_, err = vda.ReadAt(b, 0)
+	fmt.Printf("blk: read sector 0 again: %v\n", err)
 }
 
 func open(name string, flag int) *os.File {
