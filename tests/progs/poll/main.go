@@ -44,7 +44,11 @@ func main() {
 
 	ts := unix.NsecToTimespec(int64(200 * time.Millisecond))
 	start := time.Now()
-	n, err = unix.Ppoll(fds, &ts, nil)
+	for { // after an EINTR (the runtime's SIGURG, on Linux too) ts holds the time left
+		if n, err = unix.Ppoll(fds, &ts, nil); err != unix.EINTR {
+			break
+		}
+	}
 	took := time.Since(start)
 	check("ppoll-timeout", n == 0 && err == nil && took >= 200*time.Millisecond && ts.Sec == 0 && ts.Nsec == 0,
 		"%d %v after %v, left %v", n, err, took, ts)
@@ -95,11 +99,15 @@ func main() {
 	n, err = unix.Pselect(w+1, &rs, &ws, nil, &unix.Timespec{}, nil)
 	check("pselect-write-ready", n == 1 && err == nil && !rs.IsSet(r) && ws.IsSet(w), "%d %v", n, err)
 
-	rs.Zero()
-	rs.Set(r)
-	ts = unix.NsecToTimespec(int64(150 * time.Millisecond))
 	start = time.Now()
-	n, err = unix.Pselect(r+1, &rs, nil, nil, &ts, nil)
+	for { // the runtime's SIGURG may end the wait early with EINTR, on Linux too: wait out the rest
+		rs.Zero()
+		rs.Set(r)
+		ts = unix.NsecToTimespec(int64(max(0, 150*time.Millisecond-time.Since(start))))
+		if n, err = unix.Pselect(r+1, &rs, nil, nil, &ts, nil); err != unix.EINTR {
+			break
+		}
+	}
 	took = time.Since(start)
 	check("pselect-timeout", n == 0 && err == nil && !rs.IsSet(r) && took >= 150*time.Millisecond, "%d %v %v", n, err, took)
 
