@@ -27,15 +27,7 @@ var (
 // initBlock finds the virtio-blk devices, registers each as a disk and
 // reads its partition table, logging it as Linux does (" vda: vda1 vda2").
 func initBlock() {
-	for n := dtb.FindCompatible(-1, "virtio,mmio"); n >= 0; n = dtb.FindCompatible(n, "virtio,mmio") {
-		addr, ok := enabledDevice(n)
-		if !ok {
-			continue
-		}
-		id, modern := virtio.Probe(cpu.KVA(addr))
-		if id != virtio.DeviceBlk {
-			continue
-		}
+	for n, addr, modern := nextVirtio(-1, virtio.DeviceBlk); n >= 0; n, addr, modern = nextVirtio(n, virtio.DeviceBlk) {
 		if nblks == len(blks) {
 			logLine("block: too many disks; the rest are left out")
 			return

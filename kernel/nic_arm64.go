@@ -50,15 +50,7 @@ const (
 // initNetwork finds, starts and configures the network interface, if
 // the board has one.
 func initNetwork() {
-	for n := dtb.FindCompatible(-1, "virtio,mmio"); n >= 0; n = dtb.FindCompatible(n, "virtio,mmio") {
-		addr, ok := enabledDevice(n)
-		if !ok {
-			continue
-		}
-		id, modern := virtio.Probe(cpu.KVA(addr))
-		if id != virtio.DeviceNet {
-			continue
-		}
+	if n, addr, modern := nextVirtio(-1, virtio.DeviceNet); n >= 0 {
 		if !modern || !nic.Init(cpu.KVA(addr), nicPage) {
 			if Info("net: the virtio-net device at ") {
 				PutHex(uint64(addr))

@@ -79,12 +79,8 @@ func sharePlace(tag []byte) (guest []byte, ro, ok bool) {
 // initShares finds, starts and greets every virtio-9p device.
 func initShares() {
 	k := 0
-	for n := dtb.FindCompatible(-1, "virtio,mmio"); n >= 0 && k < maxShares; n = dtb.FindCompatible(n, "virtio,mmio") {
-		addr, ok := enabledDevice(n)
-		if !ok {
-			continue
-		}
-		if id, modern := virtio.Probe(cpu.KVA(addr)); id != virtio.DeviceP9 || !modern {
+	for n, addr, modern := nextVirtio(-1, virtio.DeviceP9); n >= 0 && k < maxShares; n, addr, modern = nextVirtio(n, virtio.DeviceP9) {
+		if !modern {
 			continue
 		}
 		s := &shares[k]
