@@ -22,14 +22,11 @@ import (
 // buffered block I/O allows, through the disk's driver in whole sectors
 // (a partial sector is read, changed and written back); fsync sends the
 // disk a flush. No page cache yet: each call goes to the device, which
-// is why a call moves at most blockChunk bytes (a short transfer, as
+// is why a call moves at most 64 KiB (blockChunkPages; a short transfer, as
 // read(2) and write(2) allow; Go's os.File goes on with the rest).
 
-// blockChunk bounds one transfer: the bounce pages below.
-const (
-	blockChunkPages = 16
-	blockChunk      = blockChunkPages * mm.PageSize
-)
+// blockChunkPages bounds one transfer: the bounce pages below (64 KiB).
+const blockChunkPages = 16
 
 type blockDev struct {
 	vfs.Base
@@ -127,7 +124,7 @@ func (b *blockDev) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 	return blockRW(f, buf, n, off, true)
 }
 
-// blockRW moves up to blockChunk bytes between the app at buf and the
+// blockRW moves up to 64 KiB less a sector between the app at buf and the
 // device at byte off (-1: the description's position, which moves).
 func blockRW(f *vfs.File, buf uintptr, n uint64, off int64, write bool) uint64 {
 	d, start, length := diskOf(f)
@@ -151,7 +148,11 @@ func blockRW(f *vfs.File, buf uintptr, n uint64, off int64, write bool) uint64 {
 		}
 		return 0
 	}
-	n = min(n, size-uint64(pos), blockChunk-virtio.SectorSize)
+	// With a partial first sector, n bytes span up to n+511 more: one
+	// sector less than the pages hold keeps the run inside them, and
+	// inside what one request of the device may carry.
+	chunk := uint64(min(blockChunkPages, kernel.BlockSegMax(d))) * mm.PageSize
+	n = min(n, size-uint64(pos), chunk-virtio.SectorSize)
 	if n == 0 {
 		return 0
 	}
