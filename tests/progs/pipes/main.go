@@ -38,6 +38,9 @@ func main() {
 	fmt.Println("PASS")
 }
 
+// pipeBuf is PIPE_BUF, the largest write pipe(7) makes atomic.
+const pipeBuf = 4096
+
 // pattern is the byte at stream position i: not periodic in any power
 // of two a ring or a page could alias.
 func pattern(i int) byte { return byte(i*131 + i>>9) }
@@ -67,7 +70,22 @@ func streams(mib int) {
 				for i := range k {
 					buf[i] = pattern(sent + i)
 				}
+				// A write of more than PIPE_BUF that a signal interrupts
+				// after moving some bytes returns that count, on Linux
+				// as here (pipe_write: "if (signal_pending(current)) {
+				// if (!ret) ret = -ERESTARTSYS; break; }"), and the Go
+				// runtime's SIGURG can reach a thread in a write; the
+				// rest is written again, as os.File.Write does. A write
+				// of at most PIPE_BUF is atomic: never short.
 				m, err := unix.Write(p[1], buf[:k])
+				for err == nil && m > 0 && m < k && k > pipeBuf {
+					var more int
+					more, err = unix.Write(p[1], buf[m:k])
+					m += max(more, 0)
+					if more == 0 {
+						break
+					}
+				}
 				if err != nil || m != k {
 					bad[s] = fmt.Sprint("write: ", m, " of ", k, " ", err)
 					break
