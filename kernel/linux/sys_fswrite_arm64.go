@@ -160,6 +160,8 @@ func sysTruncate(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EISDIR)
 	case fs.Inodes[i].Mode&unix.S_IFMT != unix.S_IFREG:
 		return errno(unix.EINVAL)
+	case fs.ReadOnlyAt(w.NodePath()) != 0:
+		return errno(unix.EROFS) // do_sys_truncate: mnt_want_write
 	}
 	return errno(fs.Truncate(&fs.Inodes[i], size))
 }
@@ -175,14 +177,26 @@ func chmodFD(fd, mode uint64) uint64 {
 		return errno(unix.EBADF)
 	}
 	if nd, ok := fl.Impl.(*fs.Inode); ok {
+		if e := readOnlyFile(fl, nd); e != 0 {
+			return errno(e)
+		}
 		nd.Mode = nd.Mode&unix.S_IFMT | uint32(mode)&0o7777
 	}
 	return 0 // the console and the anonymous files take it and keep nothing
 }
 
-// pathInode finds the inode (dirfd X0, path X1) names, following a
-// final symlink if follow is set.
-func pathInode(f *sched.Frame, follow bool) (int32, uint64) {
+// readOnlyFile is EROFS when description fl's inode nd is on a
+// read-only mount or instance: a change of its attributes (chmod,
+// chown, utimes through a descriptor) is refused as Linux's
+// mnt_want_write_file refuses it.
+func readOnlyFile(fl *vfs.File, nd *fs.Inode) unix.Errno {
+	return fs.ReadOnlyAt(fs.Path{Mnt: fs.MountOf(fl), Ino: nd.Index()})
+}
+
+// pathAttr finds what (dirfd X0, path X1) names for a change of its
+// attributes: EROFS on a read-only mount (mnt_want_write), after the
+// lookup's own errors.
+func pathAttr(f *sched.Frame, follow bool) (int32, uint64) {
 	var wf fs.WalkFlags
 	if follow {
 		wf = fs.Follow
@@ -191,6 +205,9 @@ func pathInode(f *sched.Frame, follow bool) (int32, uint64) {
 	i, e := lookupAt(&w, int64(f.X[0]), uintptr(f.X[1]), wf)
 	if e != 0 {
 		return -1, errno(e)
+	}
+	if e := fs.ReadOnlyAt(w.NodePath()); e != 0 {
+		return -1, errno(unix.EROFS)
 	}
 	return i, 0
 }
@@ -209,7 +226,7 @@ func chmodAt(f *sched.Frame, flags uint64) uint64 {
 	if flags&unix.AT_EMPTY_PATH != 0 && emptyPath(uintptr(f.X[1])) {
 		return chmodFD(f.X[0], f.X[2])
 	}
-	i, e := pathInode(f, flags&unix.AT_SYMLINK_NOFOLLOW == 0)
+	i, e := pathAttr(f, flags&unix.AT_SYMLINK_NOFOLLOW == 0)
 	if e != 0 {
 		return e
 	}
@@ -243,10 +260,13 @@ func sysUtimensat(t *sched.Thread, f *sched.Frame) uint64 {
 		if !ok {
 			return 0 // nothing kept for the console or anonymous files
 		}
+		if e := readOnlyFile(fl, nd); e != 0 {
+			return errno(e)
+		}
 		i = nd.Index()
 	} else {
 		var e uint64
-		if i, e = pathInode(f, f.X[3]&unix.AT_SYMLINK_NOFOLLOW == 0); e != 0 {
+		if i, e = pathAttr(f, f.X[3]&unix.AT_SYMLINK_NOFOLLOW == 0); e != 0 {
 			return e
 		}
 	}
@@ -295,13 +315,17 @@ func readUtimes(addr uintptr) (times [2]int64, set [2]bool, e unix.Errno) {
 // sysFchownat: ownership is not kept (one user), but the path must name
 // a file (ENOENT, ENOTDIR as a lookup answers).
 func sysFchownat(t *sched.Thread, f *sched.Frame) uint64 {
-	_, e := pathInode(f, f.X[4]&unix.AT_SYMLINK_NOFOLLOW == 0)
+	_, e := pathAttr(f, f.X[4]&unix.AT_SYMLINK_NOFOLLOW == 0)
 	return e
 }
 
 func sysFchown(t *sched.Thread, f *sched.Frame) uint64 {
-	if _, ok := getFD(f.X[0]); !ok {
+	fl, ok := getFD(f.X[0])
+	if !ok {
 		return errno(unix.EBADF)
+	}
+	if nd, ok := fl.Impl.(*fs.Inode); ok {
+		return errno(readOnlyFile(fl, nd))
 	}
 	return 0
 }
