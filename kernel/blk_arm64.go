@@ -4,8 +4,12 @@ import (
 	"github.com/gometal/gometal/drivers/cpu"
 	"github.com/gometal/gometal/drivers/sdhci"
 	"github.com/gometal/gometal/drivers/virtio"
+	"github.com/gometal/gometal/kernel/bcache"
 	"github.com/gometal/gometal/kernel/block"
+	"github.com/gometal/gometal/kernel/ext4fs"
 	"github.com/gometal/gometal/kernel/mm"
+
+	"golang.org/x/sys/unix"
 )
 
 // The disks: every virtio-blk device QEMU virt has (gometal run -disk),
@@ -25,8 +29,11 @@ var (
 )
 
 // initBlock finds the virtio-blk devices, registers each as a disk and
-// reads its partition table, logging it as Linux does (" vda: vda1 vda2").
+// reads its partition table, logging it as Linux does (" vda: vda1 vda2");
+// the buffer cache and ext4 get their way to the disks and the log.
 func initBlock() {
+	bcache.IO = cacheIO
+	ext4fs.Say = fsSay
 	for n, addr, modern := nextVirtio(-1, virtio.DeviceBlk); n >= 0; n, addr, modern = nextVirtio(n, virtio.DeviceBlk) {
 		if nblks == len(blks) {
 			logLine("block: too many disks; the rest are left out")
@@ -107,6 +114,25 @@ func BlockIO(d *block.Disk, write bool, sector uint64, pas *[virtio.MaxSegments]
 		return b.Write(sector, pas, n)
 	}
 	return b.Read(sector, pas, n)
+}
+
+// cacheIO is bcache.IO: one page of disk k through BlockIO.
+func cacheIO(k int, write bool, sector uint64, pa uintptr, n uint32) unix.Errno {
+	var pas [virtio.MaxSegments]uintptr
+	pas[0] = pa
+	if BlockIO(&block.Disks[k], write, sector, &pas, n) != 0 {
+		return unix.EIO
+	}
+	return 0
+}
+
+// fsSay is ext4fs.Say: a line in the kernel log, on the console too
+// at a level shown there.
+func fsSay(level uint8, line []byte) {
+	if Log(level, "") {
+		PutBytes(line)
+		InfoEnd()
+	}
 }
 
 // BlockFlush makes d's completed writes durable (VIRTIO_BLK_T_FLUSH).

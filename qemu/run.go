@@ -117,7 +117,8 @@ func (c *Config) Args() []string {
 	}
 	// The kernel uses semihosting (SYS_EXIT for the app's status) only
 	// when told the host answers it: on a board its HLT would trap.
-	args = append(args, "-append", strings.Join(append(append([]string{SemihostingBootarg}, c.Append...), ShareBootargs(c.Shares)...), " "))
+	words := append(append([]string{SemihostingBootarg}, c.Append...), ShareBootargs(c.Shares)...)
+	args = append(args, "-append", strings.Join(append(words, DiskBootargs(c.Disks, machine)...), " "))
 	if c.GDB {
 		args = append(args, "-s", "-S")
 	}
@@ -129,18 +130,28 @@ func (c *Config) Args() []string {
 type Disk struct {
 	Path     string
 	ReadOnly bool
+	// Guest is where the kernel mounts the disk's ext4 at boot
+	// (gometal.mount=), "" for none.
+	Guest string
 }
 
-// ParseDisk reads -disk's FILE[:ro] and checks the file is there and
-// readable (and writable unless :ro), so that a mistake is one line
-// before QEMU starts rather than QEMU's own error after it.
+// ParseDisk reads -disk's FILE[:GUEST][:ro] (GUEST an absolute path)
+// and checks the file is there and readable (and writable unless :ro),
+// so that a mistake is one line before QEMU starts rather than QEMU's
+// own error after it.
 func ParseDisk(v string) (Disk, error) {
 	d := Disk{Path: v}
-	if p, ok := strings.CutSuffix(v, ":ro"); ok {
-		d = Disk{Path: p, ReadOnly: true}
+	if p, ok := strings.CutSuffix(d.Path, ":ro"); ok {
+		d.Path, d.ReadOnly = p, true
+	}
+	if i := strings.LastIndex(d.Path, ":"); i >= 0 && strings.HasPrefix(d.Path[i+1:], "/") {
+		d.Path, d.Guest = d.Path[:i], d.Path[i+1:]
+		if strings.ContainsAny(d.Guest, " \t\n") {
+			return d, fmt.Errorf("-disk %q: the guest path may not hold spaces (the kernel command line splits on them)", v)
+		}
 	}
 	if d.Path == "" {
-		return d, fmt.Errorf("-disk %q: want FILE or FILE:ro", v)
+		return d, fmt.Errorf("-disk %q: want FILE, FILE:ro, FILE:GUEST or FILE:GUEST:ro", v)
 	}
 	mode := os.O_RDWR
 	if d.ReadOnly {
@@ -194,6 +205,25 @@ func DiskArgs(disks []Disk, machine string) []string {
 			"-device", fmt.Sprintf("virtio-blk-device,drive=disk%d", i))
 	}
 	return args
+}
+
+// DiskBootargs are the kernel command-line words that mount disks at
+// boot: gometal.mount=DEV:GUEST for each disk with a Guest, DEV the name
+// the kernel gives it (vda, vdb... in -disk order on virt; mmcblk0, the
+// SD card, on raspi4b).
+func DiskBootargs(disks []Disk, machine string) []string {
+	var words []string
+	for i, d := range disks {
+		if d.Guest == "" {
+			continue
+		}
+		dev := "vd" + string(rune('a'+i))
+		if machine == "raspi4b" {
+			dev = "mmcblk" + strconv.Itoa(i)
+		}
+		words = append(words, "gometal.mount="+dev+":"+d.Guest)
+	}
+	return words
 }
 
 // Run boots c and returns the guest's exit status. The error is for the

@@ -89,11 +89,13 @@ flags for run and exec:
                   (restrict=on); none: no network device (rpi4: always)
   -p HOST:GUEST[/tcp|/udp]  forward the host's 127.0.0.1:HOST to the guest's
                   port GUEST (repeatable; as docker run -p, tcp by default)
-  -disk FILE[:ro] attach a raw disk image (repeatable): the guest's /dev/vda,
-                  /dev/vdb, ... with its MBR or GPT partitions (/dev/vda1); on
-                  rpi4 the SD card, /dev/mmcblk0 (a power of two in size).
-                  gometal disk create makes ext4 images, which the kernel
-                  cannot mount yet (docs/STORAGE.md)
+  -disk FILE[:GUEST][:ro]  attach a raw disk image (repeatable): the guest's
+                  /dev/vda, /dev/vdb, ... with its MBR or GPT partitions
+                  (/dev/vda1); on rpi4 the SD card, /dev/mmcblk0 (a power of
+                  two in size). With GUEST (an absolute path) the kernel
+                  mounts the disk's ext4 there at boot, read-only (writing
+                  ext4 is not built yet); gometal disk create makes ext4
+                  images (docs/STORAGE.md)
   -bootarg W      extra kernel command-line word (repeatable; e.g. gometal.stats=1;
                   gometal.lockcheck=1, or GOMETAL_LOCKCHECK=1 in the host environment,
                   checks every kernel lock taken against the lock order)

@@ -86,6 +86,16 @@ func (d *Disk) NameOf(part int, b *[16]byte) int {
 	return n + 1
 }
 
+// Index is d's place in Disks.
+func (d *Disk) Index() int {
+	for i := range Disks[:NDisks] {
+		if &Disks[i] == d {
+			return i
+		}
+	}
+	return -1
+}
+
 // Find returns the disk and partition (0: the whole disk) that device
 // number major:minor names, or nil.
 func Find(major, minor uint32) (*Disk, int) {

@@ -55,8 +55,13 @@ func indexSlot[T uintptr | uint64](slot *T, alloc bool, s uint8) uintptr {
 }
 
 // getPage takes a page for a file of instance s: 0 past the
-// machine-wide bound or the instance's size=.
+// machine-wide bound or the instance's size=. A backed instance's pages
+// are a cache of its store (store.go): they count apart, and when none
+// is to be had, clean ones no mapping uses are given back first.
 func getPage(s uint8) uintptr {
+	if Stores[Supers[s].Type] != nil {
+		return getCachePage(s)
+	}
 	if dataPages >= maxDataPages || !chargePage(s) {
 		return 0
 	}
@@ -74,7 +79,11 @@ func getPage(s uint8) uintptr {
 // unmapped the pages past the end first: UnmapFile).
 func putPage(s uint8, p uintptr) {
 	mm.Pages.Unref(p)
-	dataPages--
+	if Stores[Supers[s].Type] != nil {
+		cachePages--
+	} else {
+		dataPages--
+	}
 	Supers[s].Pages--
 }
 
@@ -196,7 +205,17 @@ func readData(n *Inode, buf uintptr, count uint64, off int64) uint64 {
 		in := uint64(pos % mm.PageSize)
 		chunk := min(mm.PageSize-in, count-done)
 		var ok bool
-		if p := page(n, pos, false); p != 0 {
+		p := page(n, pos, false)
+		if p == 0 && n.Store != 0 {
+			var e unix.Errno
+			if p, e = storedPage(n, pos); e != 0 {
+				if done > 0 {
+					return done
+				}
+				return vfs.Err(e)
+			}
+		}
+		if p != 0 {
 			ok = usermem.CopyOut(buf+uintptr(done), mm.PageBytes(p)[in:in+chunk])
 		} else {
 			ok = true
@@ -263,20 +282,28 @@ func writeData(n *Inode, buf uintptr, count uint64, off int64) uint64 {
 
 // Chunk returns n's bytes at off, up to the end of off's page (or the
 // file): a slice of the archive or of a data page, or of zero for a
-// hole. The file's end gives an empty slice.
-func Chunk(n *Inode, off int64, zero *[mm.PageSize]byte) []byte {
+// hole. The file's end gives an empty slice; a backed file's page is
+// read from its store first (EIO, and no bytes, when it cannot be).
+func Chunk(n *Inode, off int64, zero *[mm.PageSize]byte) ([]byte, unix.Errno) {
 	if off >= n.Size {
-		return nil
+		return nil, 0
 	}
 	if n.archive != nil {
-		return n.archive[off:]
+		return n.archive[off:], 0
 	}
 	in := off % mm.PageSize
 	end := min(int64(mm.PageSize), in+n.Size-off)
-	if p := page(n, off, false); p != 0 {
-		return mm.PageBytes(p)[in:end]
+	p := page(n, off, false)
+	if p == 0 && n.Store != 0 {
+		var e unix.Errno
+		if p, e = storedPage(n, off); e != 0 {
+			return nil, e
+		}
 	}
-	return zero[in:end]
+	if p != 0 {
+		return mm.PageBytes(p)[in:end], 0
+	}
+	return zero[in:end], 0
 }
 
 // Fallocate is fallocate(2) with mode 0 or FALLOC_FL_KEEP_SIZE (keep)
@@ -322,6 +349,14 @@ func Fallocate(n *Inode, off, length int64, keep bool) unix.Errno {
 func MapPage(i int32, off uintptr) (uintptr, mm.FaultResult) {
 	n := &Inodes[i]
 	if off >= uintptr(n.Size) || unshare(n) != 0 { // unsigned: an offset past 1<<63 too
+		return 0, mm.FaultBus
+	}
+	if n.Store != 0 {
+		// A page the store cannot give is SIGBUS, as filemap_fault's
+		// failed read answers VM_FAULT_SIGBUS.
+		if p, e := storedPage(n, int64(off)); e == 0 {
+			return p, mm.FaultOK
+		}
 		return 0, mm.FaultBus
 	}
 	if p := page(n, int64(off), true); p != 0 {
@@ -392,6 +427,10 @@ func MappedPages() uintptr {
 // DataPages counts the pages file data holds (/proc/meminfo's Shmem:
 // the root is a tmpfs).
 func DataPages() uintptr { return dataPages }
+
+// CachePages counts the pages the backed file systems' files hold
+// (/proc/meminfo's Cached beside Shmem: they can be dropped).
+func CachePages() uintptr { return cachePages }
 
 // MaxDataPages is the machine-wide bound on file pages (the root's
 // size, as /proc/mounts shows it).

@@ -78,6 +78,20 @@ type Inode struct {
 	Synth   Synth
 	Super   uint8
 	covered int32
+
+	// A backed file system's inode (store.go): its number in the
+	// store (0: a memory-only inode), whether a directory's entries
+	// were made from it yet, and what the store says of the inode that
+	// the tree does not count itself (its link count, its blocks).
+	Store       uint32
+	Filled      bool
+	storeLinks  uint32
+	storeBlocks int64
+	// UID and GID own the file (what the store says; 0 for the
+	// memory file systems); Ctime is the store's change time (ns; 0:
+	// the modification time stands for it).
+	UID, GID uint32
+	Ctime    int64
 }
 
 // Inodes is the inode table; slot 0 is never used, so that 0 can mean
@@ -199,6 +213,19 @@ func (n *Inode) StatTo(st *unix.Stat_t) {
 	st.Mtim = unix.NsecToTimespec(n.Mtime)
 	st.Atim = unix.NsecToTimespec(n.Atime)
 	st.Ctim = st.Mtim
+	st.Uid, st.Gid = n.UID, n.GID
+	if n.Store != 0 {
+		// The store's counts: a file's other names may be in
+		// directories not read yet, and its blocks are the disk's.
+		if !n.IsDir() || !n.Filled {
+			setNlink(&st.Nlink, n.storeLinks)
+		}
+		st.Blocks = n.storeBlocks
+		st.Ctim = unix.NsecToTimespec(n.Ctime)
+		if n.IsDir() {
+			st.Size = n.Size // the directory's blocks, as ext4 says
+		}
+	}
 }
 
 // setNlink stores a link count in a Stat_t field whose width differs by

@@ -128,7 +128,7 @@ func freeMount(m int32) {
 	root, s := Mounts[m].Root, Mounts[m].Super
 	Mounts[m] = Mount{}
 	Drop(root)
-	if sb := &Supers[s]; sb.Type == TypeTmpfs && sb.Mounts == 0 && !Busy(s) {
+	if sb := &Supers[s]; (sb.Type == TypeTmpfs || Stores[sb.Type] != nil) && sb.Mounts == 0 && !Busy(s) {
 		FreeSuper(s)
 	}
 }

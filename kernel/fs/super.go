@@ -28,6 +28,8 @@ const (
 	TypeSysfs                // sysfs (kernel/sysfs)
 	TypeDevtmpfs             // devtmpfs: a tmpfs made with the kernel's device nodes
 	TypeDevpts               // devpts: the pty slaves' nodes (kernel/mount/devpts.go)
+	TypeExt4                 // ext4 on a block device (kernel/ext4fs), a backed type (store.go)
+	typeCount
 )
 
 // Super is one file-system instance.
@@ -52,6 +54,9 @@ type Super struct {
 	// Pages and Inodes count what the instance holds now.
 	Pages  uintptr
 	Inodes int32
+	// Dev is the block device a backed instance is on, as st_dev
+	// encodes it (0: none, an anonymous device number is used).
+	Dev uint64
 }
 
 // Supers is the superblock table.
@@ -61,7 +66,13 @@ var Supers [MaxSupers]Super
 // (an anonymous device, Linux's get_anon_bdev) and minor s+1, so the
 // root's files are on device 1 and /proc's on 2, as they were before
 // there were more.
-func Dev(s uint8) uint64 { return uint64(s) + 1 }
+// A backed instance's is its block device's (ext4 on /dev/vda: 254:0).
+func Dev(s uint8) uint64 {
+	if d := Supers[s].Dev; d != 0 {
+		return d
+	}
+	return uint64(s) + 1
+}
 
 // NewSuper takes a free slot for an instance of type t whose root is a
 // new directory of mode (with no name: it shows where it is mounted),
@@ -105,6 +116,7 @@ func Busy(s uint8) bool {
 // once unmounted: Linux's kill_litter_super), then its slot. The caller
 // has checked Busy and that no mount shows it.
 func FreeSuper(s uint8) {
+	store := Stores[Supers[s].Type]
 	root := Supers[s].Root
 	removeTree(root)
 	Inodes[root].Opens--
@@ -112,6 +124,9 @@ func FreeSuper(s uint8) {
 	Supers[s].Root = 0 // release frees a root only when it is no longer one
 	release(root)
 	Supers[s] = Super{}
+	if store != nil {
+		store.Release(s)
+	}
 }
 
 // chargePage counts a page for instance s: false when its size= is
@@ -125,6 +140,9 @@ func chargePage(s uint8) bool {
 	return true
 }
 
+// storeStatfs is what a Store's Statfs fills (under the kernel lock).
+var storeStatfs unix.Statfs_t
+
 // Statfs fills st for the instance inode i is in (statfs(2)): a tmpfs's
 // size= and nr_inodes= (or what the machine could give it), and
 // /proc's and sysfs's zeros, as Linux's simple_statfs answers.
@@ -133,6 +151,17 @@ func Statfs(i int32, st *unix.Statfs_t) {
 	sb := &Supers[s]
 	*st = unix.Statfs_t{Bsize: mm.PageSize, Frsize: mm.PageSize, Namelen: NameMax}
 	st.Fsid.Val[0] = int32(Dev(s))
+	if store := Stores[sb.Type]; store != nil {
+		// Through package memory: st may be the caller's stack,
+		// which an interface call's argument would move to the heap.
+		storeStatfs = *st
+		store.Statfs(s, &storeStatfs)
+		*st = storeStatfs
+		if sb.ReadOnly {
+			st.Flags |= unix.ST_RDONLY
+		}
+		return
+	}
 	switch sb.Type {
 	case TypeProc:
 		st.Type = unix.PROC_SUPER_MAGIC

@@ -152,6 +152,9 @@ func Resolve(w *Walk, base Path, p []byte, flags WalkFlags) unix.Errno {
 		w.Dir, w.DirMnt = cur.Ino, cur.Mnt
 		w.nameLen = copy(w.name[:], comp)
 		refresh(cur.Ino)
+		if e := Fill(cur.Ino); e != 0 {
+			return e
+		}
 		k := lookupName(cur.Ino, comp)
 		if k < 0 && Inodes[cur.Ino].Synth.Kind != 0 && SynthLookup != nil {
 			SynthLookup(cur.Ino, copy(SynthName[:], comp))

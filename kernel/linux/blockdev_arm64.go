@@ -5,6 +5,7 @@ import (
 
 	"github.com/gometal/gometal/drivers/virtio"
 	"github.com/gometal/gometal/kernel"
+	"github.com/gometal/gometal/kernel/bcache"
 	"github.com/gometal/gometal/kernel/block"
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/mm"
@@ -188,6 +189,9 @@ func blockRW(f *vfs.File, buf uintptr, n uint64, off int64, write bool) uint64 {
 		done += k
 	}
 	if write {
+		// The buffer cache must not keep what this overwrote (a
+		// program writing the device under a mounted file system).
+		bcache.Forget(d.Index(), start+first, uint64(bytes)/bcache.SectorSize)
 		if kernel.BlockIO(d, true, start+first, &blockBounce, bytes) != 0 {
 			return errno(unix.EIO)
 		}

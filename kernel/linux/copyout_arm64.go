@@ -60,7 +60,11 @@ func copyOut() {
 			continue
 		}
 		for off := int64(0); off < n.Size; {
-			b := fs.Chunk(n, off, &copyoutZero)
+			b, e := fs.Chunk(n, off, &copyoutZero)
+			if e != 0 {
+				copyoutFailed(host, "reading it failed")
+				break
+			}
 			f.Write(unsafe.Pointer(&b[0]), uint64(len(b)))
 			off += int64(len(b))
 		}

@@ -114,9 +114,9 @@ func execveAt(t *sched.Thread, f *sched.Frame, dirfd int64, pathAddr, argv, envp
 		if e := checkExecutable(i, mnt); e != 0 {
 			return errno(e)
 		}
-		img, pages := programImage(i)
-		if img == nil && fs.Inodes[i].Size > 0 {
-			return errno(unix.ENOMEM)
+		img, pages, e := programImage(i)
+		if e != 0 {
+			return errno(e)
 		}
 		if len(img) >= 2 && img[0] == '#' && img[1] == '!' {
 			interp, arg, ok := parseShebang(img, &execInterp[min(args.depth, maxScriptDepth-1)])
@@ -154,24 +154,29 @@ func checkExecutable(i, mnt int32) unix.Errno {
 
 // programImage returns file i's bytes as one slice: the archive's own
 // for a file the initramfs brought, else a copy in the exec window
-// (pages > 0: release it with releaseImage). nil with a size: no memory.
-func programImage(i int32) ([]byte, int) {
+// (pages > 0: release it with releaseImage); ENOMEM when there is no
+// room for the copy, EIO when a backed file's store cannot be read.
+func programImage(i int32) ([]byte, int, unix.Errno) {
 	n := &fs.Inodes[i]
 	if a := fs.ArchiveData(i); a != nil || n.Size == 0 {
-		return a, 0
+		return a, 0, 0
 	}
 	pages := int(mm.PageUp(uintptr(n.Size)) / mm.PageSize)
 	va := kernel.MapExecImage(pages)
 	if va == 0 {
-		return nil, 0
+		return nil, 0, unix.ENOMEM
 	}
 	img := unsafe.Slice((*byte)(cpu.Ptr(va)), n.Size)
 	var zero [mm.PageSize]byte
 	for off := int64(0); off < n.Size; {
-		c := fs.Chunk(n, off, &zero)
+		c, e := fs.Chunk(n, off, &zero)
+		if e != 0 {
+			releaseImage(pages)
+			return nil, 0, e
+		}
 		off += int64(copy(img[off:], c))
 	}
-	return img, pages
+	return img, pages, 0
 }
 
 func releaseImage(pages int) {

@@ -65,6 +65,7 @@ func loadInit() *sched.Thread {
 	mountProc()
 	mountDevpts()
 	makeDiskNodes()
+	mountDisks()
 	initCwd()
 	initFileMaps()
 	var w fs.Walk

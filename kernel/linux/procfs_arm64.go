@@ -4,6 +4,7 @@ import (
 	"github.com/gometal/gometal/drivers/cpu"
 	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/kernel"
+	"github.com/gometal/gometal/kernel/bcache"
 	"github.com/gometal/gometal/kernel/clock"
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/mm"
@@ -176,7 +177,7 @@ func readProc(i int32, buf uintptr, count uint64, off int64) uint64 {
 	case procfs.KCpuinfo:
 		procCpuinfo(o)
 	case procfs.KFilesystems:
-		o.Str("nodev\tsysfs\nnodev\ttmpfs\nnodev\tproc\nnodev\tdevtmpfs\n") // registration order
+		o.Str("nodev\tsysfs\nnodev\ttmpfs\nnodev\tproc\nnodev\tdevtmpfs\nnodev\tdevpts\n\text4\n") // registration order; ext4 has a device
 	case procfs.KPartitions:
 		procPartitions(o)
 	case procfs.KVersion:
@@ -492,7 +493,8 @@ func procMaps(o *procfs.Buf, slot int32) {
 			// A file mapping: its offset, device (major:minor in hex)
 			// and inode, and its path (show_map_vma).
 			n := &fs.Inodes[v.File]
-			o.Hex(uint64(v.Off), 8).Str(" 00:").Hex(fs.Dev(n.Super), 2).Byte(' ').Udec(n.Ino)
+			dev := fs.Dev(n.Super)
+			o.Hex(uint64(v.Off), 8).Byte(' ').Hex(uint64(unix.Major(dev)), 2).Byte(':').Hex(uint64(unix.Minor(dev)), 2).Byte(' ').Udec(n.Ino)
 			if v.Flags&mm.VMAAnonShared != 0 {
 				name = []byte("/dev/zero (deleted)") // as Linux names shmem_zero_setup's file
 			} else {
@@ -538,18 +540,21 @@ func meminfoLine(o *procfs.Buf, name string, pages uint64) {
 }
 
 // procMeminfo is /proc/meminfo: the lines tools read (free, top, Go's
-// tests), from the page allocator; with no swap, and a page cache that
-// is all tmpfs pages (Cached is Shmem: they cannot be dropped), what is
-// free is what is available. Mapped: file pages an address space maps.
+// tests), from the page allocator; with no swap, Cached is the tmpfs
+// pages (Shmem, which cannot be dropped) and the backed files' pages
+// (which can: they are available). Buffers is the buffer cache.
+// Mapped: file pages an address space maps.
 func procMeminfo(o *procfs.Buf) {
 	total := uint64(mm.Pages.Total())
 	free := total - uint64(mm.Pages.Used())
 	shmem := uint64(fs.DataPages())
+	cache := uint64(fs.CachePages())
+	buffers := uint64(bcache.Cached())
 	meminfoLine(o, "MemTotal", total)
 	meminfoLine(o, "MemFree", free)
-	meminfoLine(o, "MemAvailable", free)
-	meminfoLine(o, "Buffers", 0)
-	meminfoLine(o, "Cached", shmem)
+	meminfoLine(o, "MemAvailable", free+cache)
+	meminfoLine(o, "Buffers", buffers)
+	meminfoLine(o, "Cached", shmem+cache)
 	meminfoLine(o, "SwapCached", 0)
 	meminfoLine(o, "Mapped", uint64(fs.MappedPages()))
 	meminfoLine(o, "Shmem", shmem)

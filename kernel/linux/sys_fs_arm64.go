@@ -479,6 +479,9 @@ func sysGetdents64(t *sched.Thread, f *sched.Frame) uint64 {
 	if dir < 0 {
 		return errno(unix.ENOTDIR)
 	}
+	if e := fs.Fill(dir); e != 0 {
+		return errno(e) // a backed directory whose store cannot be read
+	}
 	buf, size := uintptr(f.X[1]), f.X[2]
 	written := uint64(0)
 	for {

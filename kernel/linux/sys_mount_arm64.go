@@ -66,6 +66,15 @@ func sysMount(t *sched.Thread, f *sched.Frame) uint64 {
 			return errno(e)
 		}
 		src = sw.NodePath()
+	} else if flags&unix.MS_REMOUNT == 0 && mount.NeedsDevice(typ[:tn]) {
+		if sn == 0 {
+			return errno(unix.EINVAL) // fs_lookup_param: no source
+		}
+		var sw fs.Walk
+		if _, e := lookupAt(&sw, unix.AT_FDCWD, uintptr(f.X[0]), fs.Follow); e != 0 {
+			return errno(e) // lookup_bdev's answer: ENOENT, ENOTDIR...
+		}
+		src = sw.NodePath()
 	}
 	return errno(mount.Mount(mountBufs.source[:sn], src, target, typ[:tn], flags, mountBufs.data[:dn]))
 }

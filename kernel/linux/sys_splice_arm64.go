@@ -311,7 +311,13 @@ func sendfile(t *sched.Thread, f *sched.Frame) uint64 {
 // answer, which says why it stopped short (EAGAIN, an error, 0).
 func fileTo(node *fs.Inode, pos int64, out *vfs.File, n uint64, outOff int64) (done, r uint64) {
 	for done < n {
-		b := fs.Chunk(node, pos+int64(done), &spliceZero)
+		b, e := fs.Chunk(node, pos+int64(done), &spliceZero)
+		if e != 0 {
+			if done == 0 {
+				r = vfs.Err(e)
+			}
+			break
+		}
 		if len(b) == 0 {
 			break
 		}

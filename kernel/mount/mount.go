@@ -9,6 +9,7 @@
 package mount
 
 import (
+	"github.com/gometal/gometal/kernel/ext4fs"
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/procfs"
@@ -78,12 +79,12 @@ func Mount(source []byte, src fs.Path, target fs.Path, fstype []byte, flags uint
 	case flags&unix.MS_MOVE != 0:
 		return move(src, target)
 	}
-	return newMount(source, target, fstype, uint32(flags&perMount), data)
+	return newMount(source, src, target, fstype, uint32(flags&perMount), data)
 }
 
 // newMount makes (or finds) an instance of fstype and mounts it at
 // target (do_new_mount, do_add_mount).
-func newMount(source []byte, target fs.Path, fstype []byte, flags uint32, data []byte) unix.Errno {
+func newMount(source []byte, src, target fs.Path, fstype []byte, flags uint32, data []byte) unix.Errno {
 	if len(fstype) == 0 {
 		return unix.EINVAL
 	}
@@ -114,6 +115,10 @@ func newMount(source []byte, target fs.Path, fstype []byte, flags uint32, data [
 		if s, e = procfs.Instance(); e != 0 {
 			return e
 		}
+	case "ext4":
+		if s, e = ext4Instance(src, flags, data); e != 0 {
+			return e
+		}
 	case "sysfs":
 		if SysfsInstance == nil {
 			return unix.ENODEV
@@ -137,10 +142,36 @@ func newMount(source []byte, target fs.Path, fstype []byte, flags uint32, data [
 		return unix.EBUSY
 	}
 	_, e = fs.AddMount(target, root, s, flags, source)
-	if e != 0 && fs.Supers[s].Mounts == 0 && fs.Supers[s].Type == fs.TypeTmpfs {
+	if e != 0 && fs.Supers[s].Mounts == 0 && (fs.Supers[s].Type == fs.TypeTmpfs || fs.Stores[fs.Supers[s].Type] != nil) {
 		fs.FreeSuper(s)
 	}
 	return e
+}
+
+// NeedsDevice says whether type fstype mounts a block device: the Linux
+// layer then resolves the source as a path (lookup_bdev) and passes it
+// as src.
+func NeedsDevice(fstype []byte) bool { return string(fstype) == "ext4" }
+
+// ext4Instance makes or finds the ext4 instance on block device node
+// src (get_tree_bdev): ENOTBLK when it is no block device, EACCES on a
+// nodev mount (may_open_dev), what kernel/ext4fs answers else.
+func ext4Instance(src fs.Path, flags uint32, data []byte) (uint8, unix.Errno) {
+	noload, e := ext4Options(data)
+	if e != 0 {
+		return 0, e
+	}
+	if src.Ino <= 0 {
+		return 0, unix.ENOTBLK
+	}
+	n := &fs.Inodes[src.Ino]
+	switch {
+	case n.Mode&unix.S_IFMT != unix.S_IFBLK:
+		return 0, unix.ENOTBLK
+	case fs.Mounts[src.Mnt].Flags&unix.MS_NODEV != 0:
+		return 0, unix.EACCES
+	}
+	return ext4fs.Mount(n.Rdev>>8, n.Rdev&0xff, flags&unix.MS_RDONLY != 0, noload)
 }
 
 // devtmpfsInstance makes the devtmpfs instance the first time, with a

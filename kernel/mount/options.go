@@ -134,3 +134,28 @@ func octal(b []byte) (uint64, bool) {
 	}
 	return v, len(b) > 0
 }
+
+// ext4Options reads ext4's options (fs/ext4/super.c's ext4_param_specs):
+// noload (norecovery) is kept; the data-mode, barrier, error and atime
+// options a distribution's fstab passes are accepted and change nothing
+// on a read-only mount; anything else is EINVAL, as ext4 answers an
+// unrecognised option.
+func ext4Options(data []byte) (noload bool, e unix.Errno) {
+	for len(data) > 0 {
+		var key []byte
+		if key, _, data = nextOption(data); len(key) == 0 {
+			continue
+		}
+		switch string(key) {
+		case "noload", "norecovery":
+			noload = true
+		case "errors", "data", "barrier", "nobarrier", "commit", "discard", "nodiscard", "user_xattr",
+			"acl", "noacl", "delalloc", "nodelalloc", "auto_da_alloc", "noauto_da_alloc",
+			"rw", "ro", "defaults", "nosuid", "suid", "nodev", "dev", "noexec", "exec", "relatime", "noatime",
+			"strictatime", "sync", "async", "nodiratime", "lazytime":
+		default:
+			return false, unix.EINVAL
+		}
+	}
+	return noload, 0
+}

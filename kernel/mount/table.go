@@ -3,6 +3,8 @@ package mount
 import (
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/procfs"
+
+	"golang.org/x/sys/unix"
 )
 
 // The mount table as Linux prints it (fs/proc_namespace.c: show_vfsmnt
@@ -18,6 +20,7 @@ var typeNames = [...]string{
 	fs.TypeSysfs:    "sysfs",
 	fs.TypeDevtmpfs: "devtmpfs",
 	fs.TypeDevpts:   "devpts",
+	fs.TypeExt4:     "ext4",
 }
 
 // mntFlags are the per-mount flags in show_mnt_opts's order.
@@ -59,7 +62,8 @@ func WriteMountinfo(o *procfs.Buf) {
 	forEach(func(m int32) {
 		mt := &fs.Mounts[m]
 		o.Dec(int64(mt.ID)).Byte(' ').Dec(int64(fs.Mounts[mt.Parent].ID)).Byte(' ')
-		o.Str("0:").Udec(fs.Dev(mt.Super)).Byte(' ')
+		dev := fs.Dev(mt.Super)
+		o.Udec(uint64(unix.Major(dev))).Byte(':').Udec(uint64(unix.Minor(dev))).Byte(' ')
 		n := fs.PathInSuper(mt.Root, buf[:])
 		mangle(o, buf[:n])
 		o.Byte(' ')

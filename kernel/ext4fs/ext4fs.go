@@ -1,0 +1,311 @@
+// Package ext4fs mounts ext4 volumes into kernel/fs's tree as a backed
+// file system (fs.Store): mount(2) of "ext4" on a block device reads
+// the superblock through the buffer cache (kernel/bcache), refuses what
+// kernel/ext4 says cannot be mounted, and makes the instance's root; a
+// directory's entries and a file's pages are then read from the volume
+// when first used. Read-only so far: writing, the journal's replay and
+// commit are planned (docs/ARCHITECTURE.md, "Storage"). It owns the
+// volume table; everything runs under the kernel lock. Builds on the
+// host: go test ./kernel/ext4fs (against e2fsprogs' images).
+package ext4fs
+
+import (
+	"github.com/gometal/gometal/kernel/bcache"
+	"github.com/gometal/gometal/kernel/block"
+	"github.com/gometal/gometal/kernel/ext4"
+	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/mm"
+
+	"golang.org/x/sys/unix"
+)
+
+// MaxVolumes bounds the ext4 instances at once.
+const MaxVolumes = 8
+
+// sbOffset and sbSize place the superblock: 1024 bytes at byte 1024 of
+// the volume, whatever its block size (ext4_fill_super).
+const (
+	sbOffset = 1024
+	sbSize   = 1024
+)
+
+// superMagic is EXT4_SUPER_MAGIC, statfs's f_type.
+const superMagic = 0xEF53
+
+// A volume is one mounted ext4 file system.
+type volume struct {
+	used    bool
+	r       ext4.Reader
+	src     source
+	disk    int    // index in block.Disks
+	start   uint64 // the partition's first sector
+	sectors uint64 // its length
+	super   uint8
+	name    [16]byte // "vda1", for messages
+	nameLen int
+}
+
+// source is a volume's ext4.Source: its blocks through the buffer cache.
+type source struct{ v *volume }
+
+func (s *source) Block(n uint64) ([]byte, ext4.Errno) {
+	v := s.v
+	bs := v.r.BlockSize
+	b, e := bcache.Get(v.disk, v.start+n*uint64(bs/bcache.SectorSize), bs)
+	if e != 0 {
+		return nil, ext4.EIO
+	}
+	return b, ext4.OK
+}
+
+var (
+	vols [MaxVolumes]volume
+	// bySuper is 1 + the volume of each fs instance, 0 for none.
+	bySuper [fs.MaxSupers]int8
+	store   ext4Store
+	// scratch buffers, used under the kernel lock.
+	nameBuf [ext4.MaxNameLen]byte
+	linkBuf [fs.PathMax]byte
+	msgBuf  [160]byte
+	// Inodes being read, in package memory: a Reader's methods hand
+	// them on through the Source interface, which a stack variable
+	// must not be (it would move to the heap).
+	rootInode, dirInode, childInode, pageInode ext4.Inode
+)
+
+// Say writes a line to the kernel log (and console), as Linux's
+// ext4_msg does; the kernel sets it at boot.
+var Say func(level uint8, line []byte)
+
+// Levels for Say (klog's).
+const (
+	levelErr  = 3
+	levelInfo = 6
+)
+
+// Mount makes (or finds) the instance on block device major:minor:
+// ENXIO when there is no such device, EINVAL when what is on it is not
+// an ext4 this kernel can read (the reason goes to the kernel log),
+// EROFS when it was asked to write (not yet supported). noload mounts a
+// volume whose journal needs recovery as it is on the disk, without the
+// journal's last transactions (Linux's noload).
+func Mount(major, minor uint32, readOnly, noload bool) (uint8, unix.Errno) {
+	d, part := block.Find(major, minor)
+	if d == nil {
+		return 0, unix.ENXIO
+	}
+	disk := d.Index()
+	start, sectors := d.Extent(part)
+	for k := range vols {
+		if v := &vols[k]; v.used && v.disk == disk && v.start == start {
+			return v.super, 0 // one instance a device, as sget_fc finds it
+		}
+	}
+	k := -1
+	for i := range vols {
+		if !vols[i].used {
+			k = i
+			break
+		}
+	}
+	if k < 0 {
+		return 0, unix.ENOMEM
+	}
+	v := &vols[k]
+	*v = volume{disk: disk, start: start, sectors: sectors}
+	v.src.v = v
+	v.nameLen = d.NameOf(part, &v.name)
+	if !readOnly {
+		say(v, levelErr, "writing is not supported yet: mount it read-only (-o ro)")
+		return 0, unix.EROFS
+	}
+	if sectors*bcache.SectorSize < sbOffset+sbSize {
+		say(v, levelErr, "too small to hold a superblock")
+		return 0, unix.EINVAL
+	}
+	sb, e := bcache.Get(disk, start+sbOffset/bcache.SectorSize, sbSize)
+	if e != 0 {
+		say(v, levelErr, "unable to read superblock")
+		return 0, e
+	}
+	m, why, ee := v.r.Mount(sb, &v.src)
+	switch {
+	case ee == ext4.EUCLEAN || ee == ext4.EBADMSG || ee == ext4.EINVAL:
+		// Not ext4 at all, or a superblock that fails its checks:
+		// Linux's "VFS: Can't find ext4 filesystem" is EINVAL.
+		say(v, levelErr, "can't find an ext4 file system (bad superblock)")
+		return 0, unix.EINVAL
+	case m == ext4.MountNo:
+		sayWhy(v, levelErr, "unsupported feature: ", why)
+		return 0, unix.EINVAL
+	case why == "needs_recovery" && !noload:
+		say(v, levelErr, "the journal needs recovery, which is not supported yet: e2fsck it, or mount with -o noload")
+		return 0, unix.EINVAL
+	case v.r.BlockSize > mm.PageSize:
+		say(v, levelErr, "block size larger than a page")
+		return 0, unix.EINVAL
+	case v.r.BlocksCount > sectors/uint64(v.r.BlockSize/bcache.SectorSize):
+		say(v, levelErr, "block count exceeds the size of the device")
+		return 0, unix.EINVAL
+	}
+	root := &rootInode
+	if e := v.r.Inode(rootIno, root); e != ext4.OK || !root.IsDir() {
+		say(v, levelErr, "the root inode cannot be read")
+		return 0, unix.EINVAL
+	}
+	var st fs.Stored
+	if e := stored(v, root, &st); e != 0 {
+		return 0, e
+	}
+	s, fe := fs.NewStoredSuper(fs.TypeExt4, unix.Mkdev(major, minor), &st)
+	if fe != 0 {
+		return 0, fe
+	}
+	fs.Stores[fs.TypeExt4] = &store
+	fs.Supers[s].ReadOnly = true
+	v.used, v.super = true, s
+	bySuper[s] = int8(k + 1)
+	say(v, levelInfo, "mounted read-only")
+	return s, 0
+}
+
+// rootIno is EXT4_ROOT_INO.
+const rootIno = 2
+
+// volOf is the volume of instance s.
+func volOf(s uint8) *volume { return &vols[bySuper[s]-1] }
+
+// errno turns ext4's answer into the system call's: corruption is
+// EUCLEAN, as Linux's EFSCORRUPTED reaches a program.
+func errno(e ext4.Errno) unix.Errno { return unix.Errno(e) }
+
+// stored fills st from inode in: what the tree keeps of it.
+func stored(v *volume, in *ext4.Inode, st *fs.Stored) unix.Errno {
+	*st = fs.Stored{Num: in.Ino, Mode: uint32(in.Mode), Links: uint32(in.Links), UID: in.UID, GID: in.GID,
+		Size: int64(in.Size), BlocksUsed: int64(in.Blocks),
+		Mtime: ns(in.Mtime), Atime: ns(in.Atime), Ctime: ns(in.Ctime)}
+	switch in.Mode & ext4.SIFMT {
+	case ext4.SIFCHR, ext4.SIFBLK:
+		major, minor := in.Rdev()
+		st.Rdev = major<<8 | minor&0xff
+	case ext4.SIFLNK:
+		n, e := v.r.Readlink(in, linkBuf[:])
+		if e != ext4.OK {
+			return errno(e)
+		}
+		st.Link = linkBuf[:n]
+	}
+	return 0
+}
+
+func ns(t ext4.Time) int64 { return t.Sec*1e9 + int64(t.Nsec) }
+
+// ext4Store is the type's fs.Store.
+type ext4Store struct{}
+
+// Fill makes directory dir's entries from the volume, in the order its
+// blocks hold them.
+func (*ext4Store) Fill(dir int32) unix.Errno {
+	v := volOf(fs.Inodes[dir].Super)
+	di := &dirInode
+	if e := v.r.Inode(fs.Inodes[dir].Store, di); e != ext4.OK {
+		return errno(e)
+	}
+	var pos ext4.DirPos
+	var d ext4.DirEntry
+	for {
+		e := v.r.ReadDir(di, &pos, &d)
+		if e == ext4.ENOENT {
+			return 0
+		}
+		if e != ext4.OK {
+			return errno(e)
+		}
+		if string(d.Name) == "." || string(d.Name) == ".." {
+			continue
+		}
+		nm := nameBuf[:copy(nameBuf[:], d.Name)] // d.Name is the block's, which the next reads may reuse
+		ci := &childInode
+		if e := v.r.Inode(d.Ino, ci); e != ext4.OK {
+			return errno(e)
+		}
+		var st fs.Stored
+		if e := stored(v, ci, &st); e != 0 {
+			return e
+		}
+		if _, e := fs.MakeStored(dir, nm, &st); e != 0 {
+			return e
+		}
+	}
+}
+
+// ReadPage reads inode i's page at off. With blocks of a page, a mapped
+// block goes from the disk straight into the page (no buffer); smaller
+// blocks are copied through the buffer cache. The bytes past the file's
+// end are zeros, whatever the last block holds there.
+func (*ext4Store) ReadPage(i int32, off int64, pa uintptr) unix.Errno {
+	v := volOf(fs.Inodes[i].Super)
+	in := &pageInode
+	if e := v.r.Inode(fs.Inodes[i].Store, in); e != ext4.OK {
+		return errno(e)
+	}
+	p := mm.PageBytes(pa)
+	if v.r.BlockSize != mm.PageSize {
+		_, e := v.r.ReadAt(in, uint64(off), p[:])
+		return errno(e)
+	}
+	var m ext4.Mapping
+	if e := v.r.MapBlock(in, uint32(uint64(off)/mm.PageSize), &m); e != ext4.OK {
+		return errno(e)
+	}
+	if m.Hole || m.Unwritten {
+		return 0 // the page is zeroed
+	}
+	if m.Phys >= v.r.BlocksCount {
+		return unix.EUCLEAN
+	}
+	if e := bcache.IO(v.disk, false, v.start+m.Phys*(mm.PageSize/bcache.SectorSize), pa, mm.PageSize); e != 0 {
+		return e
+	}
+	if rest := int64(in.Size) - off; rest < mm.PageSize {
+		clear(p[max(rest, 0):])
+	}
+	return 0
+}
+
+// Statfs answers as ext4_statfs does: the volume's blocks and inodes.
+func (*ext4Store) Statfs(s uint8, st *unix.Statfs_t) {
+	v := volOf(s)
+	st.Type = superMagic
+	st.Bsize, st.Frsize = int64(v.r.BlockSize), int64(v.r.BlockSize)
+	st.Blocks, st.Bfree, st.Bavail = v.r.BlocksCount, v.r.FreeBlocks, v.r.FreeBlocks
+	st.Files, st.Ffree = uint64(v.r.InodesCount), uint64(v.r.FreeInodes)
+	st.Namelen = ext4.MaxNameLen
+}
+
+// Release frees instance s's volume and its buffers.
+func (*ext4Store) Release(s uint8) {
+	k := bySuper[s]
+	if k == 0 {
+		return
+	}
+	v := &vols[k-1]
+	bcache.Forget(v.disk, 0, 0)
+	v.used = false
+	bySuper[s] = 0
+}
+
+// say logs "ext4: NAME: what".
+func say(v *volume, level uint8, what string) { sayWhy(v, level, what, "") }
+
+func sayWhy(v *volume, level uint8, what, why string) {
+	if Say == nil {
+		return
+	}
+	n := copy(msgBuf[:], "ext4: ")
+	n += copy(msgBuf[n:], v.name[:v.nameLen])
+	n += copy(msgBuf[n:], ": ")
+	n += copy(msgBuf[n:], what)
+	n += copy(msgBuf[n:], why)
+	Say(level, msgBuf[:n])
+}

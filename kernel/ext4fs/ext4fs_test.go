@@ -1,0 +1,282 @@
+//go:build !arm64
+
+package ext4fs
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gometal/gometal/kernel/bcache"
+	"github.com/gometal/gometal/kernel/block"
+	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/vfs"
+
+	"golang.org/x/sys/unix"
+)
+
+// The mount on the host: an image e2fsprogs' mke2fs made from a tree
+// in a temporary directory is the disk (bcache.IO reads the file), and
+// the tree as kernel/fs shows it is compared with the host's own view
+// of the directory it was made from.
+
+func mkfs(t *testing.T, src string, blockSize int, extra ...string) string {
+	t.Helper()
+	for _, c := range []string{"mke2fs", "e2fsck"} {
+		if _, err := exec.LookPath(c); err != nil {
+			if _, err := os.Stat("/sbin/" + c); err != nil {
+				t.Skipf("TestMount: e2fsprogs missing (%s): make deps installs it", c)
+			}
+		}
+	}
+	img := filepath.Join(t.TempDir(), "disk.img")
+	args := append([]string{"-q", "-F", "-t", "ext4", "-b", fmt.Sprint(blockSize)}, extra...)
+	args = append(args, "-d", src, img, "16M")
+	if out, err := exec.Command("mke2fs", args...).CombinedOutput(); err != nil {
+		t.Fatalf("mke2fs %v: %v\n%s", args, err, out)
+	}
+	// e2fsck -D makes the big directory an htree; status 1 is "fixed".
+	if out, err := exec.Command("e2fsck", "-fyD", img).CombinedOutput(); err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+			t.Fatalf("e2fsck -fyD: %v\n%s", err, out)
+		}
+	}
+	return img
+}
+
+// sourceTree makes the directory an image is made from.
+func sourceTree(t *testing.T) string {
+	t.Helper()
+	d := t.TempDir()
+	put := func(name string, n int) {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(i*7 + n + i>>11)
+		}
+		if err := os.WriteFile(filepath.Join(d, name), b, 0o640); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, dir := range []string{"a", "a/b", "a/b/c", "many"} {
+		if err := os.Mkdir(filepath.Join(d, dir), 0o751); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range []int{0, 1, 4095, 4096, 4097, 70000, 300000} {
+		put(fmt.Sprintf("a/f%d", n), n)
+	}
+	for i := 0; i < 150; i++ {
+		put(fmt.Sprintf("many/entry-%03d", i), i)
+	}
+	f, err := os.Create(filepath.Join(d, "a/b/sparse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte("start"), 0)
+	f.WriteAt([]byte("middle"), 1<<20)
+	f.Truncate(3 << 20)
+	f.Close()
+	os.Symlink("b/c", filepath.Join(d, "a/fast"))
+	os.Symlink(strings.Repeat("x/", 50)+"end", filepath.Join(d, "a/slow"))
+	os.Chtimes(filepath.Join(d, "a/f1"), time.Unix(1234567890, 0), time.Unix(1500000000, 123456789))
+	return d
+}
+
+// disk makes img block device vda and points the buffer cache at it.
+func disk(t *testing.T, img string) (major, minor uint32) {
+	t.Helper()
+	b, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block.NDisks = 0
+	d, ok := block.AddVirtio(uint64(len(b))/512, false, false, 0)
+	if !ok {
+		t.Fatal("no disk slot")
+	}
+	bcache.Reset()
+	bcache.IO = func(k int, write bool, sector uint64, pa uintptr, n uint32) unix.Errno {
+		if write || k != 0 || sector*512+uint64(n) > uint64(len(b)) {
+			return unix.EIO
+		}
+		copy(mm.PageBytes(pa)[:n], b[sector*512:])
+		return 0
+	}
+	return d.Major, d.First
+}
+
+func setup(t *testing.T) {
+	t.Helper()
+	usermem.HostReset(4096, 16)
+	vfs.Reset()
+	if !fs.HostReset(64 << 20) {
+		t.Fatal("fs init")
+	}
+	vols = [MaxVolumes]volume{}
+	bySuper = [fs.MaxSupers]int8{}
+	Say = func(level uint8, line []byte) { t.Logf("log %d: %s", level, line) }
+}
+
+// compare walks host directory dir and inode i together.
+func compare(t *testing.T, dir string, i int32) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := fs.Fill(i); e != 0 {
+		t.Fatalf("%s: fill: %v", dir, e)
+	}
+	n := 0
+	for pos := int64(2); ; {
+		_, _, next, ok := fs.Entry(i, pos)
+		if !ok {
+			break
+		}
+		pos = next
+		n++
+	}
+	if i == fs.Supers[fs.Inodes[i].Super].Root && fs.LookupIn(i, []byte("lost+found")) >= 0 {
+		n-- // mke2fs's own
+	}
+	if n != len(ents) {
+		t.Errorf("%s: %d entries, want %d", dir, n, len(ents))
+	}
+	for _, de := range ents {
+		p := filepath.Join(dir, de.Name())
+		c := fs.LookupIn(i, []byte(de.Name()))
+		if c < 0 {
+			t.Errorf("%s: missing", p)
+			continue
+		}
+		var want syscall.Stat_t
+		if err := syscall.Lstat(p, &want); err != nil {
+			t.Fatal(err)
+		}
+		var got unix.Stat_t
+		fs.Inodes[c].StatTo(&got)
+		if got.Mode != want.Mode || got.Size != want.Size && want.Mode&syscall.S_IFMT != syscall.S_IFDIR ||
+			got.Uid != want.Uid || got.Gid != want.Gid || got.Mtim.Sec != want.Mtim.Sec {
+			t.Errorf("%s: mode %o size %d uid %d gid %d mtime %d, want %o %d %d %d %d", p,
+				got.Mode, got.Size, got.Uid, got.Gid, got.Mtim.Sec, want.Mode, want.Size, want.Uid, want.Gid, want.Mtim.Sec)
+		}
+		switch {
+		case de.IsDir():
+			compare(t, p, c)
+		case de.Type()&os.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			if string(fs.Inodes[c].Link()) != target {
+				t.Errorf("%s: link %q, want %q", p, fs.Inodes[c].Link(), target)
+			}
+		default:
+			want, _ := os.ReadFile(p)
+			var got []byte
+			var zero [mm.PageSize]byte
+			for off := int64(0); off < fs.Inodes[c].Size; {
+				b, e := fs.Chunk(&fs.Inodes[c], off, &zero)
+				if e != 0 || len(b) == 0 {
+					t.Fatalf("%s: read at %d: %v", p, off, e)
+				}
+				got = append(got, b...)
+				off += int64(len(b))
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s: %d bytes differ from the host's %d", p, len(got), len(want))
+			}
+		}
+	}
+}
+
+func TestMount(t *testing.T) {
+	src := sourceTree(t)
+	for _, bs := range []int{4096, 1024} {
+		t.Run(fmt.Sprint(bs), func(t *testing.T) {
+			setup(t)
+			major, minor := disk(t, mkfs(t, src, bs))
+			s, e := Mount(major, minor, true, false)
+			if e != 0 {
+				t.Fatalf("mount: %v", e)
+			}
+			compare(t, src, fs.Supers[s].Root)
+			var st unix.Statfs_t
+			fs.Statfs(fs.Supers[s].Root, &st)
+			if st.Type != superMagic || st.Bsize != int64(bs) || st.Flags&unix.ST_RDONLY == 0 {
+				t.Errorf("statfs: %+v", st)
+			}
+			var rs unix.Stat_t
+			fs.Inodes[fs.Supers[s].Root].StatTo(&rs)
+			if rs.Dev != unix.Mkdev(254, 0) || rs.Ino != rootIno {
+				t.Errorf("root: dev %#x ino %d, want 254:0 and 2", rs.Dev, rs.Ino)
+			}
+			// A second mount of the device is the same instance.
+			if s2, e := Mount(major, minor, true, false); e != 0 || s2 != s {
+				t.Errorf("second mount: %d %v, want %d", s2, e, s)
+			}
+			fs.FreeSuper(s)
+			if vols[0].used || bcache.Cached() != 0 {
+				t.Errorf("after release: volume used %v, %d buffers", vols[0].used, bcache.Cached())
+			}
+		})
+	}
+}
+
+func TestMountRefuses(t *testing.T) {
+	src := sourceTree(t)
+	img := mkfs(t, src, 4096)
+	setup(t)
+	major, minor := disk(t, img)
+	if _, e := Mount(major, minor, false, false); e != unix.EROFS {
+		t.Errorf("read-write: %v, want EROFS", e)
+	}
+	if _, e := Mount(major, minor+1, true, false); e != unix.ENXIO {
+		t.Errorf("no such partition: %v, want ENXIO", e)
+	}
+	// A superblock whose magic is gone: not ext4 (EINVAL), and the
+	// kernel goes on.
+	b, _ := os.ReadFile(img)
+	b[1024+0x38] ^= 0xff
+	bad := filepath.Join(t.TempDir(), "bad.img")
+	os.WriteFile(bad, b, 0o644)
+	setup(t)
+	major, minor = disk(t, bad)
+	if _, e := Mount(major, minor, true, false); e != unix.EINVAL {
+		t.Errorf("bad magic: %v, want EINVAL", e)
+	}
+	// A feature this kernel does not read: EINVAL, named in the log.
+	setup(t)
+	var said string
+	Say = func(level uint8, line []byte) { said = string(line) }
+	major, minor = disk(t, mkfs(t, src, 4096, "-O", "inline_data"))
+	if _, e := Mount(major, minor, true, false); e != unix.EINVAL || !strings.Contains(said, "inline_data") {
+		t.Errorf("inline_data: %v %q, want EINVAL naming it", e, said)
+	}
+}
+
+// TestCacheReclaim reads files bigger than the page cache's bound: the
+// clean pages of the file read before give way, and every byte still
+// reads right.
+func TestCacheReclaim(t *testing.T) {
+	src := sourceTree(t)
+	img := mkfs(t, src, 4096)
+	setup(t)
+	if !fs.HostReset(40 * mm.PageSize) { // a bound of 40 pages
+		t.Fatal("fs init")
+	}
+	major, minor := disk(t, img)
+	s, e := Mount(major, minor, true, false)
+	if e != 0 {
+		t.Fatal(e)
+	}
+	compare(t, src, fs.Supers[s].Root) // 300000 bytes is 74 pages
+	if n := fs.CachePages(); n > 40 {
+		t.Errorf("%d pages cached, past the bound of 40", n)
+	}
+}

@@ -1,0 +1,231 @@
+package fs
+
+import (
+	"github.com/gometal/gometal/kernel/mm"
+
+	"golang.org/x/sys/unix"
+)
+
+// Backed file systems: instances whose files live in a store (an ext4
+// volume on a disk, kernel/ext4fs) rather than in memory only. The tree
+// is a cache of the store, as Linux's dcache and page cache are
+// (docs/ARCHITECTURE.md, "Storage"): an inode made from the store knows
+// its number there (Inode.Store); a directory's entries are made from
+// the store on its first lookup or listing (Fill), and a regular file's
+// pages are read on their first use (ReadPage) into the same page index
+// a tmpfs file has, so read(2), mmap and the page cache's accounting are
+// one code for both. The store's type does the reading through the Store
+// its package registers for the type (Stores), as Linux's
+// inode_operations and address_space_operations are per type.
+
+// A Store is what a backed type does for the tree. Its methods run under
+// the kernel lock and may wait for the disk.
+type Store interface {
+	// Fill makes the entries of directory dir (an inode of the type
+	// whose Filled is false) from the store: an inode and a name each,
+	// through MakeStored.
+	Fill(dir int32) unix.Errno
+	// ReadPage fills page pa with inode i's bytes at off (a multiple
+	// of the page size, below the size): holes are zeros.
+	ReadPage(i int32, off int64, pa uintptr) unix.Errno
+	// Statfs fills statfs(2)'s answer for instance s.
+	Statfs(s uint8, st *unix.Statfs_t)
+	// Release ends instance s: its last mount went and nothing of it
+	// is in use; the tree has dropped its inodes.
+	Release(s uint8)
+}
+
+// Stores are the backed types' Stores, by type (nil: a memory type).
+var Stores [typeCount]Store
+
+// StoreOf is the Store of the instance inode i is in, nil if it has none.
+func StoreOf(i int32) Store { return Stores[Supers[Inodes[i].Super].Type] }
+
+// Stored is what a store says of one of its inodes, for MakeStored.
+type Stored struct {
+	Num        uint32 // its number in the store (st_ino)
+	Mode       uint32
+	Links      uint32 // the store's link count (st_nlink)
+	UID, GID   uint32
+	Size       int64
+	Rdev       uint32 // device nodes: major<<8 | minor
+	Mtime      int64  // ns
+	Atime      int64
+	Ctime      int64
+	Link       []byte // a symlink's target
+	BlocksUsed int64  // 512-byte units (st_blocks)
+}
+
+// NewStoredSuper takes a slot for an instance of backed type t on block
+// device dev (st_dev), its root made from what the store says of it.
+func NewStoredSuper(t Type, dev uint64, root *Stored) (uint8, unix.Errno) {
+	s, e := NewSuper(t, root.Mode&0o7777)
+	if e != 0 {
+		return 0, e
+	}
+	Supers[s].Dev = dev
+	setStored(Supers[s].Root, root)
+	return s, 0
+}
+
+// MakeStored makes entry nm of directory dir (being filled) from what the
+// store says of it: ENOSPC when the tables are full.
+func MakeStored(dir int32, nm []byte, st *Stored) (int32, unix.Errno) {
+	i, e := makeNode(dir, nm, st.Mode)
+	if e != 0 {
+		return -1, e
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		if e := Inodes[i].SetLink(st.Link); e != 0 {
+			dropName(Inodes[i].dentry)
+			return -1, e
+		}
+	}
+	setStored(i, st)
+	return i, 0
+}
+
+func setStored(i int32, st *Stored) {
+	n := &Inodes[i]
+	n.Store, n.Ino, n.Mode = st.Num, uint64(st.Num), st.Mode
+	n.storeLinks, n.UID, n.GID = st.Links, st.UID, st.GID
+	n.Size, n.Rdev, n.storeBlocks = st.Size, st.Rdev, st.BlocksUsed
+	n.Mtime, n.Atime, n.Ctime = st.Mtime, st.Atime, st.Ctime
+}
+
+// Fill makes directory dir's entries from its store before a lookup in
+// it or a listing of it, once: EIO or EUCLEAN when the store cannot be
+// read (the entries made so far stay, and the next call tries again).
+func Fill(dir int32) unix.Errno {
+	n := &Inodes[dir]
+	if n.Store == 0 || n.Filled || !n.IsDir() {
+		return 0
+	}
+	st := StoreOf(dir)
+	if st == nil {
+		return 0
+	}
+	// Entries an earlier, failed fill made are dropped first, so that
+	// each name is made once.
+	removeTree(dir)
+	if e := st.Fill(dir); e != 0 {
+		removeTree(dir)
+		return e
+	}
+	n.Filled = true
+	return 0
+}
+
+// storedPage returns n's page at off, reading it from the store when it
+// is not in memory yet: 0 and the error when it cannot be had.
+func storedPage(n *Inode, off int64) (uintptr, unix.Errno) {
+	if p := page(n, off, false); p != 0 {
+		return p, 0
+	}
+	st := Stores[Supers[n.Super].Type]
+	filling = n // page walks n's index while it takes pages: reclaim keeps that
+	p := page(n, off, true)
+	filling = nil
+	if p == 0 {
+		return 0, unix.ENOMEM
+	}
+	if e := st.ReadPage(n.Index(), off&^(mm.PageSize-1), p); e != 0 {
+		dropPage(n, off)
+		return 0, e
+	}
+	return p, 0
+}
+
+// dropPage gives back n's page at off (one whose read failed: it must
+// not be found up to date).
+func dropPage(n *Inode, off int64) {
+	pg := uint64(off) / mm.PageSize
+	leaf := indexWords(n.root)[pg/indexN]
+	w := indexWords(uintptr(leaf))
+	putPage(n.Super, uintptr(w[pg%indexN]))
+	w[pg%indexN] = 0
+}
+
+// The page cache of backed files: its pages are copies of the store's
+// bytes (clean: nothing writes them yet), so one no address space maps
+// can be given back whenever memory is short and read again when next
+// used (Linux's shrink_page_list over clean, unmapped file pages). They
+// are bounded as tmpfs's pages are (the root's size), apart from them.
+var (
+	cachePages uintptr
+	// filling is the file whose index page() is walking while it
+	// takes pages: reclaim frees its data pages but not its index.
+	filling *Inode
+	// reclaimHand is the inode the next reclaim starts at: a clock
+	// over the inode table, so each pass takes from other files.
+	reclaimHand int32
+)
+
+// reclaimBatch is how many pages one reclaim frees at most.
+const reclaimBatch = 64
+
+// getCachePage takes a page for a backed file of instance s, first
+// giving back cached pages when the bound or the allocator says no.
+func getCachePage(s uint8) uintptr {
+	if cachePages >= maxDataPages && reclaimCache() == 0 {
+		return 0
+	}
+	p := mm.Pages.Get()
+	if p == 0 && reclaimCache() > 0 {
+		p = mm.Pages.Get()
+	}
+	if p == 0 {
+		return 0
+	}
+	cachePages++
+	Supers[s].Pages++
+	return p
+}
+
+// reclaimCache frees up to reclaimBatch cached data pages of backed
+// regular files that no mapping holds (the allocator counts only the
+// file's use), and the index pages left empty, going round the inode
+// table a whole file at a time, and answers how many.
+func reclaimCache() int {
+	freed := 0
+	for k := int32(0); k < MaxInodes && freed < reclaimBatch; k++ {
+		i := (reclaimHand + k) % MaxInodes
+		n := &Inodes[i]
+		if !n.Used || n.Store == 0 || n.root == 0 || n.IsDir() {
+			continue
+		}
+		rootW := indexWords(n.root)
+		kept := false
+		for hi := range rootW {
+			if rootW[hi] == 0 {
+				continue
+			}
+			leaf := indexWords(uintptr(rootW[hi]))
+			leafKept := false
+			for lo := range leaf {
+				switch p := uintptr(leaf[lo]); {
+				case p != 0 && mm.Pages.Refs(p) == 1:
+					putPage(n.Super, p)
+					leaf[lo] = 0
+					freed++
+				case p != 0:
+					leafKept = true // mapped: it stays
+				}
+			}
+			if leafKept || n == filling {
+				kept = true
+			} else {
+				putPage(n.Super, uintptr(rootW[hi]))
+				rootW[hi] = 0
+				freed++
+			}
+		}
+		if !kept && n != filling {
+			putPage(n.Super, n.root)
+			n.root = 0
+			freed++
+		}
+		reclaimHand = i + 1
+	}
+	return freed
+}

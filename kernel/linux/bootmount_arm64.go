@@ -1,0 +1,118 @@
+package linux
+
+import (
+	"github.com/gometal/gometal/kernel"
+	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/mount"
+
+	"golang.org/x/sys/unix"
+)
+
+// Disks mounted at boot: gometal.mount=DEV:GUEST (gometal run -disk
+// FILE:GUEST) mounts the ext4 on /dev/DEV at GUEST, making the
+// directories, before /init starts, as a distribution's initramfs
+// mounts what its fstab names. Read-only so far: ext4's writing is not
+// built (docs/STORAGE.md). A mount that fails says why on the console
+// and the boot goes on: the program finds the directory empty.
+
+// bootMountArg is the option's name on the kernel command line.
+const bootMountArg = "gometal.mount="
+
+var (
+	bootMountDev  [fs.PathMax]byte
+	bootMountPath [fs.PathMax]byte
+)
+
+// mountDisks makes each gometal.mount= of the command line.
+func mountDisks() {
+	args := kernel.Cmdline()
+	for len(args) > 0 {
+		j := 0
+		for j < len(args) && args[j] != ' ' {
+			j++
+		}
+		w := args[:j]
+		if j < len(args) {
+			j++
+		}
+		args = args[j:]
+		if len(w) <= len(bootMountArg) || string(w[:len(bootMountArg)]) != bootMountArg {
+			continue
+		}
+		v := w[len(bootMountArg):]
+		k := 0
+		for k < len(v) && v[k] != ':' {
+			k++
+		}
+		if k == len(v) || k+1 == len(v) || v[k+1] != '/' {
+			bootMountSay("gometal.mount= wants DEV:/PATH, not ", v, "", nil, 0)
+			continue
+		}
+		mountDisk(v[:k], v[k+1:])
+	}
+}
+
+// mountDisk mounts the ext4 on /dev/dev at path, read-only.
+func mountDisk(dev, path []byte) {
+	n := copy(bootMountDev[:], "/dev/")
+	n += copy(bootMountDev[n:], dev)
+	src := bootMountDev[:n]
+	var sw fs.Walk
+	i, e := fs.Lookup(&sw, fs.RootPath(), src, fs.Follow)
+	if e != 0 {
+		bootMountSay("mount: no device ", src, "", nil, e)
+		return
+	}
+	dir, e := mkdirAll(path)
+	if e != 0 {
+		bootMountSay("mount: cannot make ", path, "", nil, e)
+		return
+	}
+	e = mount.Mount(src, fs.Path{Mnt: sw.Mnt, Ino: i}, dir, []byte("ext4"), unix.MS_RDONLY, nil)
+	if e != 0 {
+		bootMountSay("mount: ext4 on ", dev, " at ", path, e)
+		return
+	}
+	bootMountSay("mounted ", dev, " (ext4, read-only: writing is not supported yet) at ", path, 0)
+}
+
+// mkdirAll walks path from the root, making each directory missing
+// (mode 0755), and returns where it ends.
+func mkdirAll(path []byte) (fs.Path, unix.Errno) {
+	p := copy(bootMountPath[:], path)
+	for k := 1; k <= p; k++ {
+		if k < p && bootMountPath[k] != '/' {
+			continue
+		}
+		var w fs.Walk
+		if e := fs.Resolve(&w, fs.RootPath(), bootMountPath[:k], fs.ForCreate|fs.Follow); e != 0 {
+			return fs.Path{}, e
+		}
+		if w.Node < 0 {
+			if _, e := fs.Create(&w, unix.S_IFDIR|0o755); e != 0 {
+				return fs.Path{}, e
+			}
+		}
+	}
+	var w fs.Walk
+	i, e := fs.Lookup(&w, fs.RootPath(), path, fs.Follow)
+	if e == 0 && !fs.Inodes[i].IsDir() {
+		e = unix.ENOTDIR
+	}
+	return w.NodePath(), e
+}
+
+// bootMountSay prints "gometal: what ARG what2 ARG2" and the error's
+// name if any.
+func bootMountSay(what string, arg []byte, what2 string, arg2 []byte, e unix.Errno) {
+	if kernel.Info(what) {
+		kernel.PutBytes(arg)
+		kernel.Puts(what2)
+		kernel.PutBytes(arg2)
+		if e != 0 {
+			kernel.Puts(": ")
+			kernel.Puts(e.Error())
+		}
+		kernel.InfoEnd()
+	}
+}

@@ -1,0 +1,130 @@
+package tests
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gometal/gometal/tests/internal/treesum"
+)
+
+// ext4, read-only (kernel/ext4fs over kernel/bcache): gometal disk create
+// makes an ext4 image from a tree on the host (e2fsprogs' mke2fs -d),
+// tests/progs/ext4ro mounts it and prints every entry's type, owner,
+// size, time and checksum, and the lines must be the host's own for the
+// tree (tests/internal/treesum on both sides). A program on the
+// disk runs from it; every change is EROFS.
+func TestExt4ReadOnly(t *testing.T) {
+	t.Parallel()
+	tree := ext4Tree(t)
+	img := filepath.Join(t.TempDir(), "disk.img")
+	if r := gometal(t, "disk", "create", "-size", "600M", "-from", tree, img); r.status != 0 {
+		t.Fatalf("disk create: %s", r.out)
+	}
+	want, err := treesum.Lines(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := gometal(t, "run", "-disk", img, "./tests/progs/ext4ro")
+	r.expectClean(t, 0,
+		"ext4ro: mount read-write: EROFS",
+		"ext4ro: mount no such node: ENOENT",
+		"ext4ro: mount a character device: ENOTBLK",
+		"ext4ro: mount an unknown option: EINVAL",
+		"ext4: vda: writing is not supported yet",
+		"ext4ro: mounts: /dev/vda /mnt ext4 ro,relatime 0 0",
+		"ext4ro: statfs type 0xef53 bsize 4096 ro true <nil>",
+		"ext4ro: root dev 254:0 ino 2 <nil>",
+		"ext4ro: create: EROFS",
+		"ext4ro: open for writing: EROFS",
+		"ext4ro: mkdir: EROFS",
+		"ext4ro: unlink: EROFS",
+		"ext4ro: rename: EROFS",
+		"ext4ro: symlink: EROFS",
+		"ext4ro: chmod: EROFS",
+		"ext4ro: truncate: EROFS",
+		"ext4ro: mmap equals read: true 300000",
+		`ext4ro: ran "exiting with 3": status 3`,
+		"ext4ro: umount while open: EBUSY",
+		"ext4ro: umount: ok",
+		"ext4ro: entries after umount: 0",
+		"ext4ro: remount same tree: true",
+		"ext4ro: done")
+	// Mounted at boot by -disk FILE:GUEST (gometal.mount=); a disk with
+	// no ext4 is refused with its reason, and the program still runs.
+	bad := filepath.Join(t.TempDir(), "zeros.img")
+	if err := os.WriteFile(bad, make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := gometal(t, "run", "-disk", img+":/data/disk", "-disk", bad+":/bad", "./tests/progs/ext4ro", "--", "boot")
+	b.expectClean(t, 0,
+		"gometal: mounted vda (ext4, read-only: writing is not supported yet) at /data/disk",
+		"gometal: ext4: vdb: can't find an ext4 file system (bad superblock)",
+		"gometal: mount: ext4 on vdb at /bad: invalid argument",
+		"ext4ro: boot mounts: /dev/vda /data/disk ext4 ro,relatime 0 0",
+		fmt.Sprintf("ext4ro: boot tree lines: %d", len(want)),
+		"ext4ro: /bad entries: 0 <nil>",
+		"ext4ro: boot done")
+	var got []string
+	for _, l := range strings.Split(r.out, "\n") {
+		if s, ok := strings.CutPrefix(strings.TrimRight(l, "\r"), "tree: "); ok {
+			got = append(got, s)
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the tree on the disk differs from the host's:\ngot:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// ext4Tree is the directory the test's disk is made from: files of
+// sizes around block and page boundaries and a 300 KB one, a sparse
+// file, a directory big enough for an htree, hard links, both kinds of
+// symlink, times with nanoseconds, and an arm64 program (exit3).
+func ext4Tree(t *testing.T) string {
+	t.Helper()
+	d := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	put := func(name string, n int, mode os.FileMode) {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(i*13 + n + i>>12)
+		}
+		must(os.WriteFile(filepath.Join(d, name), b, mode))
+	}
+	for _, dir := range []string{"a", "a/b", "a/b/c", "many", "bin"} {
+		must(os.Mkdir(filepath.Join(d, dir), 0o755))
+	}
+	for _, n := range []int{0, 1, 4095, 4096, 4097, 65536, 300000} {
+		put(fmt.Sprintf("a/f%d", n), n, 0o644)
+	}
+	for i := 0; i < 300; i++ {
+		put(fmt.Sprintf("many/entry-with-a-long-name-%04d", i), i, 0o600)
+	}
+	f, err := os.Create(filepath.Join(d, "a/b/sparse"))
+	must(err)
+	f.WriteAt([]byte("start"), 0)
+	f.WriteAt([]byte("a megabyte in"), 1<<20)
+	must(f.Truncate(3 << 20))
+	f.Close()
+	must(os.Link(filepath.Join(d, "a/f1"), filepath.Join(d, "a/b/c/hardlink")))
+	must(os.Symlink("b/c", filepath.Join(d, "a/fast")))
+	must(os.Symlink(strings.Repeat("long/", 30)+"end", filepath.Join(d, "a/slow")))
+	must(os.Chtimes(filepath.Join(d, "a/f4096"), time.Unix(1234567890, 5), time.Unix(1500000000, 123456789)))
+	must(os.Chmod(filepath.Join(d, "a/b"), 0o750))
+	cmd := exec.Command("go", "build", "-o", filepath.Join(d, "bin/exit3"), "./tests/progs/exit3")
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building exit3: %v\n%s", err, out)
+	}
+	return d
+}
