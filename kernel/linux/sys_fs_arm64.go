@@ -27,18 +27,18 @@ func fsCtx() *proc.FSContext { return &proc.FSContexts[procOf(current()).FS] }
 // initCwd starts the app where the CLI's /.gometal/cwd says (gometal
 // exec: the package's directory, as go test runs a test binary there).
 func initCwd() {
-	cwd := int32(fs.RootIno)
+	cwd, mnt := int32(fs.RootIno), int32(fs.RootMount)
 	if c := fs.ConfigFile(".gometal/cwd"); len(c) > 0 {
 		var w fs.Walk
 		if i, e := fs.Lookup(&w, fs.RootPath(), c, fs.Follow); e == 0 && fs.Inodes[i].IsDir() {
-			cwd = i
+			cwd, mnt = i, w.Mnt // inside a mount made at boot (a share) too
 		} else if kernel.Info("the working directory in /.gometal/cwd is not a directory; starting in /") {
 			kernel.InfoEnd()
 		}
 	}
 	fs.Hold(cwd)
-	fs.UseMount(fs.RootMount)
-	fsCtx().Cwd, fsCtx().CwdMnt = cwd, fs.RootMount
+	fs.UseMount(mnt)
+	fsCtx().Cwd, fsCtx().CwdMnt = cwd, mnt
 }
 
 // cwdPath is the working directory as a place in the mount tree.
