@@ -14,9 +14,8 @@ import (
 // -device virtio-9p-device,mount_tag=TAG, which gometal run -v adds).
 // At boot each is started and greeted, polled as the network's DHCP is:
 // Tversion (9P2000.L) and Tattach of the share's root, so that a share
-// the host cannot serve is reported before init runs. Mounting a share
-// in the file tree (kernel/fs's backed file systems, mount -t 9p) is
-// still to come: docs/STORAGE.md.
+// the host cannot serve is reported before init runs. The mount (read-only
+// so far) is sharefs_arm64.go's.
 
 const (
 	maxShares = 8
@@ -111,7 +110,7 @@ func initShares() {
 			} else {
 				Puts(": 9P2000.L, msize ")
 				PutDec(int64(s.conn.Msize))
-				Puts(", root attached (not mounted: mount is still to come)")
+				Puts(", root attached")
 			}
 			InfoEnd()
 		}

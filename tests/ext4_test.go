@@ -2,9 +2,11 @@ package tests
 
 import (
 	"fmt"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,10 +23,7 @@ import (
 func TestExt4ReadOnly(t *testing.T) {
 	t.Parallel()
 	tree := ext4Tree(t)
-	img := filepath.Join(t.TempDir(), "disk.img")
-	if r := gometal(t, "disk", "create", "-size", "600M", "-from", tree, img); r.status != 0 {
-		t.Fatalf("disk create: %s", r.out)
-	}
+	img := ext4Image(t, tree, "600M")
 	want, err := treesum.Lines(tree)
 	if err != nil {
 		t.Fatal(err)
@@ -69,15 +68,33 @@ func TestExt4ReadOnly(t *testing.T) {
 		fmt.Sprintf("ext4ro: boot tree lines: %d", len(want)),
 		"ext4ro: /bad entries: 0 <nil>",
 		"ext4ro: boot done")
+	sameTree(t, r.out, want, "the disk")
+}
+
+// sameTree checks that the "tree: " lines of a guest's output are want,
+// the host's treesum of the directory the guest read (through what).
+func sameTree(t *testing.T, out string, want []string, what string) {
+	t.Helper()
 	var got []string
-	for _, l := range strings.Split(r.out, "\n") {
+	for _, l := range strings.Split(out, "\n") {
 		if s, ok := strings.CutPrefix(strings.TrimRight(l, "\r"), "tree: "); ok {
 			got = append(got, s)
 		}
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("the tree on the disk differs from the host's:\ngot:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		t.Errorf("the tree through %s differs from the host's:\ngot:\n%s\nwant:\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// ext4Image makes an ext4 image of size (gometal disk create's -size)
+// from tree.
+func ext4Image(t *testing.T, tree, size string) string {
+	t.Helper()
+	img := filepath.Join(t.TempDir(), "disk.img")
+	if r := gometal(t, "disk", "create", "-size", size, "-from", tree, img); r.status != 0 {
+		t.Fatalf("disk create: %s", r.out)
+	}
+	return img
 }
 
 // ext4Tree is the directory the test's disk is made from: files of
@@ -128,3 +145,40 @@ func ext4Tree(t *testing.T) string {
 	}
 	return d
 }
+
+// TestExt4Corrupt boots disks the host damaged at random places in the
+// metadata (the superblock, group descriptors, bitmaps, inode tables and
+// the first directory and extent blocks live in the first megabytes):
+// the mount is refused or the walk meets errors, never a panic or a
+// hang (each boot is bounded by -timeout). The seed is logged.
+func TestExt4Corrupt(t *testing.T) {
+	t.Parallel()
+	clean := mustRead(t, ext4Image(t, ext4Tree(t), "64M"))
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	for k := 0; k < ext4CorruptBoots; k++ {
+		b := slices.Clone(clean)
+		// The superblock once in a while, else anywhere in the first 4 MiB.
+		for n := 0; n < 40; n++ {
+			at := 1024 + rng.Intn(1024)
+			if k%3 != 0 {
+				at = rng.Intn(4 << 20)
+			}
+			b[at] ^= byte(1 + rng.Intn(255))
+		}
+		bad := filepath.Join(t.TempDir(), fmt.Sprintf("corrupt-%d.img", k))
+		if err := os.WriteFile(bad, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := gometal(t, "run", "-timeout", "120s", "-disk", bad, "./tests/progs/ext4ro", "--", "corrupt")
+		r.expect(t, 0, "ext4ro: corrupt mount:", "ext4ro: corrupt done")
+		logLine(t, r.out, "ext4ro: corrupt (mount|walk):.*")
+		if strings.Contains(r.out, "panic") {
+			t.Errorf("boot %d: a panic:\n%s", k, r.out)
+		}
+	}
+}
+
+// ext4CorruptBoots is how many damaged disks a run boots.
+const ext4CorruptBoots = 4

@@ -114,10 +114,11 @@ flags for run and exec:
                   gometal trace -go HOST (repeatable, up to 4)
   -v HOST:GUEST[:ro]  share the host directory HOST with the guest over
                   virtio-9p (QEMU -fsdev local + virtio-9p-device; the
-                  kernel learns GUEST from gometal.9p=TAG:GUEST); :ro makes
-                  QEMU refuse writes (repeatable). Mounting it at GUEST is
-                  not built yet: the kernel starts the device, greets the
-                  host (9P2000.L, attach) and logs the share (docs/STORAGE.md)
+                  kernel learns GUEST from gometal.9p=TAG:GUEST) and mount
+                  it at GUEST at boot, read-only (writing through a share
+                  is not built yet); :ro makes QEMU refuse writes too
+                  (repeatable; docs/STORAGE.md). gometal exec shares
+                  $GOROOT/src read-only at its own path
   -verbose        print the QEMU command line
 flags for run, build and exec:
   -uroot          u-root's userland instead of the program as /init: its
@@ -488,7 +489,18 @@ func boot(args []string, exec bool) int {
 			return fail("%v", err)
 		}
 		rd.Cwd = wd
-		rd.Trees, rd.Files = testFiles(wd)
+		// $GOROOT/src is shared read-only at its own path, so a
+		// test finds what it reads there (../../testdata, testenv.GOROOT's
+		// tree) as on a builder whose GOROOT is read-only; a package
+		// inside it is read from the share rather than carried.
+		src := ""
+		if board.QEMUMachine == "virt" { // virtio-9p needs virt's virtio-mmio slots
+			src = goSrcShare()
+		}
+		if src != "" {
+			o.shares = append(o.shares, src+":"+src+":ro")
+		}
+		rd.Trees, rd.Files = testFiles(wd, src != "" && within(wd, src))
 		var outs []string
 		rd.Argv, outs = testOutputs(rd.Argv, wd)
 		o.copyout = append(o.copyout, outs...)
@@ -869,7 +881,10 @@ func progressWriter(f *os.File) interface{ Write([]byte) (int, error) } {
 // go test on Linux sees them) and the time zone database the time
 // package's tests load from GOROOT. A package directory too big to carry
 // is cut down to its own files and testdata, and the user is told.
-func testFiles(wd string) (trees, files []linker.Tree) {
+func testFiles(wd string, shared bool) (trees, files []linker.Tree) {
+	if shared {
+		return nil, zoneinfoFile()
+	}
 	pkg := linker.Tree{Host: wd, Guest: wd, MaxFile: maxPackageFile}
 	if n, count, err := linker.TreeSize(pkg); err == nil && n <= maxPackageTree && count <= maxPackageEntries {
 		trees = append(trees, pkg)
@@ -902,13 +917,44 @@ func testFiles(wd string) (trees, files []linker.Tree) {
 			trees = append(trees, up)
 		}
 	}
+	return trees, append(files, zoneinfoFile()...)
+}
+
+// zoneinfoFile is the time zone database the time package's tests load
+// from $GOROOT/lib/time (outside the shared src).
+func zoneinfoFile() []linker.Tree {
 	if goroot := hostGOROOT(); goroot != "" {
 		zi := filepath.Join(goroot, "lib", "time", "zoneinfo.zip")
 		if _, err := os.Stat(zi); err == nil {
-			files = append(files, linker.Tree{Host: zi})
+			return []linker.Tree{{Host: zi}}
 		}
 	}
-	return trees, files
+	return nil
+}
+
+// goSrcShare is $GOROOT/src, which gometal exec shares read-only at its
+// own path (the test binary's runtime.GOROOT is the host's), or "" when
+// there is none (no go command, or a GOROOT without its sources) or
+// GOMETAL_EXEC_SHARE_GOROOT=0 says not to.
+func goSrcShare() string {
+	if os.Getenv("GOMETAL_EXEC_SHARE_GOROOT") == "0" {
+		return ""
+	}
+	goroot := hostGOROOT()
+	if goroot == "" {
+		return ""
+	}
+	src := filepath.Join(goroot, "src")
+	if _, err := os.Stat(filepath.Join(src, "go.mod")); err != nil {
+		return ""
+	}
+	return src
+}
+
+// within says whether path is dir or below it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // maxPackageFile keeps a stray large file in a package directory out of

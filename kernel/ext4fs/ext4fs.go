@@ -96,9 +96,9 @@ func Mount(major, minor uint32, readOnly, noload bool) (uint8, unix.Errno) {
 	}
 	disk := d.Index()
 	start, sectors := d.Extent(part)
-	for k := range vols {
-		if v := &vols[k]; v.used && v.disk == disk && v.start == start {
-			return v.super, 0 // one instance a device, as sget_fc finds it
+	for j := range vols {
+		if w := &vols[j]; readOnly && w.used && w.disk == disk && w.start == start {
+			return w.super, 0 // one instance a device, as sget_fc finds it
 		}
 	}
 	k := -1

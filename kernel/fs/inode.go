@@ -85,6 +85,7 @@ type Inode struct {
 	// the tree does not count itself (its link count, its blocks).
 	Store       uint32
 	Filled      bool
+	storeDir    int32 // a stored file's directory, where its name is (StoredPath)
 	storeLinks  uint32
 	storeBlocks int64
 	// UID and GID own the file (what the store says; 0 for the

@@ -43,7 +43,8 @@ func StoreOf(i int32) Store { return Stores[Supers[Inodes[i].Super].Type] }
 
 // Stored is what a store says of one of its inodes, for MakeStored.
 type Stored struct {
-	Num        uint32 // its number in the store (st_ino)
+	Num        uint32 // its number in the store (st_ino), not 0
+	Ino        uint64 // st_ino when wider than Num (a 9p qid's path); 0: Num
 	Mode       uint32
 	Links      uint32 // the store's link count (st_nlink)
 	UID, GID   uint32
@@ -82,12 +83,63 @@ func MakeStored(dir int32, nm []byte, st *Stored) (int32, unix.Errno) {
 		}
 	}
 	setStored(i, st)
+	Inodes[i].storeDir = dir
 	return i, 0
+}
+
+// StoredPath writes into buf the path of stored inode i from its
+// instance's root ("" for the root, "a/b" below it) and returns its
+// length: a directory's through its one name, a file's through the
+// directory it was filled from and its name there (a read-only tree
+// does not move). 0 and false when it does not fit.
+func StoredPath(i int32, buf []byte) (int, bool) {
+	n := &Inodes[i]
+	if n.IsDir() || n.storeDir == 0 {
+		k := PathInSuper(i, buf)
+		if k == 0 {
+			return 0, false
+		}
+		return trimSlash(buf, k), true
+	}
+	k, ok := StoredPath(n.storeDir, buf)
+	if !ok {
+		return 0, false
+	}
+	for e := Inodes[n.storeDir].first; e >= 0; e = dentries[e].next {
+		if dentries[e].inode != i {
+			continue
+		}
+		nm := dentries[e].nameIn(e)
+		if k > 0 {
+			if k == len(buf) {
+				return 0, false
+			}
+			buf[k] = '/'
+			k++
+		}
+		if k+len(nm) > len(buf) {
+			return 0, false
+		}
+		return k + copy(buf[k:], nm), true
+	}
+	return 0, false
+}
+
+// trimSlash drops PathInSuper's leading slash: "/" becomes "", "/a/b" "a/b".
+func trimSlash(buf []byte, k int) int {
+	if k > 0 && buf[0] == '/' {
+		copy(buf, buf[1:k])
+		k--
+	}
+	return k
 }
 
 func setStored(i int32, st *Stored) {
 	n := &Inodes[i]
 	n.Store, n.Ino, n.Mode = st.Num, uint64(st.Num), st.Mode
+	if st.Ino != 0 {
+		n.Ino = st.Ino
+	}
 	n.storeLinks, n.UID, n.GID = st.Links, st.UID, st.GID
 	n.Size, n.Rdev, n.storeBlocks = st.Size, st.Rdev, st.BlocksUsed
 	n.Mtime, n.Atime, n.Ctime = st.Mtime, st.Atime, st.Ctime

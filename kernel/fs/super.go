@@ -29,6 +29,7 @@ const (
 	TypeDevtmpfs             // devtmpfs: a tmpfs made with the kernel's device nodes
 	TypeDevpts               // devpts: the pty slaves' nodes (kernel/mount/devpts.go)
 	TypeExt4                 // ext4 on a block device (kernel/ext4fs), a backed type (store.go)
+	Type9p                   // 9p: a host directory over virtio-9p (kernel/sharefs_arm64.go), backed
 	typeCount
 )
 

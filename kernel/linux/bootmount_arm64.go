@@ -23,6 +23,31 @@ var (
 	bootMountPath [fs.PathMax]byte
 )
 
+// mountShares mounts each host share (gometal run -v HOST:GUEST,
+// gometal.9p=TAG:GUEST) at its guest path, read-only, as
+// mount -t 9p -o trans=virtio TAG GUEST would.
+func mountShares() {
+	for k := 0; ; k++ {
+		tag, guest, _, ok := kernel.SharePlace(k)
+		if !ok {
+			return
+		}
+		if len(guest) == 0 || guest[0] != '/' {
+			bootMountSay("9p: share ", tag, " has no absolute guest path: not mounted", nil, 0)
+			continue
+		}
+		dir, e := mkdirAll(guest)
+		if e == 0 {
+			e = mount.Mount(tag, fs.Path{}, dir, []byte("9p"), unix.MS_RDONLY, nil)
+		}
+		if e != 0 {
+			bootMountSay("mount: 9p share ", tag, " at ", guest, e)
+			continue
+		}
+		bootMountSay("mounted the host share ", tag, " (9p, read-only: writing is not supported yet) at ", guest, 0)
+	}
+}
+
 // mountDisks makes each gometal.mount= of the command line.
 func mountDisks() {
 	args := kernel.Cmdline()

@@ -66,6 +66,7 @@ func loadInit() *sched.Thread {
 	mountDevpts()
 	makeDiskNodes()
 	mountDisks()
+	mountShares()
 	initCwd()
 	initFileMaps()
 	var w fs.Walk

@@ -44,6 +44,7 @@ func mountProc() {
 	fs.SynthWrite = writeProc
 	mount.Devices = deviceNodes()
 	mount.SysfsInstance = sysfsInstance
+	mount.NinepInstance = kernel.ShareInstance
 	mount.SetMemory(uint64(mm.Pages.Total()))
 	// As the kernel's own mount, with the flags distributions mount it
 	// with (and Linux 6.1 shows: nosuid,nodev,noexec,relatime).
@@ -177,7 +178,7 @@ func readProc(i int32, buf uintptr, count uint64, off int64) uint64 {
 	case procfs.KCpuinfo:
 		procCpuinfo(o)
 	case procfs.KFilesystems:
-		o.Str("nodev\tsysfs\nnodev\ttmpfs\nnodev\tproc\nnodev\tdevtmpfs\nnodev\tdevpts\n\text4\n") // registration order; ext4 has a device
+		o.Str("nodev\tsysfs\nnodev\ttmpfs\nnodev\tproc\nnodev\tdevtmpfs\nnodev\tdevpts\n\text4\nnodev\t9p\n") // registration order; ext4 has a device
 	case procfs.KPartitions:
 		procPartitions(o)
 	case procfs.KVersion:

@@ -45,6 +45,15 @@ type DevNode struct {
 // layer (which has the drivers) sets it at boot.
 var Devices []DevNode
 
+// NinepInstance makes or returns the instance of the host share tagged
+// tag (read-only: readOnly false is EROFS so far); the kernel core sets
+// it (kernel/sharefs_arm64.go).
+var NinepInstance func(tag []byte, readOnly bool) (uint8, unix.Errno)
+
+// ninepTag holds the tag NinepInstance is asked for (a mount tag is at
+// most 32 bytes: VIRTIO_9P_TAG_LEN is not bounded, QEMU's MAX_TAG_LEN).
+var ninepTag [64]byte
+
 // SysfsInstance makes or returns sysfs's instance; kernel/sysfs sets it
 // (it is a tree of its own, like /proc).
 var SysfsInstance func() (uint8, unix.Errno)
@@ -117,6 +126,19 @@ func newMount(source []byte, src, target fs.Path, fstype []byte, flags uint32, d
 		}
 	case "ext4":
 		if s, e = ext4Instance(src, flags, data); e != 0 {
+			return e
+		}
+	case "9p":
+		// The source is the share's tag (mount -t 9p -o trans=virtio
+		// TAG DIR); v9fs's options (trans=, version=, msize=, cache=,
+		// access=) change nothing here and are not checked.
+		if NinepInstance == nil {
+			return unix.ENODEV
+		}
+		// The tag goes through package memory: a slice passed to a
+		// function value escapes, and would move a caller's to the heap.
+		n := copy(ninepTag[:], source)
+		if s, e = NinepInstance(ninepTag[:n], flags&unix.MS_RDONLY != 0); e != 0 {
 			return e
 		}
 	case "sysfs":

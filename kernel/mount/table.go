@@ -21,6 +21,7 @@ var typeNames = [...]string{
 	fs.TypeDevtmpfs: "devtmpfs",
 	fs.TypeDevpts:   "devpts",
 	fs.TypeExt4:     "ext4",
+	fs.Type9p:       "9p",
 }
 
 // mntFlags are the per-mount flags in show_mnt_opts's order.

@@ -13,8 +13,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -28,6 +30,10 @@ const mnt = "/mnt"
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "boot" {
 		boot()
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "corrupt" {
+		corrupt()
 		return
 	}
 	if err := os.MkdirAll(mnt, 0o755); err != nil {
@@ -92,6 +98,33 @@ func boot() {
 	ents, err := os.ReadDir("/bad")
 	fmt.Println("ext4ro: /bad entries:", len(ents), err)
 	fmt.Println("ext4ro: boot done")
+}
+
+// corrupt mounts a disk the host damaged at random and reads all it
+// can: every answer is a mount refusal or an error for what is damaged
+// (EUCLEAN, EBADMSG, EIO), and the kernel lives to print the last line.
+func corrupt() {
+	os.MkdirAll(mnt, 0o755)
+	err := unix.Mount("/dev/vda", mnt, "ext4", unix.MS_RDONLY, "")
+	fmt.Println("ext4ro: corrupt mount:", guest.Result(err))
+	if err == nil {
+		files, errs := 0, map[string]int{}
+		filepath.WalkDir(mnt, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				errs[guest.Result(errors.Unwrap(err))]++
+				return nil
+			}
+			if d.Type().IsRegular() {
+				if _, err := os.ReadFile(p); err != nil {
+					errs[guest.Result(errors.Unwrap(err))]++
+				}
+				files++
+			}
+			return nil
+		})
+		fmt.Println("ext4ro: corrupt walk:", files, "files read, errors", errs)
+	}
+	fmt.Println("ext4ro: corrupt done")
 }
 
 func exitCode(err error, ee **exec.ExitError) int {
