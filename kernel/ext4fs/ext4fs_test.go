@@ -280,3 +280,58 @@ func TestCacheReclaim(t *testing.T) {
 		t.Errorf("%d pages cached, past the bound of 40", n)
 	}
 }
+
+// TestBigTree walks a volume with more entries than the inode table
+// holds: the entries of directories already walked give way (and are
+// read again when looked in), so every file is found and read.
+func TestBigTree(t *testing.T) {
+	src := t.TempDir()
+	const dirs, per = 4, 2600 // 10,400 files: more than fs.MaxInodes
+	for d := 0; d < dirs; d++ {
+		dir := filepath.Join(src, fmt.Sprint("d", d))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < per; i++ {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprint(i)), []byte(fmt.Sprint(d, "/", i)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	img := filepath.Join(t.TempDir(), "big.img")
+	if out, err := exec.Command("mke2fs", "-q", "-F", "-t", "ext4", "-N", "12000", "-d", src, img, "64M").CombinedOutput(); err != nil {
+		t.Skipf("TestBigTree: mke2fs: %v %s", err, out)
+	}
+	setup(t)
+	major, minor := disk(t, img)
+	s, e := Mount(major, minor, true, false)
+	if e != 0 {
+		t.Fatal(e)
+	}
+	root := fs.Supers[s].Root
+	var zero [mm.PageSize]byte
+	for round := 0; round < 2; round++ {
+		for d := 0; d < dirs; d++ {
+			if e := fs.Fill(root); e != 0 {
+				t.Fatalf("fill root: %v", e)
+			}
+			dir := fs.LookupIn(root, []byte(fmt.Sprint("d", d)))
+			if e := fs.Fill(dir); e != 0 {
+				t.Fatalf("round %d, d%d: fill: %v", round, d, e)
+			}
+			for i := 0; i < per; i++ {
+				c := fs.LookupIn(dir, []byte(fmt.Sprint(i)))
+				if c < 0 {
+					t.Fatalf("round %d: d%d/%d missing", round, d, i)
+				}
+				b, e := fs.Chunk(&fs.Inodes[c], 0, &zero)
+				if e != 0 || string(b) != fmt.Sprint(d, "/", i) {
+					t.Fatalf("round %d: d%d/%d reads %q, %v", round, d, i, b, e)
+				}
+			}
+		}
+		if n := fs.Supers[s].Inodes; n >= dirs*per {
+			t.Fatalf("round %d: %d inodes in the tree: none gave way", round, n)
+		}
+	}
+}

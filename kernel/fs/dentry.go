@@ -96,7 +96,7 @@ func addName(dir int32, nm []byte, i int32) (int32, unix.Errno) {
 		}
 		g := k / namesPerPage
 		if namePages[g] == 0 {
-			if namePages[g] = mm.Pages.Get(); namePages[g] == 0 {
+			if namePages[g] = getPageReclaiming(); namePages[g] == 0 {
 				return -1, unix.ENOSPC
 			}
 		}

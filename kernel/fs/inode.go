@@ -115,6 +115,15 @@ func newInode(s uint8, mode uint32) (int32, unix.Errno) {
 	if sb := &Supers[s]; sb.MaxInodes != 0 && sb.Inodes >= sb.MaxInodes {
 		return -1, unix.ENOSPC
 	}
+	i, e := takeInode(s, mode)
+	if e != 0 && reclaimTrees() > 0 {
+		i, e = takeInode(s, mode) // a backed tree's unused part gave way
+	}
+	return i, e
+}
+
+// takeInode is newInode's search for a free slot.
+func takeInode(s uint8, mode uint32) (int32, unix.Errno) {
 	for k := int32(0); k < MaxInodes; k++ {
 		i := (inodeHint + k) % MaxInodes
 		if i == 0 || Inodes[i].Used {
@@ -184,7 +193,7 @@ func (n *Inode) SetLink(target []byte) unix.Errno {
 		return unix.ENAMETOOLONG
 	}
 	if n.linkPage == 0 {
-		if n.linkPage = mm.Pages.Get(); n.linkPage == 0 {
+		if n.linkPage = getPageReclaiming(); n.linkPage == 0 {
 			return unix.ENOSPC
 		}
 	}

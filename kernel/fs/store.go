@@ -160,12 +160,64 @@ func Fill(dir int32) unix.Errno {
 	// Entries an earlier, failed fill made are dropped first, so that
 	// each name is made once.
 	removeTree(dir)
-	if e := st.Fill(dir); e != 0 {
+	fillingDir = dir
+	e := st.Fill(dir)
+	fillingDir = 0
+	if e != 0 {
 		removeTree(dir)
 		return e
 	}
 	n.Filled = true
 	return 0
+}
+
+// The tree of a backed instance is a cache too: when the inode table is
+// full, the entries of a directory whose entries no one uses are dropped
+// and the directory is marked unread, to be filled again from the store
+// at its next lookup or listing (Linux's dcache shrinker, prune_dcache_sb,
+// a directory's worth at a time so that a filled directory always holds
+// all its entries). An entry is in use when it is open, a working
+// directory, mapped or running (Opens, Running), a mountpoint (covered),
+// or a directory with entries of its own; an open directory keeps its
+// entries, and the directory being filled is never chosen, nor its
+// parent (the walk holds it without a count).
+var (
+	fillingDir int32
+	treeHand   int32
+)
+
+// reclaimTrees drops unused backed directories' entries until at least
+// reclaimBatch inodes are free or the table was gone round once, and
+// answers how many inodes it freed.
+func reclaimTrees() int {
+	freed := 0
+	for k := int32(0); k < MaxInodes && freed < reclaimBatch; k++ {
+		d := (treeHand + k) % MaxInodes
+		n := &Inodes[d]
+		// An open directory (being listed, a working directory) keeps
+		// its entries: a listing's positions must stay those it began with.
+		if !n.Used || n.Store == 0 || !n.IsDir() || !n.Filled || n.Opens > 0 || d == fillingDir || !droppable(d) {
+			continue
+		}
+		before := Supers[n.Super].Inodes
+		removeTree(d)
+		n.Filled = false
+		freed += int(before - Supers[n.Super].Inodes)
+		treeHand = d + 1
+	}
+	return freed
+}
+
+// droppable says whether no entry of directory d is in use.
+func droppable(d int32) bool {
+	for k := Inodes[d].first; k >= 0; k = dentries[k].next {
+		c := dentries[k].inode
+		n := &Inodes[c]
+		if n.Opens > 0 || n.Running > 0 || n.covered > 0 || c == fillingDir || n.IsDir() && n.first >= 0 {
+			return false
+		}
+	}
+	return Inodes[d].first >= 0
 }
 
 // storedPage returns n's page at off, reading it from the store when it
@@ -231,6 +283,17 @@ func getCachePage(s uint8) uintptr {
 	}
 	cachePages++
 	Supers[s].Pages++
+	return p
+}
+
+// getPageReclaiming is mm.Pages.Get that, when memory is out, first
+// gives back cached pages of backed files (the tree's own pages: names,
+// symlink targets).
+func getPageReclaiming() uintptr {
+	p := mm.Pages.Get()
+	if p == 0 && reclaimCache() > 0 {
+		p = mm.Pages.Get()
+	}
 	return p
 }
 
