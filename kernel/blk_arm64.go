@@ -32,7 +32,7 @@ var (
 // reads its partition table, logging it as Linux does (" vda: vda1 vda2");
 // the buffer cache and ext4 get their way to the disks and the log.
 func initBlock() {
-	bcache.IO = cacheIO
+	bcache.IO, bcache.ReadRun = cacheIO, cacheRun
 	ext4fs.Say = fsSay
 	for n, addr, modern := nextVirtio(-1, virtio.DeviceBlk); n >= 0; n, addr, modern = nextVirtio(n, virtio.DeviceBlk) {
 		if nblks == len(blks) {
@@ -122,6 +122,23 @@ func cacheIO(k int, write bool, sector uint64, pa uintptr, n uint32) unix.Errno 
 	pas[0] = pa
 	if BlockIO(&block.Disks[k], write, sector, &pas, n) != 0 {
 		return unix.EIO
+	}
+	return 0
+}
+
+// cacheRun is bcache.ReadRun: n pages from sector of disk k, as many a
+// request as the device takes (its seg_max).
+func cacheRun(k int, sector uint64, pas *[bcache.MaxRun]uintptr, n int) unix.Errno {
+	d := &block.Disks[k]
+	per := min(BlockSegMax(d), virtio.MaxSegments)
+	var seg [virtio.MaxSegments]uintptr
+	for done := 0; done < n; {
+		m := min(per, n-done)
+		copy(seg[:m], pas[done:done+m])
+		if BlockIO(d, false, sector+uint64(done)*(mm.PageSize/virtio.SectorSize), &seg, uint32(m)*mm.PageSize) != 0 {
+			return unix.EIO
+		}
+		done += m
 	}
 	return 0
 }

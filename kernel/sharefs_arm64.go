@@ -205,8 +205,17 @@ func (s *share) fillEntry(dir int32, dfid uint32, name []byte) unix.Errno {
 	return e
 }
 
-// ReadPage reads inode i's page at off from the host into pa.
-func (*ninepStore) ReadPage(i int32, off int64, pa uintptr) unix.Errno {
+// ReadPages reads inode i's page at off from the host (one page: a
+// Tread a page is what the message size allows whole).
+func (*ninepStore) ReadPages(i int32, off int64, pas *[fs.StoreRun]uintptr, _ int) (int, unix.Errno) {
+	if e := readSharePage(i, off, pas[0]); e != 0 {
+		return 0, e
+	}
+	return 1, 0
+}
+
+// readSharePage reads inode i's page at off from the host into pa.
+func readSharePage(i int32, off int64, pa uintptr) unix.Errno {
 	s, m := shareOf(i)
 	if !m.open || m.openIno != i || m.openNum != fs.Inodes[i].Ino {
 		if m.open {

@@ -27,6 +27,14 @@ const SectorSize = 512
 // block.Disks) into (from) page pa: 0, or the error (EIO).
 var IO func(disk int, write bool, sector uint64, pa uintptr, n uint32) unix.Errno
 
+// MaxRun is the most pages ReadRun reads at once.
+const MaxRun = 32
+
+// ReadRun reads n whole pages from sector of disk into pages pas[:n] (a
+// file system's run of data, straight into the page cache; the kernel
+// splits it into as few requests as the device takes): 0 or EIO.
+var ReadRun func(disk int, sector uint64, pas *[MaxRun]uintptr, n int) unix.Errno
+
 // A buf is one block in memory.
 type buf struct {
 	used   bool

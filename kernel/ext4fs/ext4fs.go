@@ -239,39 +239,54 @@ func (*ext4Store) Fill(dir int32) unix.Errno {
 	}
 }
 
-// ReadPage reads inode i's page at off. With blocks of a page, a mapped
-// block goes from the disk straight into the page (no buffer); smaller
-// blocks are copied through the buffer cache. The bytes past the file's
+// ReadPages reads inode i's pages from off: the run of whole pages the
+// extent keeps together on the disk (up to n) goes from the disk straight
+// into the pages, one request, whatever the block size; a hole or an
+// unwritten extent is one page of zeros; a page an extent ends inside of
+// is copied through the buffer cache alone. The bytes past the file's
 // end are zeros, whatever the last block holds there.
-func (*ext4Store) ReadPage(i int32, off int64, pa uintptr) unix.Errno {
+func (*ext4Store) ReadPages(i int32, off int64, pas *[fs.StoreRun]uintptr, n int) (int, unix.Errno) {
 	v := volOf(fs.Inodes[i].Super)
 	in := &pageInode
 	if e := v.r.Inode(fs.Inodes[i].Store, in); e != ext4.OK {
-		return errno(e)
+		return 0, errno(e)
 	}
-	p := mm.PageBytes(pa)
-	if v.r.BlockSize != mm.PageSize {
-		_, e := v.r.ReadAt(in, uint64(off), p[:])
-		return errno(e)
-	}
+	bs := uint64(v.r.BlockSize)
+	perPage := mm.PageSize / bs
 	var m ext4.Mapping
-	if e := v.r.MapBlock(in, uint32(uint64(off)/mm.PageSize), &m); e != ext4.OK {
-		return errno(e)
+	if e := v.r.MapBlock(in, uint32(uint64(off)/bs), &m); e != ext4.OK {
+		return 0, errno(e)
 	}
-	if m.Hole || m.Unwritten {
-		return 0 // the page is zeroed
+	k := min(n, int(uint64(m.Len)/perPage))
+	switch {
+	case (m.Hole || m.Unwritten) && k > 0:
+		return 1, 0 // the page is zeroed
+	case k == 0:
+		// The mapping ends inside the page: block by block.
+		if _, e := v.r.ReadAt(in, uint64(off), mm.PageBytes(pas[0])[:]); e != ext4.OK {
+			return 0, errno(e)
+		}
+		return 1, 0
 	}
-	if m.Phys >= v.r.BlocksCount {
-		return unix.EUCLEAN
+	if m.Phys+uint64(k)*perPage > v.r.BlocksCount {
+		return 0, unix.EUCLEAN
 	}
-	if e := bcache.IO(v.disk, false, v.start+m.Phys*(mm.PageSize/bcache.SectorSize), pa, mm.PageSize); e != 0 {
-		return e
+	copy(runBuf[:k], pas[:k])
+	if e := bcache.ReadRun(v.disk, v.start+m.Phys*(bs/bcache.SectorSize), &runBuf, k); e != 0 {
+		return 0, e
 	}
-	if rest := int64(in.Size) - off; rest < mm.PageSize {
-		clear(p[max(rest, 0):])
+	last := off + int64(k-1)*mm.PageSize
+	if rest := int64(in.Size) - last; rest < mm.PageSize {
+		clear(mm.PageBytes(pas[k-1])[max(rest, 0):])
 	}
-	return 0
+	return k, 0
 }
+
+// runBuf is a run's pages as bcache.ReadRun takes them; bcache.MaxRun
+// must hold fs.StoreRun (checked by the array length below).
+var runBuf [bcache.MaxRun]uintptr
+
+var _ [bcache.MaxRun - fs.StoreRun]struct{}
 
 // Statfs answers as ext4_statfs does: the volume's blocks and inodes.
 func (*ext4Store) Statfs(s uint8, st *unix.Statfs_t) {

@@ -90,6 +90,9 @@ func sourceTree(t *testing.T) string {
 	return d
 }
 
+// runs counts ReadRun's calls (readahead: a run a request).
+var runs int
+
 // disk makes img block device vda and points the buffer cache at it.
 func disk(t *testing.T, img string) (major, minor uint32) {
 	t.Helper()
@@ -108,6 +111,15 @@ func disk(t *testing.T, img string) (major, minor uint32) {
 			return unix.EIO
 		}
 		copy(mm.PageBytes(pa)[:n], b[sector*512:])
+		return 0
+	}
+	bcache.ReadRun = func(k int, sector uint64, pas *[bcache.MaxRun]uintptr, n int) unix.Errno {
+		for j := 0; j < n; j++ {
+			if e := bcache.IO(k, false, sector+uint64(j)*8, pas[j], mm.PageSize); e != 0 {
+				return e
+			}
+		}
+		runs++
 		return 0
 	}
 	return d.Major, d.First
@@ -204,6 +216,25 @@ func TestMount(t *testing.T) {
 			s, e := Mount(major, minor, true, false)
 			if e != 0 {
 				t.Fatalf("mount: %v", e)
+			}
+			{
+				// Readahead: 300000 bytes (74 pages, one extent) in
+				// runs of fs.StoreRun pages, 3 requests, whatever the
+				// block size.
+				root := fs.Supers[s].Root
+				fs.Fill(root)
+				a := fs.LookupIn(root, []byte("a"))
+				fs.Fill(a)
+				f := &fs.Inodes[fs.LookupIn(a, []byte("f300000"))]
+				runs = 0
+				var zero [mm.PageSize]byte
+				for off := int64(0); off < f.Size; {
+					b, _ := fs.Chunk(f, off, &zero)
+					off += int64(len(b))
+				}
+				if runs != 3 {
+					t.Errorf("74 pages read in %d requests, want 3 (runs of %d)", runs, fs.StoreRun)
+				}
 			}
 			compare(t, src, fs.Supers[s].Root)
 			var st unix.Statfs_t

@@ -25,9 +25,12 @@ type Store interface {
 	// whose Filled is false) from the store: an inode and a name each,
 	// through MakeStored.
 	Fill(dir int32) unix.Errno
-	// ReadPage fills page pa with inode i's bytes at off (a multiple
-	// of the page size, below the size): holes are zeros.
-	ReadPage(i int32, off int64, pa uintptr) unix.Errno
+	// ReadPages fills pages pas[:n] (zeroed) with inode i's bytes from
+	// off (a multiple of the page size, below the size) on: holes are
+	// zeros. It answers how many it filled, at least the first unless
+	// it fails (the rest may be read later): readahead, one request for
+	// a run the store keeps together.
+	ReadPages(i int32, off int64, pas *[StoreRun]uintptr, n int) (int, unix.Errno)
 	// Statfs fills statfs(2)'s answer for instance s.
 	Statfs(s uint8, st *unix.Statfs_t)
 	// Release ends instance s: its last mount went and nothing of it
@@ -220,24 +223,59 @@ func droppable(d int32) bool {
 	return Inodes[d].first >= 0
 }
 
+// StoreRun is the most pages one ReadPages fills: 128 KiB, Linux's
+// default readahead window (VM_READAHEAD_PAGES). A disk's request costs
+// far more than its bytes (under QEMU, hundreds of microseconds), so a
+// file is read a run at a time, not a page at a time.
+const StoreRun = 32
+
+// runPages are the pages of the run being read (under the kernel lock).
+var runPages [StoreRun]uintptr
+
 // storedPage returns n's page at off, reading it from the store when it
-// is not in memory yet: 0 and the error when it cannot be had.
+// is not in memory yet, with the pages after it that are missing too
+// (up to StoreRun, within the size): 0 and the error when it cannot be
+// had.
 func storedPage(n *Inode, off int64) (uintptr, unix.Errno) {
 	if p := page(n, off, false); p != 0 {
 		return p, 0
 	}
 	st := Stores[Supers[n.Super].Type]
-	filling = n // page walks n's index while it takes pages: reclaim keeps that
-	p := page(n, off, true)
+	off &^= mm.PageSize - 1
+	// page walks n's index while it takes pages, and the run's pages
+	// must stay: reclaim leaves both (filling, runFirst).
+	filling, runFirst = n, off/mm.PageSize
+	k := 0
+	for k < StoreRun {
+		o := off + int64(k)*mm.PageSize
+		if o >= n.Size || k > 0 && page(n, o, false) != 0 {
+			break
+		}
+		p := page(n, o, true)
+		if p == 0 {
+			break
+		}
+		runPages[k] = p
+		k++
+	}
 	filling = nil
-	if p == 0 {
+	if k == 0 {
 		return 0, unix.ENOMEM
 	}
-	if e := st.ReadPage(n.Index(), off&^(mm.PageSize-1), p); e != 0 {
-		dropPage(n, off)
+	got, e := st.ReadPages(n.Index(), off, &runPages, k)
+	if e != 0 {
+		got = 0
+	}
+	for j := got; j < k; j++ {
+		dropPage(n, off+int64(j)*mm.PageSize) // not read: absent again
+	}
+	if got == 0 {
+		if e == 0 {
+			e = unix.EIO
+		}
 		return 0, e
 	}
-	return p, 0
+	return runPages[0], 0
 }
 
 // dropPage gives back n's page at off (one whose read failed: it must
@@ -258,8 +296,10 @@ func dropPage(n *Inode, off int64) {
 var (
 	cachePages uintptr
 	// filling is the file whose index page() is walking while it
-	// takes pages: reclaim frees its data pages but not its index.
-	filling *Inode
+	// takes pages for a run starting at page runFirst: reclaim frees
+	// neither its index nor the run's pages.
+	filling  *Inode
+	runFirst int64
 	// reclaimHand is the inode the next reclaim starts at: a clock
 	// over the inode table, so each pass takes from other files.
 	reclaimHand int32
@@ -318,8 +358,10 @@ func reclaimCache() int {
 			leaf := indexWords(uintptr(rootW[hi]))
 			leafKept := false
 			for lo := range leaf {
+				pg := int64(hi*indexN + lo)
+				inRun := n == filling && pg >= runFirst && pg < runFirst+StoreRun
 				switch p := uintptr(leaf[lo]); {
-				case p != 0 && mm.Pages.Refs(p) == 1:
+				case p != 0 && mm.Pages.Refs(p) == 1 && !inRun:
 					putPage(n.Super, p)
 					leaf[lo] = 0
 					freed++
