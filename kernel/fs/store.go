@@ -12,7 +12,7 @@ import (
 // (docs/ARCHITECTURE.md, "Storage"): an inode made from the store knows
 // its number there (Inode.Store); a directory's entries are made from
 // the store on its first lookup or listing (Fill), and a regular file's
-// pages are read on their first use (ReadPage) into the same page index
+// pages are read on their first use (ReadPages) into the same page index
 // a tmpfs file has, so read(2), mmap and the page cache's accounting are
 // one code for both. The store's type does the reading through the Store
 // its package registers for the type (Stores), as Linux's
