@@ -106,6 +106,7 @@ func parseRead(n uint64, b *[512]byte) bool {
 // and returns 0 or the virtio status (BlkIOErr, BlkUnsupp) of a failure.
 // Called under the kernel lock; it waits for the device.
 func BlockIO(d *block.Disk, write bool, sector uint64, pas *[virtio.MaxSegments]uintptr, n uint32) uint8 {
+	cpu.Progress.Add(1) // waiters on the kernel lock: this is work (spinlock.go)
 	if d.Major == block.MMCMajor {
 		return sdIO(write, sector, pas, n)
 	}
@@ -172,6 +173,7 @@ func BlockSegMax(d *block.Disk) int {
 func sdIO(write bool, sector uint64, pas *[virtio.MaxSegments]uintptr, n uint32) uint8 {
 	for i := 0; n > 0; i++ {
 		k := min(n, mm.PageSize)
+		cpu.Progress.Add(1) // a page by PIO is slow under QEMU: work, for the lock's waiters
 		var e sdhci.Err
 		if write {
 			e = SDCard.Write(sector, k/sdhci.BlockSize, cpu.KVA(pas[i]))

@@ -148,6 +148,7 @@ func (s *share) call(n int, typ uint8, tag uint16) (ninep.Dec, uint32) {
 	if n == 0 {
 		return ninep.Dec{Bad: true}, eio
 	}
+	cpu.Progress.Add(1) // work, for the kernel lock's waiters (drivers/cpu/spinlock.go)
 	var segs [virtio.P9MaxSegs]virtio.P9Seg
 	segs[0] = virtio.P9Seg{PA: s.req, Len: uint32(n)}
 	// The greeting's answers (Rversion, Rattach) fit a page.

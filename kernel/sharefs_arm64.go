@@ -387,6 +387,7 @@ func (s *share) read(fid uint32, off uint64, pa uintptr, count uint32) (uint32, 
 	segs[0] = virtio.P9Seg{PA: s.req, Len: uint32(n)}
 	segs[1] = virtio.P9Seg{PA: s.ans, Len: ninep.ReadHeaderLen, Write: true}
 	segs[2] = virtio.P9Seg{PA: pa, Len: count, Write: true}
+	cpu.Progress.Add(1)
 	slot, ok := s.dev.Submit(&segs, 3)
 	if !ok {
 		return 0, eio

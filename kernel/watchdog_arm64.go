@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"sync/atomic"
+
 	"github.com/gometal/gometal/drivers/cpu"
 	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/sched"
@@ -34,8 +36,20 @@ const starvedCheckNanos = 100_000_000
 // nextStarvedCheck is each core's counter value for its next look.
 var nextStarvedCheck [cpu.MaxCPUs]uint64
 
+// progressSeen and progressAt: the last value of cpu.Progress a core's
+// tick saw change, and when. A core polling a slow device under the
+// kernel lock (interrupts masked: no tick) moves it with each request,
+// and is working, not silent.
+var progressSeen, progressAt atomic.Uint64
+
 func watchdog(c *sched.CPU, now uint64) {
-	if o := sched.Silent(now, timer.NanosToTicks(silentSeconds*1e9), c.ID); o >= 0 {
+	silent := timer.NanosToTicks(silentSeconds * 1e9)
+	if p := cpu.Progress.Load(); p != progressSeen.Load() {
+		progressSeen.Store(p)
+		progressAt.Store(now)
+	}
+	working := now-progressAt.Load() < silent
+	if o := sched.Silent(now, silent, c.ID); o >= 0 && !working {
 		claimPanic()
 		Puts("\ngometal: watchdog: core ")
 		PutDec(int64(o))

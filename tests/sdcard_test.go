@@ -1,11 +1,14 @@
 package tests
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gometal/gometal/tests/internal/treesum"
 )
 
 // The Raspberry Pi 4's SD card (drivers/sdhci, kernel/sdcard_arm64.go):
@@ -52,4 +55,38 @@ func TestRPi4SDCard(t *testing.T) {
 	if strings.Contains(r.out, "mmc") {
 		t.Errorf("a boot with no SD card logged one:\n%s", r.out)
 	}
+}
+
+// The Pi's SD card holding ext4 (gometal run -board rpi4 -disk FILE:GUEST):
+// mounted at boot read-only, every entry as the host has it. Small, as
+// the card moves a page a request by PIO under QEMU.
+func TestRPi4SDCardExt4(t *testing.T) {
+	t.Parallel()
+	tree := t.TempDir()
+	for _, d := range []string{"etc", "var/log"} {
+		if err := os.MkdirAll(filepath.Join(tree, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, n := range map[string]int{"etc/hostname": 9, "var/log/sensor.log": 70000, "README": 4096} {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('a' + i%26)
+		}
+		if err := os.WriteFile(filepath.Join(tree, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("var/log", filepath.Join(tree, "logs")); err != nil {
+		t.Fatal(err)
+	}
+	want, err := treesum.Lines(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := ext4Image(t, tree, "64M") // a power of two, as QEMU's SD card wants
+	r := rpi4(t, "run", "-disk", img+":/perm", "./tests/progs/ext4ro", "--", "list", "/perm")
+	r.expectClean(t, 0, "gometal: mounted mmcblk0 (ext4, read-only: writing is not supported yet) at /perm",
+		fmt.Sprintf("ext4ro: listed %d", len(want)))
+	sameTree(t, r.out, want, "the SD card")
 }

@@ -42,6 +42,14 @@ var StuckTicks uint64
 // return (the kernel's hook prints a report and ends the run).
 var Stuck func(l *Spinlock, waiter int)
 
+// Progress counts the steps of work done on purpose while holding a lock
+// for long: each device request the block layer and the 9p share poll
+// for under the kernel lock (a big read of a file from a slow device,
+// the Pi's SD card under QEMU, holds it for seconds). A waiter that sees
+// it move is waiting on work, not on a deadlock, and starts its count of
+// StuckTicks over.
+var Progress atomic.Uint64
+
 // Lock takes l for core. It is never inlined, so that the lock-order
 // checker's walk of the frame-pointer chain starts at Lock's own frame
 // and its first return address is the place that took the lock.
@@ -73,10 +81,15 @@ func (l *Spinlock) Lock(core int) {
 // in all, 4 vCPUs on 2 host cores), so the read stays in every round.
 func (l *Spinlock) spin(core int) uint64 {
 	start := ReadCNTVCT()
+	since, seen := start, Progress.Load()
 	for {
 		for l.v.Load() != 0 {
 			WFE()
-			if StuckTicks != 0 && ReadCNTVCT()-start > StuckTicks && Stuck != nil {
+			if now := ReadCNTVCT(); StuckTicks != 0 && now-since > StuckTicks && Stuck != nil {
+				if p := Progress.Load(); p != seen {
+					since, seen = now, p // the holder is working: not stuck
+					continue
+				}
 				Stuck(l, core)
 			}
 		}

@@ -36,6 +36,17 @@ func main() {
 		corrupt()
 		return
 	}
+	if len(os.Args) > 2 && os.Args[1] == "list" {
+		// The tree mounted at boot at os.Args[2] (gometal run -disk
+		// FILE:GUEST), for the host to compare.
+		lines, err := treesum.Lines(os.Args[2], "lost+found")
+		guest.Check("walk", err == nil, err)
+		for _, l := range lines {
+			fmt.Println("tree:", l)
+		}
+		fmt.Println("ext4ro: listed", len(lines))
+		return
+	}
 	if err := os.MkdirAll(mnt, 0o755); err != nil {
 		guest.Fail("mkdir: " + err.Error())
 	}
