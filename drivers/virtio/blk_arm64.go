@@ -31,7 +31,6 @@ const (
 	// header and the status, a chain fills at most the whole queue.
 	MaxSegments = QueueSize - 2
 
-
 	blkHdrBytes = 16 // struct virtio_blk_req's head: le32 type, le32 reserved, le64 sector
 )
 
@@ -165,7 +164,6 @@ func (q *Queue) desc(id uint16, pa uintptr, n uint32, flags uint16, next uint16)
 	*(*uint32)(cpu.Ptr(d + 8)) = n
 	*(*uint32)(cpu.Ptr(d + 12)) = uint32(flags) | uint32(next)<<16
 }
-
 
 // notifyAlways tells the device the ring moved (a request waited for at
 // once gains nothing from skipping it).

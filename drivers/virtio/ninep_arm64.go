@@ -159,7 +159,6 @@ func (d *P9) Done(slot int) (n uint32, ok bool) {
 	return d.got[slot], true
 }
 
-
 // configByte8 reads one byte of config space with a byte access. The
 // tag's last bytes need it: QEMU answers a 4-byte read that reaches past
 // the end of config space with all ones (hw/virtio/virtio.c,
