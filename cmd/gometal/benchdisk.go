@@ -97,11 +97,16 @@ func diskQEMUArgs(img string) []string {
 }
 
 // diskSkipLine starts the line the program prints when it cannot mount
-// the disk; the rest says why.
-const diskSkipLine = "bench: storage figures do not run: "
+// the disk; the rest says why. diskPartLine starts the one it prints when
+// it mounts the disk read-only only: the figures that write do not run.
+const (
+	diskSkipLine = "bench: storage figures do not run: "
+	diskPartLine = "bench: the storage figures that write do not run: "
+)
 
 // benchDiskBoot runs the storage figures once on s with img attached; a
-// side that cannot mount the disk gives no figures and why.
+// side that cannot mount the disk gives no figures and why, one that
+// mounts it read-only only the figures that read and why not the rest.
 func benchDiskBoot(s benchSide, args []string, img string, timeout time.Duration) (figs map[string]float64, why string, err error) {
 	if s.diskQEMUArgs == nil {
 		return nil, "this side has no disk", nil
@@ -121,7 +126,10 @@ func benchDiskBoot(s benchSide, args []string, img string, timeout time.Duration
 		if rest, ok := strings.CutPrefix(line, diskSkipLine); ok {
 			return map[string]float64{}, rest, nil
 		}
+		if rest, ok := strings.CutPrefix(line, diskPartLine); ok {
+			why = rest
+		}
 	}
 	figs, err = parseBench(out)
-	return figs, "", err
+	return figs, why, err
 }
