@@ -23,7 +23,7 @@ import (
 // in a descriptor of its own). Nothing is held per inode on the host: a
 // file is walked to by its path from the share's root when it is read,
 // and the last file read stays open (one fid), so reading a file
-// through costs one Tread a page. What the host changes after the guest
+// through costs one Tread for three pages. What the host changes after the guest
 // read it is not seen (Linux's 9p with cache=loose behaves alike).
 
 // ninepMagic is V9FS_MAGIC, statfs's f_type.
@@ -205,47 +205,69 @@ func (s *share) fillEntry(dir int32, dfid uint32, name []byte) unix.Errno {
 	return e
 }
 
-// ReadPages reads inode i's page at off from the host (one page: a
-// Tread a page is what the message size allows whole).
-func (*ninepStore) ReadPages(i int32, off int64, pas *[fs.StoreRun]uintptr, _ int) (int, unix.Errno) {
-	if e := readSharePage(i, off, pas[0]); e != 0 {
+// shareRunPages is the most whole pages one Tread carries: what msize
+// leaves after Rread's header (three of 16 KiB's four pages).
+const shareRunPages = (shareMsize - ninep.ReadHeaderLen) / mm.PageSize
+
+// ReadPages reads inode i's pages from off: up to shareRunPages in one
+// Tread, its data landing in the pages (a descriptor each); a short
+// answer that is not the file's end leaves the pages it did not cover
+// to a later read, and one that covered no whole page is finished a
+// Tread at a time.
+func (*ninepStore) ReadPages(i int32, off int64, pas *[fs.StoreRun]uintptr, n int) (int, unix.Errno) {
+	s, m := shareOf(i)
+	if e := openShareFile(s, m, i); e != 0 {
 		return 0, e
 	}
-	return 1, 0
-}
-
-// readSharePage reads inode i's page at off from the host into pa.
-func readSharePage(i int32, off int64, pa uintptr) unix.Errno {
-	s, m := shareOf(i)
-	if !m.open || m.openIno != i || m.openNum != fs.Inodes[i].Ino {
-		if m.open {
-			s.clunk(m.openFid)
-			m.open = false
-		}
-		n, ok := fs.StoredPath(i, sharePath[:])
-		if !ok {
-			return unix.ENAMETOOLONG
-		}
-		fid, e := s.walk(sharePath[:n])
+	if k := min(n, shareRunPages); k > 1 {
+		got, e := s.readRun(m.openFid, uint64(off), pas, k)
 		if e != 0 {
-			return e
+			return 0, e
 		}
-		if e := s.lopen(fid); e != 0 {
-			s.clunk(fid)
-			return e
+		if got == uint32(k)*mm.PageSize || off+int64(got) >= fs.Inodes[i].Size {
+			return k, 0 // whole, or the file's end (the rest stays zero)
 		}
-		m.open, m.openIno, m.openNum, m.openFid = true, i, fs.Inodes[i].Ino, fid
+		if full := int(got / mm.PageSize); full > 0 {
+			return full, 0
+		}
 	}
+	pa := pas[0]
 	for done := uint32(0); done < mm.PageSize; {
 		got, e := s.read(m.openFid, uint64(off)+uint64(done), pa+uintptr(done), mm.PageSize-done)
 		if e != 0 {
-			return e
+			return 0, e
 		}
 		if got == 0 {
 			break // the end: the rest of the page stays zero
 		}
 		done += got
 	}
+	return 1, 0
+}
+
+// openShareFile makes m's open file inode i's: the last file read stays
+// open, so reading a file through walks to it once.
+func openShareFile(s *share, m *shareMount, i int32) unix.Errno {
+	if m.open && m.openIno == i && m.openNum == fs.Inodes[i].Ino {
+		return 0
+	}
+	if m.open {
+		s.clunk(m.openFid)
+		m.open = false
+	}
+	n, ok := fs.StoredPath(i, sharePath[:])
+	if !ok {
+		return unix.ENAMETOOLONG
+	}
+	fid, e := s.walk(sharePath[:n])
+	if e != 0 {
+		return e
+	}
+	if e := s.lopen(fid); e != 0 {
+		s.clunk(fid)
+		return e
+	}
+	m.open, m.openIno, m.openNum, m.openFid = true, i, fs.Inodes[i].Ino, fid
 	return 0
 }
 
@@ -378,17 +400,34 @@ func (s *share) getattr(fid uint32, st *fs.Stored) unix.Errno {
 // physical memory at pa (a descriptor of its own, after the 11-byte
 // header's), returning how many came.
 func (s *share) read(fid uint32, off uint64, pa uintptr, count uint32) (uint32, unix.Errno) {
+	var segs [virtio.P9MaxSegs]virtio.P9Seg
+	segs[2] = virtio.P9Seg{PA: pa, Len: count, Write: true}
+	return s.tread(fid, off, &segs, 3, count)
+}
+
+// readRun sends one Tread of k whole pages at off, the data landing in
+// pas[:k] (a descriptor a page), returning how many bytes came.
+func (s *share) readRun(fid uint32, off uint64, pas *[fs.StoreRun]uintptr, k int) (uint32, unix.Errno) {
+	var segs [virtio.P9MaxSegs]virtio.P9Seg
+	for j := 0; j < k; j++ {
+		segs[2+j] = virtio.P9Seg{PA: pas[j], Len: mm.PageSize, Write: true}
+	}
+	return s.tread(fid, off, &segs, 2+k, uint32(k)*mm.PageSize)
+}
+
+// tread sends Tread of count bytes at off with the data descriptors
+// segs[2:nseg] filled in: the T-message and Rread's header take the
+// first two.
+func (s *share) tread(fid uint32, off uint64, segs *[virtio.P9MaxSegs]virtio.P9Seg, nseg int, count uint32) (uint32, unix.Errno) {
 	const eio = unix.EIO
 	n := ninep.EncRead(pageBytes(s.req), shareRPCTag, fid, off, count)
 	if n == 0 {
 		return 0, eio
 	}
-	var segs [virtio.P9MaxSegs]virtio.P9Seg
 	segs[0] = virtio.P9Seg{PA: s.req, Len: uint32(n)}
 	segs[1] = virtio.P9Seg{PA: s.ans, Len: ninep.ReadHeaderLen, Write: true}
-	segs[2] = virtio.P9Seg{PA: pa, Len: count, Write: true}
 	cpu.Progress.Add(1)
-	slot, ok := s.dev.Submit(&segs, 3)
+	slot, ok := s.dev.Submit(segs, nseg)
 	if !ok {
 		return 0, eio
 	}
