@@ -28,6 +28,22 @@ var (
 	parsing *block.Disk
 )
 
+// diskMounts are the gometal.mount=DEV:GUEST words of the command line
+// (gometal run -disk FILE:GUEST), pointing into the bootargs: the disks
+// the Linux layer mounts before /init starts.
+var (
+	diskMounts  [block.MaxDisks][]byte
+	diskMountsN int
+)
+
+// DiskMount is the k-th gometal.mount= value; ok is false past the last.
+func DiskMount(k int) (v []byte, ok bool) {
+	if k >= diskMountsN {
+		return nil, false
+	}
+	return diskMounts[k], true
+}
+
 // initBlock finds the virtio-blk devices, registers each as a disk and
 // reads its partition table, logging it as Linux does (" vda: vda1 vda2");
 // the buffer cache and ext4 get their way to the disks and the log.

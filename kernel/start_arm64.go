@@ -253,6 +253,10 @@ func readBootargs() {
 		if v, ok := bytesCut(w, "gometal.9p="); ok {
 			shareBootarg(v)
 		}
+		if v, ok := bytesCut(w, "gometal.mount="); ok && diskMountsN < len(diskMounts) {
+			diskMounts[diskMountsN] = v
+			diskMountsN++
+		}
 		if v, ok := bytesCut(w, "gometal.netfault="); ok {
 			netFaultArg = v
 		}

@@ -15,9 +15,6 @@ import (
 // built (docs/STORAGE.md). A mount that fails says why on the console
 // and the boot goes on: the program finds the directory empty.
 
-// bootMountArg is the option's name on the kernel command line.
-const bootMountArg = "gometal.mount="
-
 var (
 	bootMountDev  [fs.PathMax]byte
 	bootMountPath [fs.PathMax]byte
@@ -50,30 +47,20 @@ func mountShares() {
 
 // mountDisks makes each gometal.mount= of the command line.
 func mountDisks() {
-	args := kernel.Cmdline()
-	for len(args) > 0 {
-		j := 0
-		for j < len(args) && args[j] != ' ' {
-			j++
+	for k := 0; ; k++ {
+		v, ok := kernel.DiskMount(k)
+		if !ok {
+			return
 		}
-		w := args[:j]
-		if j < len(args) {
-			j++
+		c := 0
+		for c < len(v) && v[c] != ':' {
+			c++
 		}
-		args = args[j:]
-		if len(w) <= len(bootMountArg) || string(w[:len(bootMountArg)]) != bootMountArg {
-			continue
-		}
-		v := w[len(bootMountArg):]
-		k := 0
-		for k < len(v) && v[k] != ':' {
-			k++
-		}
-		if k == len(v) || k+1 == len(v) || v[k+1] != '/' {
+		if c == len(v) || c+1 == len(v) || v[c+1] != '/' {
 			bootMountSay("gometal.mount= wants DEV:/PATH, not ", v, "", nil, 0)
 			continue
 		}
-		mountDisk(v[:k], v[k+1:])
+		mountDisk(v[:c], v[c+1:])
 	}
 }
 
