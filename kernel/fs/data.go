@@ -184,6 +184,16 @@ func dropPast(n *Inode, size int64) {
 	}
 }
 
+// readPage is n's page at off for a read: a backed file's read from its
+// store if it is not in memory (storedPage), else the page or 0 for a
+// hole.
+func readPage(n *Inode, off int64) (uintptr, unix.Errno) {
+	if n.Store != 0 {
+		return storedPage(n, off)
+	}
+	return page(n, off, false), 0
+}
+
 // readData copies file bytes at off to the app.
 func readData(n *Inode, buf uintptr, count uint64, off int64) uint64 {
 	if off >= n.Size {
@@ -205,15 +215,12 @@ func readData(n *Inode, buf uintptr, count uint64, off int64) uint64 {
 		in := uint64(pos % mm.PageSize)
 		chunk := min(mm.PageSize-in, count-done)
 		var ok bool
-		p := page(n, pos, false)
-		if p == 0 && n.Store != 0 {
-			var e unix.Errno
-			if p, e = storedPage(n, pos); e != 0 {
-				if done > 0 {
-					return done
-				}
-				return vfs.Err(e)
+		p, e := readPage(n, pos)
+		if e != 0 {
+			if done > 0 {
+				return done
 			}
+			return vfs.Err(e)
 		}
 		if p != 0 {
 			ok = usermem.CopyOut(buf+uintptr(done), mm.PageBytes(p)[in:in+chunk])
@@ -293,12 +300,9 @@ func Chunk(n *Inode, off int64, zero *[mm.PageSize]byte) ([]byte, unix.Errno) {
 	}
 	in := off % mm.PageSize
 	end := min(int64(mm.PageSize), in+n.Size-off)
-	p := page(n, off, false)
-	if p == 0 && n.Store != 0 {
-		var e unix.Errno
-		if p, e = storedPage(n, off); e != 0 {
-			return nil, e
-		}
+	p, e := readPage(n, off)
+	if e != 0 {
+		return nil, e
 	}
 	if p != 0 {
 		return mm.PageBytes(p)[in:end], 0

@@ -160,9 +160,8 @@ func Fill(dir int32) unix.Errno {
 	if st == nil {
 		return 0
 	}
-	// Entries an earlier, failed fill made are dropped first, so that
-	// each name is made once.
-	removeTree(dir)
+	// An unread directory has no entries: a fill that failed dropped
+	// what it made, and reclaimTrees drops them before it marks one unread.
 	fillingDir = dir
 	e := st.Fill(dir)
 	fillingDir = 0
@@ -314,10 +313,7 @@ func getCachePage(s uint8) uintptr {
 	if cachePages >= maxDataPages && reclaimCache() == 0 {
 		return 0
 	}
-	p := mm.Pages.Get()
-	if p == 0 && reclaimCache() > 0 {
-		p = mm.Pages.Get()
-	}
+	p := getPageReclaiming()
 	if p == 0 {
 		return 0
 	}
