@@ -165,14 +165,30 @@ func useSpace(c *sched.CPU, t *sched.Thread) {
 
 // dropDeadSpace is sched.BeforeIdle: a core going idle that still points
 // at an address space no process references any more (its last thread
-// ran here) turns TTBR0 walks off, which drops its TLB, and lets go of
-// the space, so that mm.ReapSpaces can give its pages back now rather
-// than when the core next runs a thread (the OOM killer waits for
-// them). A reference count once 0 stays 0, so reading it without the
-// kernel lock can only keep a space a little longer.
+// ran here) lets go of it (leaveSpace) and, if it was the last core to
+// hold it, gives its pages back (mm.ReapSpaces, under the kernel lock)
+// rather than leaving them for the next fork, exec or OOM kill: a wait
+// or an exec that follows an exit finds them free. A reference count
+// once 0 stays 0, so reading it without the kernel lock can only keep a
+// space a little longer.
 func dropDeadSpace(c *sched.CPU) {
 	i := c.UserSpace - 1
 	if i < 0 || atomic.LoadInt32(&mm.Spaces[i].Refs) != 0 {
+		return
+	}
+	leaveSpace(c)
+	if atomic.LoadUint32(&mm.Spaces[i].OnCores) == 0 {
+		sched.KernelLock.Lock(c.ID)
+		mm.ReapSpaces()
+		sched.KernelLock.Unlock()
+	}
+}
+
+// leaveSpace lets core c go of the address space its TTBR0 points at:
+// walks off, which drops its TLB, and the space no longer held here.
+func leaveSpace(c *sched.CPU) {
+	i := c.UserSpace - 1
+	if i < 0 {
 		return
 	}
 	cpu.TTBR0Walks(false)
@@ -180,5 +196,14 @@ func dropDeadSpace(c *sched.CPU) {
 	usermem.Use(c.ID, nil) // useSpace sets it again with the next thread's
 	mm.Spaces[i].Drop(c.ID)
 }
+
+// LeaveSpace is leaveSpace for the calling core, called by the exit of a
+// process's last thread before the process drops its space: the thread
+// never returns to EL0, and with no other core holding the space its
+// pages come back before the parent hears of the exit, as Linux's
+// do_exit runs exit_mm before exit_notify. Under the kernel lock; no
+// copy to or from app memory may follow on this core before the next
+// thread's useSpace.
+func LeaveSpace() { leaveSpace(ThisCPU()) }
 
 func ThisCPU() *sched.CPU { return (*sched.CPU)(cpu.Ptr(getCPU())) }

@@ -890,7 +890,7 @@ func TestProcessMemoryReturns(t *testing.T) {
 func TestOOMKillsTheBiggest(t *testing.T) {
 	t.Parallel()
 	r := gometal(t, "run", "-m", "256M", "./tests/progs/procs", "--", "oom")
-	r.expect(t, 0, "gometal: out of memory faulting in", "(init) using", "ok oom-killed", "procs ok")
+	r.expect(t, 0, "gometal: out of memory faulting in", "(init) using", "ok oom-killed", "ok oom-wait-answer", "procs ok")
 	logLine(t, r.out, `gometal: out of memory .*`)
 }
 

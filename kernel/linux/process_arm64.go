@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/clock"
 	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/proc"
@@ -341,6 +342,7 @@ func processExited(p int32, status int32) {
 	lockSignals()
 	dropQueued(0, p+1)
 	unlockSignals()
+	kernel.LeaveSpace() // its memory comes back with releaseObjects
 	releaseObjects(p)
 	dropExe(p)
 	vforkDone(p)

@@ -1,6 +1,9 @@
 package linux
 
 import (
+	"unsafe"
+
+	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/proc"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/sched"
@@ -104,6 +107,27 @@ func blockForChild(t *sched.Thread) {
 	sched.BlockOn(t, &sharedOf(t).ChildWait, sched.WaitChild, childWaitEvents, 0, 0)
 }
 
+// answerRoom makes the n bytes at addr, where a wait is about to write
+// its answer, resident before the wait collects anything (usermem.Prepare):
+// false when memory is short for them, and then the OOM killer has done
+// its part (a victim killed, or the memory of one on its way back
+// reaped) and t waits oomRetryNanos, or for a child's change, and runs
+// its call again, as Linux's allocator waits out the victim's exit
+// before its copy_to_user would fail. A null or bad address is the
+// write's to answer.
+func answerRoom(t *sched.Thread, addr, n uintptr) bool {
+	if addr == 0 || usermem.Prepare(addr, n) != mm.FaultOOM {
+		return true
+	}
+	outOfMemory(t, addr)
+	sched.BlockOn(t, &sharedOf(t).ChildWait, sched.WaitChild, childWaitEvents, deadlineAfter(oomRetryNanos), sched.RetryOnTimeout)
+	return false
+}
+
+// oomRetryNanos is how long a wait short of memory for its answer waits
+// before it tries again: a tick, time for a killed process to exit.
+const oomRetryNanos = 1_000_000
+
 func sysWait4(t *sched.Thread, f *sched.Frame) uint64 {
 	opts := f.X[2]
 	const valid = unix.WNOHANG | unix.WUNTRACED | unix.WCONTINUED | unix.WALL | unix.WCLONE | wNoThread
@@ -127,9 +151,12 @@ func sysWait4(t *sched.Thread, f *sched.Frame) uint64 {
 	// before the status and rusage are written, so that a bad pointer
 	// answers EFAULT with it collected all the same, as Linux's
 	// kernel_wait4 writes them only after do_wait.
-	pid := proc.Procs[z].PID
 	var usage unix.Rusage
 	ru := uintptr(f.X[3])
+	if !answerRoom(t, uintptr(f.X[1]), 4) || !answerRoom(t, ru, unsafe.Sizeof(usage)) {
+		return 0 // runs again once memory is back
+	}
+	pid := proc.Procs[z].PID
 	if ru != 0 {
 		usage = childRusage(z)
 	}
@@ -219,6 +246,9 @@ func sysWaitid(t *sched.Thread, f *sched.Frame) uint64 {
 	// answers EFAULT with the zombie reaped or the report taken.
 	var usage unix.Rusage
 	ru := uintptr(f.X[4])
+	if !answerRoom(t, ru, unsafe.Sizeof(usage)) || !answerRoom(t, infop, siginfoSize) {
+		return 0 // runs again once memory is back
+	}
 	if ru != 0 {
 		usage = childRusage(z)
 	}

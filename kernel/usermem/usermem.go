@@ -84,6 +84,32 @@ func CopyInFrom(s *mm.Space, dst []byte, src uintptr) bool {
 	return true
 }
 
+// Prepare makes the n bytes at app address addr resident and writable
+// now, faulting each page in as the app's own write would, and answers
+// how the first page that could not be made so failed (mm.FaultOK: all
+// are ready). A call that collects something before it writes its
+// answer (wait4 and waitid reap the zombie first) prepares the answer's
+// pages beforehand: a page the kernel has to allocate then cannot lose
+// the answer to a memory shortage, which Linux's page allocator waits
+// out (its OOM killer frees the victim's memory before the copy
+// fails). Any other failure is left to the write, which answers EFAULT
+// as Linux's put_user does.
+func Prepare(addr, n uintptr) mm.FaultResult {
+	if n == 0 || isLent(addr) {
+		return mm.FaultOK
+	}
+	s := Cur()
+	for p := mm.PageDown(addr); p < addr+n && p >= mm.PageDown(addr); p += mm.PageSize {
+		if _, ok := s.PresentPage(p, mm.AccessWrite); ok {
+			continue
+		}
+		if r := s.Fault(p, mm.AccessWrite); r != mm.FaultOK {
+			return r
+		}
+	}
+	return mm.FaultOK
+}
+
 // unpin ends a copy's pin of s (mm.Space.PinPage), if it took one.
 func unpin(s *mm.Space, core int, pinned bool) {
 	if pinned {

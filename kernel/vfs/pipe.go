@@ -365,6 +365,13 @@ func (p *Pipe) writeAt(buf uintptr, n uint64) uint64 {
 		return Err(unix.EFAULT)
 	}
 	if put == 0 {
+		if p.Room() > 0 {
+			// Room, but no page to hold it: Linux's pipe_write answers
+			// ENOMEM when alloc_page fails before anything is written,
+			// rather than waiting for a reader who may be waiting for
+			// this writer.
+			return Err(unix.ENOMEM)
+		}
 		return errAgain
 	}
 	return put

@@ -686,6 +686,26 @@ func oomKill() {
 	var ee *exec.ExitError
 	ok := errors.As(err, &ee)
 	check("oom-killed", ok && ee.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL, "the eater: %v", err)
+
+	// Again, with wait4's answer on pages never touched: the kernel
+	// must find them memory while the eater's is on its way back, and
+	// the answer is not lost to EFAULT (Linux's allocator waits the
+	// victim out).
+	answer, err := syscall.Mmap(-1, 0, 2*syscall.Getpagesize(), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		check("oom-wait-answer", false, "mmap: %v", err)
+		return
+	}
+	cmd := exec.Command("/init", "child", "eat")
+	if err := cmd.Start(); err != nil {
+		check("oom-wait-answer", false, "start: %v", err)
+		return
+	}
+	ws := (*syscall.WaitStatus)(unsafe.Pointer(&answer[0]))
+	ru := (*syscall.Rusage)(unsafe.Pointer(&answer[syscall.Getpagesize()]))
+	pid, err := syscall.Wait4(cmd.Process.Pid, ws, 0, ru)
+	check("oom-wait-answer", err == nil && pid == cmd.Process.Pid && ws.Signal() == syscall.SIGKILL && ru.Maxrss > 100<<10,
+		"wait4 = %d, %v; status %#x, maxrss %d KiB", pid, err, uint32(*ws), ru.Maxrss)
 }
 
 // memorySlack is how far the free pages may move between the rounds
