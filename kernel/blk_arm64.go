@@ -48,7 +48,7 @@ func DiskMount(k int) (v []byte, ok bool) {
 // reads its partition table, logging it as Linux does (" vda: vda1 vda2");
 // the buffer cache and ext4 get their way to the disks and the log.
 func initBlock() {
-	bcache.IO, bcache.ReadRun = cacheIO, cacheRun
+	bcache.IO, bcache.ReadRun, bcache.FlushIO = cacheIO, cacheRun, cacheFlush
 	ext4fs.Say = fsSay
 	for n, addr, modern := nextVirtio(-1, virtio.DeviceBlk); n >= 0; n, addr, modern = nextVirtio(n, virtio.DeviceBlk) {
 		if nblks == len(blks) {
@@ -156,6 +156,14 @@ func cacheRun(k int, sector uint64, pas *[bcache.MaxRun]uintptr, n int) unix.Err
 			return unix.EIO
 		}
 		done += m
+	}
+	return 0
+}
+
+// cacheFlush is bcache.FlushIO: disk k's write cache to the medium.
+func cacheFlush(k int) unix.Errno {
+	if BlockFlush(&block.Disks[k]) != 0 {
+		return unix.EIO
 	}
 	return 0
 }

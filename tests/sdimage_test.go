@@ -85,7 +85,8 @@ func checkSDImage(t *testing.T, img string, files map[string][]byte) {
 }
 
 // tool finds a checking tool on PATH or in /sbin and /usr/sbin, where
-// Debian puts fsck.fat and blkid and a user's PATH may not look.
+// Debian puts fsck.fat, blkid and e2fsprogs and a user's PATH may not
+// look.
 func tool(t *testing.T, name string) string {
 	t.Helper()
 	if p, err := exec.LookPath(name); err == nil {
@@ -96,7 +97,7 @@ func tool(t *testing.T, name string) string {
 			return p
 		}
 	}
-	t.Fatalf("%s is not installed (make deps installs dosfstools, mtools, file and util-linux)", name)
+	t.Fatalf("%s is not installed (make deps installs dosfstools, mtools, file, util-linux and e2fsprogs)", name)
 	return ""
 }
 

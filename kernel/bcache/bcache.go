@@ -27,6 +27,10 @@ const SectorSize = 512
 // block.Disks) into (from) page pa: 0, or the error (EIO).
 var IO func(disk int, write bool, sector uint64, pa uintptr, n uint32) unix.Errno
 
+// FlushIO makes disk's completed writes durable (a cache flush, where
+// the device has a write cache): 0, or the error (EIO).
+var FlushIO func(disk int) unix.Errno
+
 // MaxRun is the most pages ReadRun reads at once.
 const MaxRun = 32
 
@@ -53,7 +57,7 @@ var (
 	heads [hashSize]int32 // 1 + the first buf of each chain; 0: empty
 	clock uint64
 	// Stats counts hits and misses (/proc/gometal-stats' "bcache").
-	Stats struct{ Hits, Misses, Errors uint64 }
+	Stats struct{ Hits, Misses, Errors, Writes uint64 }
 )
 
 func hash(disk int, sector uint64) int {
@@ -91,6 +95,60 @@ func Get(disk int, sector uint64, size uint32) ([]byte, unix.Errno) {
 	b.next = heads[h]
 	heads[h] = int32(k) + 1
 	return mm.PageBytes(b.page)[:size], 0
+}
+
+// Write writes data (at most a page) to the disk at sector, through
+// the cache: the buffer holding those bytes (taken if none does) gets
+// them and goes to the disk, so that the next Get reads what the disk
+// holds; a failed write drops the buffer rather than keep bytes the disk
+// may not have. Buffers of another size that overlap it are dropped.
+// Written through, not back: durable once Flush returns.
+func Write(disk int, sector uint64, data []byte) unix.Errno {
+	size := uint32(len(data))
+	if size == 0 || size > mm.PageSize || IO == nil {
+		return unix.EINVAL
+	}
+	clock++
+	k := -1
+	for j := range bufs {
+		b := &bufs[j]
+		if !b.used || b.disk != disk || !(b.sector < sector+uint64(size)/SectorSize && sector < b.sector+uint64(b.size)/SectorSize) {
+			continue
+		}
+		if b.sector == sector && b.size == size {
+			k = j
+			continue
+		}
+		unhash(j)
+	}
+	if k < 0 {
+		if k = victim(); k < 0 {
+			return unix.ENOMEM
+		}
+		b := &bufs[k]
+		b.used, b.disk, b.sector, b.size = true, disk, sector, size
+		h := hash(disk, sector)
+		b.next = heads[h]
+		heads[h] = int32(k) + 1
+	}
+	b := &bufs[k]
+	b.stamp = clock
+	copy(mm.PageBytes(b.page)[:size], data)
+	if e := IO(disk, true, sector, b.page, size); e != 0 {
+		Stats.Errors++
+		unhash(k)
+		return e
+	}
+	Stats.Writes++
+	return 0
+}
+
+// Flush makes every write to disk so far durable (FlushIO).
+func Flush(disk int) unix.Errno {
+	if FlushIO == nil {
+		return 0
+	}
+	return FlushIO(disk)
 }
 
 // victim frees the least recently used buffer (or takes a free one with

@@ -74,3 +74,58 @@ func TestCache(t *testing.T) {
 		t.Errorf("%d buffers after forgetting disks 0 and 2, want disk 1's one", n)
 	}
 }
+
+// Write goes to the disk through the buffer: the next Get returns the
+// bytes written without a read, a buffer of another size over the same
+// sectors is dropped (its bytes are stale), a failed write is not kept,
+// and Flush reaches FlushIO.
+func TestWrite(t *testing.T) {
+	usermem.HostReset(NBuf+64, 1)
+	Reset()
+	reads := 0
+	fake(&reads)
+	disk := map[uint64][]byte{}
+	read := IO
+	IO = func(d int, write bool, sector uint64, pa uintptr, n uint32) unix.Errno {
+		if !write {
+			return read(d, write, sector, pa, n)
+		}
+		if sector == 40 {
+			return unix.EIO
+		}
+		disk[sector] = append([]byte(nil), mm.PageBytes(pa)[:n]...)
+		return 0
+	}
+	if b, _ := Get(0, 10, 1024); b[0] != 10 {
+		t.Fatalf("Get: %d", b[0])
+	}
+	data := make([]byte, 4096)
+	for i := range data {
+		data[i] = 0xA5
+	}
+	if e := Write(0, 8, data); e != 0 || len(disk[8]) != 4096 || disk[8][0] != 0xA5 {
+		t.Fatalf("Write: %v, disk holds %d bytes", e, len(disk[8]))
+	}
+	before := reads
+	if b, _ := Get(0, 8, 4096); b[100] != 0xA5 || reads != before {
+		t.Errorf("Get after Write: %#x, %d reads", b[100], reads-before)
+	}
+	// The 1 KiB buffer at sector 10 lies inside the write: dropped, so
+	// the next Get reads the disk again.
+	if Get(0, 10, 1024); reads != before+1 {
+		t.Errorf("a stale overlapping buffer was kept (%d reads)", reads-before)
+	}
+	n := Cached()
+	if e := Write(0, 40, data[:512]); e != unix.EIO || Cached() != n {
+		t.Errorf("a failed write: %v, %d buffers (was %d)", e, Cached(), n)
+	}
+	if Stats.Writes != 1 {
+		t.Errorf("Stats.Writes = %d, want 1", Stats.Writes)
+	}
+	flushed := -1
+	FlushIO = func(d int) unix.Errno { flushed = d; return 0 }
+	defer func() { FlushIO = nil }()
+	if e := Flush(3); e != 0 || flushed != 3 {
+		t.Errorf("Flush: %v, FlushIO saw disk %d", e, flushed)
+	}
+}

@@ -8,5 +8,5 @@ func Reset() {
 	bufs = [NBuf]buf{}
 	heads = [hashSize]int32{}
 	clock = 0
-	Stats.Hits, Stats.Misses, Stats.Errors = 0, 0, 0
+	Stats.Hits, Stats.Misses, Stats.Errors, Stats.Writes = 0, 0, 0, 0
 }

@@ -439,6 +439,25 @@ func (p *ReplayPlan) addWrite(writes []JournalWrite, t *tag, jblk, seq uint32) E
 	return OK
 }
 
+// MarkEmpty makes journal superblock b (the journal's block 0) say the
+// log is empty and the next transaction is seq, with its checksum, as
+// recovery leaves it (jbd2_journal_recover's ++end_transaction, then
+// jbd2_mark_journal_empty: s_start 0): a later log can never be mistaken
+// for the transactions just replayed.
+func (j *Journal) MarkEmpty(b []byte, seq uint32) {
+	be := binary.BigEndian
+	be.PutUint32(b[24:], seq)
+	be.PutUint32(b[28:], 0)
+	if j.csumV2or3() {
+		var zero [4]byte
+		c := Crc32c(^uint32(0), b[:jbdSuperCsumOff])
+		c = Crc32c(c, zero[:])
+		c = Crc32c(c, b[jbdSuperCsumOff+4:jbdSuperSize])
+		be.PutUint32(b[jbdSuperCsumOff:], c)
+	}
+	j.Sequence, j.Start = seq, 0
+}
+
 // Unescape restores a logged block's first word (JBD2_FLAG_ESCAPE: the
 // block began with the magic, which the journal stores as zero).
 func Unescape(b []byte) { binary.BigEndian.PutUint32(b[0:], jbdMagic) }

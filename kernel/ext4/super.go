@@ -23,6 +23,7 @@ const (
 	maxDescSize       = 1024
 	csumTypeCrc32c    = 1 // EXT4_CRC32C_CHKSUM
 	superChecksumOff  = 1020
+	superIncompatOff  = 96 // s_feature_incompat
 	RootIno           = 2
 	JournalIno        = 8
 	stateErrorFs      = 0x0002 // EXT4_ERROR_FS
@@ -156,7 +157,7 @@ func ParseSuper(b []byte, s *Super) Errno {
 	s.State = le.Uint16(b[58:])
 	s.RevLevel = le.Uint32(b[76:])
 	s.Compat = le.Uint32(b[92:])
-	s.Incompat = le.Uint32(b[96:])
+	s.Incompat = le.Uint32(b[superIncompatOff:])
 	s.RoCompat = le.Uint32(b[100:])
 	copy(s.UUID[:], b[104:120])
 	copy(s.VolumeName[:], b[120:136])

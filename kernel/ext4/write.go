@@ -113,6 +113,15 @@ func (s *Super) AddSuperFree(sb []byte, blocks int64, inodes int32) {
 	SetSuperCsum(sb)
 }
 
+// ClearRecover takes needs_recovery off superblock sb (its 1024 bytes)
+// once the journal is replayed (ext4_mark_recovery_complete), with the
+// checksum.
+func ClearRecover(sb []byte) {
+	le := binary.LittleEndian
+	le.PutUint32(sb[superIncompatOff:], le.Uint32(sb[superIncompatOff:])&^IncompatRecover)
+	SetSuperCsum(sb)
+}
+
 // SetSuperCsum stores the superblock's checksum (ext4_superblock_csum_set).
 func SetSuperCsum(sb []byte) {
 	if binary.LittleEndian.Uint32(sb[100:])&RoCompatMetadataCsum == 0 {

@@ -3,8 +3,9 @@
 // the superblock through the buffer cache (kernel/bcache), refuses what
 // kernel/ext4 says cannot be mounted, and makes the instance's root; a
 // directory's entries and a file's pages are then read from the volume
-// when first used. Read-only so far: writing, the journal's replay and
-// commit are planned (docs/ARCHITECTURE.md, "Storage"). It owns the
+// when first used; a journal left with committed transactions is
+// replayed first (replay.go). Read-only so far: writing and the
+// journal's commit are planned (docs/ARCHITECTURE.md, "Storage"). It owns the
 // volume table; everything runs under the kernel lock. Builds on the
 // host: go test ./kernel/ext4fs (against e2fsprogs' images).
 package ext4fs
@@ -129,6 +130,20 @@ func Mount(major, minor uint32, readOnly, noload bool) (uint8, unix.Errno) {
 		return 0, e
 	}
 	m, why, ee := v.r.Mount(sb, &v.src)
+	if ee == ext4.OK && m != ext4.MountNo && why == "needs_recovery" && !noload {
+		if v.r.BlockSize > mm.PageSize {
+			say(v, levelErr, "block size larger than a page")
+			return 0, unix.EINVAL
+		}
+		if e := recoverJournal(v); e != 0 {
+			return 0, e
+		}
+		if sb, e = bcache.Get(disk, start+sbOffset/bcache.SectorSize, sbSize); e != 0 {
+			say(v, levelErr, "unable to read superblock")
+			return 0, e
+		}
+		m, why, ee = v.r.Mount(sb, &v.src)
+	}
 	switch {
 	case ee == ext4.EUCLEAN || ee == ext4.EBADMSG || ee == ext4.EINVAL:
 		// Not ext4 at all, or a superblock that fails its checks:
@@ -139,8 +154,8 @@ func Mount(major, minor uint32, readOnly, noload bool) (uint8, unix.Errno) {
 		sayWhy(v, levelErr, "unsupported feature: ", why)
 		return 0, unix.EINVAL
 	case why == "needs_recovery" && !noload:
-		say(v, levelErr, "the journal needs recovery, which is not supported yet: e2fsck it, or mount with -o noload")
-		return 0, unix.EINVAL
+		say(v, levelErr, "the journal still needs recovery after its replay: e2fsck it")
+		return 0, unix.EUCLEAN
 	case v.r.BlockSize > mm.PageSize:
 		say(v, levelErr, "block size larger than a page")
 		return 0, unix.EINVAL

@@ -96,19 +96,33 @@ var runs int
 // disk makes img block device vda and points the buffer cache at it.
 func disk(t *testing.T, img string) (major, minor uint32) {
 	t.Helper()
+	major, minor, _ = diskOf(t, img, false)
+	return major, minor
+}
+
+// diskOf is disk, read-only or not; writes land in the returned bytes
+// (the image file is left as it was), and flushes are counted in flushes.
+func diskOf(t *testing.T, img string, readOnly bool) (major, minor uint32, bytes *[]byte) {
+	t.Helper()
 	b, err := os.ReadFile(img)
 	if err != nil {
 		t.Fatal(err)
 	}
 	block.NDisks = 0
-	d, ok := block.AddVirtio(uint64(len(b))/512, false, false, 0)
+	d, ok := block.AddVirtio(uint64(len(b))/512, readOnly, true, 0)
 	if !ok {
 		t.Fatal("no disk slot")
 	}
 	bcache.Reset()
+	flushes = 0
+	bcache.FlushIO = func(int) unix.Errno { flushes++; return 0 }
 	bcache.IO = func(k int, write bool, sector uint64, pa uintptr, n uint32) unix.Errno {
-		if write || k != 0 || sector*512+uint64(n) > uint64(len(b)) {
+		if write && readOnly || k != 0 || sector*512+uint64(n) > uint64(len(b)) {
 			return unix.EIO
+		}
+		if write {
+			copy(b[sector*512:], mm.PageBytes(pa)[:n])
+			return 0
 		}
 		copy(mm.PageBytes(pa)[:n], b[sector*512:])
 		return 0
@@ -122,8 +136,11 @@ func disk(t *testing.T, img string) (major, minor uint32) {
 		runs++
 		return 0
 	}
-	return d.Major, d.First
+	return d.Major, d.First, &b
 }
+
+// flushes counts bcache.Flush's calls.
+var flushes int
 
 func setup(t *testing.T) {
 	t.Helper()
