@@ -14,7 +14,7 @@ import (
 )
 
 // A host share mounted in the tree: 9p as kernel/fs's second backed
-// file system (fs.Store), read-only so far. Each message is sent and
+// file system (fs.Store; writing it is sharewrite_arm64.go). Each message is sent and
 // its answer polled under the kernel lock, as the disks' requests are
 // (docs/ARCHITECTURE.md, "Storage"). The tree is a cache of the host's
 // directory: a directory is read (Treaddir, then Twalk, Tgetattr and
@@ -45,6 +45,11 @@ type shareMount struct {
 	openNum uint64
 	openFid uint32
 	open    bool
+	// The last file written (or created), open for writing: its inode
+	// number and fid (sharewrite_arm64.go).
+	wNum  uint64
+	wFid  uint32
+	wOpen bool
 }
 
 var (
@@ -62,7 +67,9 @@ var (
 // ShareInstance is mount(2)'s 9p: the instance showing the share tagged
 // tag (one a share), ENOENT when no started share has that tag (as
 // Linux's "no channels available for device"), EROFS when asked to
-// write (not built yet).
+// write a share the host serves read-only (-v HOST:GUEST:ro). The
+// instance takes changes unless the share is read-only; a read-only
+// mount of a writable share is read-only by its mount flag.
 func ShareInstance(tag []byte, readOnly bool) (uint8, unix.Errno) {
 	k := -1
 	for i := range shares {
@@ -75,10 +82,12 @@ func ShareInstance(tag []byte, readOnly bool) (uint8, unix.Errno) {
 	if k < 0 {
 		return 0, unix.ENOENT
 	}
-	if !readOnly {
+	s := &shares[k]
+	_, shareRO, _ := sharePlace(tag)
+	if !readOnly && shareRO {
 		if Log(3, "9p: ") {
 			PutBytes(tag)
-			Puts(": writing is not supported yet: mount it read-only (-o ro)")
+			Puts(": the host serves this share read-only (-v HOST:GUEST:ro): mount it read-only (-o ro)")
 			InfoEnd()
 		}
 		return 0, unix.EROFS
@@ -86,7 +95,6 @@ func ShareInstance(tag []byte, readOnly bool) (uint8, unix.Errno) {
 	if m := &shareMounts[k]; m.super != 0 {
 		return m.super, 0
 	}
-	s := &shares[k]
 	var st fs.Stored
 	if e := s.getattr(s.conn.Root, &st); e != 0 {
 		return 0, e
@@ -96,7 +104,8 @@ func ShareInstance(tag []byte, readOnly bool) (uint8, unix.Errno) {
 		return 0, e
 	}
 	fs.Stores[fs.Type9p] = &shareStore
-	fs.Supers[sb].ReadOnly = true
+	fs.Writers[fs.Type9p] = &shareStore
+	fs.Supers[sb].ReadOnly = shareRO
 	shareMounts[k] = shareMount{super: sb}
 	shareOfSuper[sb] = int8(k + 1)
 	return sb, 0
@@ -183,25 +192,14 @@ func (s *share) fillFrom(dir int32, dfid, lfid uint32) unix.Errno {
 
 // fillEntry makes entry name of dir from what the host says of it.
 func (s *share) fillEntry(dir int32, dfid uint32, name []byte) unix.Errno {
-	fid, ok := s.conn.NewFid()
-	if !ok {
-		return unix.ENFILE
-	}
-	d, e := s.rpc(ninep.EncWalk1(pageBytes(s.req), shareRPCTag, dfid, fid, name), ninep.Twalk)
-	if n, _ := ninep.DecWalk(&d); e != 0 || n != 1 {
-		s.conn.FreeFid(fid)
-		if e == unix.ENOENT || e == 0 {
+	var st fs.Stored
+	if e := s.statChild(dfid, name, &st); e != 0 {
+		if e == unix.ENOENT {
 			return 0 // gone since the listing
 		}
 		return e
 	}
-	var st fs.Stored
-	e = s.getattr(fid, &st)
-	s.clunk(fid)
-	if e != 0 {
-		return e
-	}
-	_, e = fs.MakeStored(dir, name, &st)
+	_, e := fs.MakeStored(dir, name, &st)
 	return e
 }
 
@@ -289,15 +287,13 @@ func (*ninepStore) Statfs(sb uint8, st *unix.Statfs_t) {
 	st.Namelen = int64(r.Namelen)
 }
 
-// Release lets the share go: its open file is clunked.
+// Release lets the share go: its open files are clunked.
 func (*ninepStore) Release(sb uint8) {
 	k := shareOfSuper[sb] - 1
 	if k < 0 {
 		return
 	}
-	if m := &shareMounts[k]; m.open {
-		shares[k].clunk(m.openFid)
-	}
+	dropShareFids(&shares[k], &shareMounts[k])
 	shareMounts[k] = shareMount{}
 	shareOfSuper[sb] = 0
 }
@@ -415,6 +411,27 @@ func (s *share) readRun(fid uint32, off uint64, pas *[fs.StoreRun]uintptr, k int
 	return s.tread(fid, off, &segs, 2+k, uint32(k)*mm.PageSize)
 }
 
+// exchange sends the message segs[:nseg] describe (the T-message and
+// its data first, then the answer's buffers) and polls for its answer,
+// at most shareWaitNanos: false when the device took no request or
+// gave no answer.
+func (s *share) exchange(segs *[virtio.P9MaxSegs]virtio.P9Seg, nseg int) bool {
+	cpu.Progress.Add(1) // work, for the kernel lock's waiters (drivers/cpu/spinlock.go)
+	slot, ok := s.dev.Submit(segs, nseg)
+	if !ok {
+		return false
+	}
+	deadline := cpu.ReadCNTVCT() + timer.NanosToTicks(shareWaitNanos)
+	for {
+		if _, ok := s.dev.Done(slot); ok {
+			return true
+		}
+		if cpu.ReadCNTVCT() > deadline {
+			return false
+		}
+	}
+}
+
 // tread sends Tread of count bytes at off with the data descriptors
 // segs[2:nseg] filled in: the T-message and Rread's header take the
 // first two.
@@ -426,19 +443,8 @@ func (s *share) tread(fid uint32, off uint64, segs *[virtio.P9MaxSegs]virtio.P9S
 	}
 	segs[0] = virtio.P9Seg{PA: s.req, Len: uint32(n)}
 	segs[1] = virtio.P9Seg{PA: s.ans, Len: ninep.ReadHeaderLen, Write: true}
-	cpu.Progress.Add(1)
-	slot, ok := s.dev.Submit(segs, nseg)
-	if !ok {
+	if !s.exchange(segs, nseg) {
 		return 0, eio
-	}
-	deadline := cpu.ReadCNTVCT() + timer.NanosToTicks(shareWaitNanos)
-	for {
-		if _, ok := s.dev.Done(slot); ok {
-			break
-		}
-		if cpu.ReadCNTVCT() > deadline {
-			return 0, eio
-		}
 	}
 	// Rread: size[4] type[1] tag[2] count[4]; Rlerror: the same length,
 	// ecode[4] where count is.

@@ -1,9 +1,15 @@
 package tests
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gometal/gometal/tests/internal/treesum"
 )
@@ -22,10 +28,11 @@ func TestShareGreetedAtBoot(t *testing.T) {
 	r.expect(t, 0, "hello from gometal",
 		"9p: share gmshare0 for /mnt: 9P2000.L, msize 16384, root attached",
 		"9p: share gmshare1 for /ro (read-only): 9P2000.L, msize 16384, root attached",
-		"mounted the host share gmshare1 (9p, read-only: writing is not supported yet) at /ro")
+		"mounted the host share gmshare0 (9p, read-write) at /mnt",
+		"mounted the host share gmshare1 (9p, read-only) at /ro")
 }
 
-// A share mounted at boot (read-only: writing is not built yet), read
+// A read-only share mounted at boot, read
 // through as a program on Linux would: tests/progs/share prints every
 // entry's line (type, owner, size, time, SHA-256: tests/internal/treesum)
 // and they must be the host's own for the directory; a program on the
@@ -40,7 +47,7 @@ func TestShareMounted(t *testing.T) {
 	}
 	r := gometal(t, "run", "-v", tree+":/share:ro", "./tests/progs/share")
 	r.expectClean(t, 0,
-		"gometal: mounted the host share gmshare0 (9p, read-only: writing is not supported yet) at /share",
+		"gometal: mounted the host share gmshare0 (9p, read-only) at /share",
 		"share: mounts: gmshare0 /share 9p ro,relatime 0 0",
 		"share: statfs type 0x1021997 ro true <nil>",
 		`share: ran "exiting with 3": status 3`,
@@ -54,4 +61,88 @@ func TestShareMounted(t *testing.T) {
 		"share: umount: ok",
 		"share: done")
 	sameTree(t, r.out, want, "the share")
+}
+
+// A writable share (gometal run -v HOST:GUEST): tests/progs/share write
+// creates, writes, renames, links and removes on it, and the host's
+// directory must then hold exactly what the guest made, byte for byte
+// (every change is sent to the host before the call returns: written
+// through). The guest's own answers are Linux's (ENOTEMPTY, ENOENT,
+// EINVAL for a shared writable mapping, as v9fs without cache=mmap).
+func TestShareWritten(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "hostfile"), bytes.Repeat([]byte("h"), 10000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := gometal(t, "run", "-v", dir+":/rw", "./tests/progs/share", "--", "write")
+	big := make([]byte, 1<<20+123)
+	for i := range big {
+		big[i] = byte(i*7 + i>>13)
+	}
+	r.expectClean(t, 0,
+		"gometal: mounted the host share gmshare0 (9p, read-write) at /rw",
+		"share: write big and fsync: ok",
+		fmt.Sprintf("share: big reads back: true %d", len(big)),
+		"share: write into the host's file: ok",
+		"share: append: ok",
+		`share: short now "0123\x00\x00"`,
+		"share: rename into d: ok",
+		`share: moved reads "0123\x00\x00" ok`,
+		`share: victim now "new"`,
+		`share: readlink "d/moved" ok`,
+		"share: hard link: ok",
+		"share: victim links: 2",
+		"share: rmdir a full directory: ENOTEMPTY",
+		"share: rmdir: ok",
+		"share: unlink: ok",
+		"share: stat unlinked: ENOENT",
+		"share: chmod: ok",
+		"share: chtimes: ok",
+		"share: mkfifo: ok",
+		"share: mmap shared writable: EINVAL",
+		"share: mmap private sees: GUEST",
+		"share: mmap private: ok",
+		"share: create in no directory: ENOENT",
+		"share: write done")
+	// The host's view.
+	got, err := os.ReadFile(filepath.Join(dir, "big"))
+	if err != nil || !bytes.Equal(got, big) {
+		t.Errorf("big on the host: %d bytes, sha256 %x; want %d, %x (%v)", len(got), sha256.Sum256(got), len(big), sha256.Sum256(big), err)
+	}
+	host, _ := os.ReadFile(filepath.Join(dir, "hostfile"))
+	want := append(bytes.Repeat([]byte("h"), 10000), "+tail"...)
+	copy(want[4094:], "GUEST")
+	if !bytes.Equal(host, want) {
+		t.Errorf("hostfile on the host: %d bytes, differs from the guest's writes", len(host))
+	}
+	st, err := os.Stat(filepath.Join(dir, "hostfile"))
+	if err != nil || st.Mode().Perm() != 0o600 || !st.ModTime().Equal(time.Unix(1500000000, 123456789)) {
+		t.Errorf("hostfile's mode and time on the host: %v %v (%v), want 0600 and the guest's", st.Mode(), st.ModTime(), err)
+	}
+	for name, content := range map[string]string{"d/moved": "0123\x00\x00", "victim": "new", "d/second": "new"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if string(b) != content {
+			t.Errorf("%s on the host: %q (%v), want %q", name, b, err, content)
+		}
+	}
+	if tgt, err := os.Readlink(filepath.Join(dir, "link")); err != nil || tgt != "d/moved" {
+		t.Errorf("link on the host: %q %v", tgt, err)
+	}
+	var ls syscall.Stat_t
+	syscall.Stat(filepath.Join(dir, "victim"), &ls)
+	if ls.Nlink != 2 {
+		t.Errorf("victim's links on the host: %d, want 2", ls.Nlink)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "fifo")); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("fifo on the host: %v %v", st, err)
+	}
+	var names []string
+	filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
+		names = append(names, strings.TrimPrefix(p, dir))
+		return nil
+	})
+	if strings.Join(names, " ") != " /big /d /d/moved /d/second /fifo /hostfile /link /victim" {
+		t.Errorf("the host's directory holds %q", names)
+	}
 }

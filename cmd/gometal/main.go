@@ -115,8 +115,9 @@ flags for run and exec:
   -v HOST:GUEST[:ro]  share the host directory HOST with the guest over
                   virtio-9p (QEMU -fsdev local + virtio-9p-device; the
                   kernel learns GUEST from gometal.9p=TAG:GUEST) and mount
-                  it at GUEST at boot, read-only (writing through a share
-                  is not built yet); :ro makes QEMU refuse writes too
+                  it at GUEST at boot, read-write (each write reaches the
+                  host before the call returns); :ro mounts it read-only
+                  and makes QEMU refuse writes too
                   (repeatable; docs/STORAGE.md). gometal exec shares
                   $GOROOT/src read-only at its own path
   -verbose        print the QEMU command line

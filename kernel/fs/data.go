@@ -126,6 +126,12 @@ func Truncate(n *Inode, size int64) unix.Errno {
 	if e := unshare(n); e != 0 {
 		return e
 	}
+	if wr := WriterOf(n.Index()); wr != nil && size != n.Size {
+		storeAttr = Attr{Valid: AttrSize, Size: size}
+		if e := wr.Setattr(n.Index(), &storeAttr); e != 0 {
+			return e
+		}
+	}
 	if size < n.Size && n.Opens > 0 {
 		// Mappings first (a mapping holds the inode: Opens), so a
 		// touch past the new end is SIGBUS and no mapping keeps the
@@ -252,23 +258,35 @@ func writeData(n *Inode, buf uintptr, count uint64, off int64) uint64 {
 	}
 	done := uint64(0)
 	var e unix.Errno
+	wr := WriterOf(n.Index())
 	for done < count {
 		pos := off + int64(done)
 		in := uint64(pos % mm.PageSize)
 		chunk := min(mm.PageSize-in, count-done)
-		p := page(n, pos, true)
-		if p == 0 {
-			e = unix.ENOSPC
+		var p uintptr
+		if p, e = writePage(n, pos, in, chunk); e != 0 {
 			break
 		}
 		if !usermem.CopyIn(mm.PageBytes(p)[in:in+chunk], buf+uintptr(done)) {
 			e = unix.EFAULT
 			break
 		}
+		if wr != nil {
+			// Written through: the store has the chunk before the
+			// call counts it. A chunk the store refused leaves the
+			// cache, which holds it, unread again.
+			if e = wr.Write(n.Index(), pos, p, uint32(in), uint32(chunk)); e != 0 {
+				dropPage(n, pos-int64(in))
+				break
+			}
+		}
 		done += chunk
 	}
 	if end := off + int64(done); done > 0 && end > n.Size {
 		n.Size = end // (a write of nothing past the end grows nothing)
+	}
+	if wr != nil {
+		storeWrote(n)
 	}
 	if e != 0 {
 		// The chunk that failed had its page (and index pages)

@@ -29,6 +29,9 @@ func Create(w *Walk, mode uint32) (int32, unix.Errno) {
 	case ReadOnlyAt(w.DirPath()) != 0:
 		return -1, unix.EROFS // after EEXIST, as filename_create checks mnt_want_write's answer
 	}
+	if wr := WriterOf(w.Dir); wr != nil {
+		return createStored(wr, w, mode, nil)
+	}
 	i, e := makeNode(w.Dir, w.Name(), mode)
 	if e == 0 {
 		touch(w.Dir)
@@ -92,6 +95,12 @@ func Unlink(w *Walk, rmdir bool) unix.Errno {
 	case !rmdir && n.IsDir():
 		return unix.EISDIR
 	}
+	if wr := WriterOf(w.Dir); wr != nil {
+		if e := wr.Remove(w.Dir, nameArg(&storeName, w.Name()), rmdir); e != 0 {
+			return e
+		}
+		storeUnlinked(n)
+	}
 	k := lookupName(w.Dir, w.Name())
 	dropName(k)
 	touch(w.Dir)
@@ -153,6 +162,17 @@ func Rename(from, to *Walk) unix.Errno {
 		case dst.IsDir() && dst.entries > 0:
 			return unix.ENOTEMPTY
 		}
+	}
+	if wr := WriterOf(from.Dir); wr != nil {
+		if e := wr.Rename(from.Dir, nameArg(&storeName, from.Name()), to.Dir, nameArg(&storeName2, to.Name())); e != 0 {
+			return e
+		}
+		if src.storeDir == from.Dir {
+			src.storeDir = to.Dir // the directory a file's path goes through (StoredPath)
+		}
+	}
+	if to.Node >= 0 {
+		storeUnlinked(&Inodes[to.Node])
 		dropName(lookupName(to.Dir, to.Name()))
 	}
 	moveName(lookupName(from.Dir, from.Name()), to.Dir, to.Name())
@@ -186,6 +206,12 @@ func Link(i int32, w *Walk) unix.Errno {
 	case w.nameLen == 0 || removed(w.Dir):
 		return unix.ENOENT
 	}
+	if wr := WriterOf(w.Dir); wr != nil {
+		if e := wr.Link(i, w.Dir, nameArg(&storeName, w.Name())); e != 0 {
+			return e
+		}
+		Inodes[i].storeLinks++
+	}
 	if _, e := addName(w.Dir, w.Name(), i); e != 0 {
 		return e
 	}
@@ -198,6 +224,12 @@ func Link(i int32, w *Walk) unix.Errno {
 func Symlink(w *Walk, target []byte) unix.Errno {
 	if len(target) >= PathMax {
 		return unix.ENAMETOOLONG
+	}
+	if w.Node < 0 && w.nameLen > 0 && ReadOnlyAt(w.DirPath()) == 0 && readOnly(w.Dir) == 0 && !removed(w.Dir) {
+		if wr := WriterOf(w.Dir); wr != nil {
+			_, e := createStored(wr, w, unix.S_IFLNK|0o777, target)
+			return e
+		}
 	}
 	i, e := Create(w, unix.S_IFLNK|0o777)
 	if e != 0 {

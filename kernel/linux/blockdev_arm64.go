@@ -270,8 +270,9 @@ func (b *blockDev) Kind() vfs.Kind               { return vfs.KindDevice }
 func unsafeString(b *[16]byte, l int) string { return unsafe.String(&b[0], l) }
 
 // sysFsync is fsync and fdatasync: EBADF for a descriptor not open; a
-// block device's disk is flushed; everything else here lives in memory
-// and is as durable as it will be.
+// block device's disk is flushed; a file of a writable share is fsynced
+// on the host (Tfsync); everything else here lives in memory, or on a
+// read-only store, and is as durable as it will be.
 func sysFsync(t *sched.Thread, f *sched.Frame) uint64 {
 	fl, ok := getFD(f.X[0])
 	if !ok {
@@ -279,6 +280,9 @@ func sysFsync(t *sched.Thread, f *sched.Frame) uint64 {
 	}
 	if fl.Impl == vfs.Impl(&blockDevImpl) {
 		return blockSync(fl)
+	}
+	if nd, ok := fl.Impl.(*fs.Inode); ok && fl.Flags&unix.O_ACCMODE != unix.O_RDONLY {
+		return errno(fs.SyncStored(nd.Index(), false))
 	}
 	return 0
 }

@@ -20,12 +20,13 @@ var (
 	bootMountPath [fs.PathMax]byte
 )
 
-// mountShares mounts each host share (gometal run -v HOST:GUEST,
-// gometal.9p=TAG:GUEST) at its guest path, read-only, as
-// mount -t 9p -o trans=virtio TAG GUEST would.
+// mountShares mounts each host share (gometal run -v HOST:GUEST[:ro],
+// gometal.9p=TAG:GUEST[:ro]) at its guest path, as
+// mount -t 9p -o trans=virtio TAG GUEST would: read-write, or read-only
+// when the host serves it so.
 func mountShares() {
 	for k := 0; ; k++ {
-		tag, guest, _, ok := kernel.SharePlace(k)
+		tag, guest, ro, ok := kernel.SharePlace(k)
 		if !ok {
 			return
 		}
@@ -33,15 +34,20 @@ func mountShares() {
 			bootMountSay("9p: share ", tag, " has no absolute guest path: not mounted", nil, 0)
 			continue
 		}
+		var flags uint64
+		how := " (9p, read-write) at "
+		if ro {
+			flags, how = unix.MS_RDONLY, " (9p, read-only) at "
+		}
 		dir, e := mkdirAll(guest)
 		if e == 0 {
-			e = mount.Mount(tag, fs.Path{}, dir, []byte("9p"), unix.MS_RDONLY, nil)
+			e = mount.Mount(tag, fs.Path{}, dir, []byte("9p"), flags, nil)
 		}
 		if e != 0 {
 			bootMountSay("mount: 9p share ", tag, " at ", guest, e)
 			continue
 		}
-		bootMountSay("mounted the host share ", tag, " (9p, read-only: writing is not supported yet) at ", guest, 0)
+		bootMountSay("mounted the host share ", tag, how, guest, 0)
 	}
 }
 

@@ -180,9 +180,20 @@ func chmodFD(fd, mode uint64) uint64 {
 		if e := readOnlyFile(fl, nd); e != 0 {
 			return errno(e)
 		}
-		nd.Mode = nd.Mode&unix.S_IFMT | uint32(mode)&0o7777
+		return setMode(nd, mode)
 	}
 	return 0 // the console and the anonymous files take it and keep nothing
+}
+
+// setMode sets nd's permission bits, in its store first when it has a
+// writable one.
+func setMode(nd *fs.Inode, mode uint64) uint64 {
+	a := fs.Attr{Valid: fs.AttrMode, Mode: uint32(mode) & 0o7777}
+	if e := fs.SetattrStored(nd.Index(), &a); e != 0 {
+		return errno(e)
+	}
+	nd.Mode = nd.Mode&unix.S_IFMT | a.Mode
+	return 0
 }
 
 // readOnlyFile is EROFS when description fl's inode nd is on a
@@ -234,8 +245,7 @@ func chmodAt(f *sched.Frame, flags uint64) uint64 {
 	if nd.Mode&unix.S_IFMT == unix.S_IFLNK {
 		return errno(unix.EOPNOTSUPP) // a symlink has no mode of its own (fchmodat2)
 	}
-	nd.Mode = nd.Mode&unix.S_IFMT | uint32(f.X[2])&0o7777
-	return 0
+	return setMode(nd, f.X[2])
 }
 
 // emptyPath reports whether the app's string at addr is "" (AT_EMPTY_PATH
@@ -269,6 +279,16 @@ func sysUtimensat(t *sched.Thread, f *sched.Frame) uint64 {
 		if i, e = pathAttr(f, f.X[3]&unix.AT_SYMLINK_NOFOLLOW == 0); e != 0 {
 			return e
 		}
+	}
+	a := fs.Attr{Atime: times[0], Mtime: times[1]}
+	if set[0] {
+		a.Valid |= fs.AttrAtime
+	}
+	if set[1] {
+		a.Valid |= fs.AttrMtime
+	}
+	if e := fs.SetattrStored(i, &a); e != 0 {
+		return errno(e)
 	}
 	if set[0] {
 		fs.Inodes[i].Atime = times[0]

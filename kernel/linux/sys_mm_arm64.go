@@ -101,6 +101,13 @@ func mapFile(s *mm.Space, f *sched.Frame, p mm.Prot, flags int) uint64 {
 			}
 			v.Flags |= mm.VMANoWrite
 		}
+		if v.Flags&mm.VMANoWrite == 0 && fs.WriterOf(n.Index()) != nil {
+			// A writable store's pages are written through by write(2)
+			// only, and nothing writes a mapping's stores back: a
+			// shared mapping that may write is EINVAL, as Linux's v9fs
+			// answers without cache=mmap (generic_file_readonly_mmap).
+			return errno(unix.EINVAL)
+		}
 	}
 	a, e := s.MmapVMA(uintptr(f.X[0]), uintptr(f.X[1]), v, flags, true)
 	if e != 0 {

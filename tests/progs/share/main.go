@@ -6,6 +6,7 @@
 // to compare with the directory itself; it runs a program from the
 // share, maps a file, checks every change is EROFS on the read-only
 // mount, and mounts the same share again with mount(2) by its tag.
+// "share write" changes a writable share at /rw (write.go).
 package main
 
 import (
@@ -22,6 +23,10 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "write" {
+		write("/rw")
+		return
+	}
 	for _, l := range strings.Split(guest.ReadFile("/proc/mounts"), "\n") {
 		if strings.Contains(l, " 9p ") {
 			fmt.Println("share: mounts:", l)

@@ -1,0 +1,160 @@
+package fs
+
+import (
+	"github.com/gometal/gometal/kernel/mm"
+
+	"golang.org/x/sys/unix"
+)
+
+// Writing a backed instance (docs/ARCHITECTURE.md, "Storage"). Every
+// change is made in the store first and in the tree only once the store
+// took it, so the tree never shows what the store does not hold: a
+// create, remove, rename or link the store refuses leaves the tree as it
+// was, with the store's answer (EACCES, ENOSPC, ENOTEMPTY...). Data is
+// written through: write(2) puts the bytes in the page cache and sends
+// them to the store in the same call, so the cache stays clean (its
+// pages can be given back whenever memory runs short) and what a call
+// returned for is in the store; fsync asks the store to make it durable.
+// A type whose Store takes writes registers a Writer too (Writers).
+
+// A Writer is what a backed type that takes changes does for the tree.
+// Its methods run under the kernel lock and may wait for the store.
+type Writer interface {
+	// Create makes entry nm of directory dir in the store: a regular
+	// file, a directory, a FIFO, a socket or a device node of mode (type
+	// and permission bits; rdev a device's number), or a symlink to
+	// target. st gets what the store says of the new inode.
+	Create(dir int32, nm []byte, mode, rdev uint32, target []byte, st *Stored) unix.Errno
+	// Remove takes name nm out of directory dir: a directory (rmdir,
+	// which must be empty in the store) or anything else.
+	Remove(dir int32, nm []byte, rmdir bool) unix.Errno
+	// Rename moves fromDir's name fromName to toDir's toName, replacing
+	// what is there (rename(2)'s rules were checked on the tree).
+	Rename(fromDir int32, fromName []byte, toDir int32, toName []byte) unix.Errno
+	// Link makes nm in dir another name of file i.
+	Link(i, dir int32, nm []byte) unix.Errno
+	// Setattr changes what a.Valid names of inode i.
+	Setattr(i int32, a *Attr) unix.Errno
+	// Write puts the n bytes of page pa from byte in at offset off of
+	// file i.
+	Write(i int32, off int64, pa uintptr, in, n uint32) unix.Errno
+	// Sync makes file i durable in the store: its data and, unless
+	// dataOnly (fdatasync), its attributes.
+	Sync(i int32, dataOnly bool) unix.Errno
+}
+
+// Attr is a change of a stored inode's attributes (Linux's struct
+// iattr): the fields Valid names.
+type Attr struct {
+	Valid        uint32
+	Mode         uint32 // permission bits
+	Size         int64
+	Atime, Mtime int64 // ns
+}
+
+// Attr.Valid's bits.
+const (
+	AttrMode = 1 << iota
+	AttrSize
+	AttrAtime
+	AttrMtime
+)
+
+// Writers are the backed types' Writers, by type (nil: changes to the
+// type are EROFS, its instances mount read-only only).
+var Writers [typeCount]Writer
+
+// What the tree hands a Writer lives here, not on the caller's stack: a
+// slice or pointer passed through an interface method escapes, and the
+// kernel has no heap (ARCHITECTURE.md, "Kernel-side rules"). Under the
+// kernel lock, one change at a time.
+var (
+	storeName, storeName2 [NameMax]byte
+	storeTarget           [PathMax]byte
+	storeStored           Stored
+	storeAttr             Attr
+)
+
+// WriterOf is the Writer of the instance inode i is in, nil for a
+// memory type or one whose store takes no changes. (A read-only mount
+// or instance refused the change before it got here: ReadOnlyAt.)
+func WriterOf(i int32) Writer {
+	if Inodes[i].Store == 0 {
+		return nil
+	}
+	return Writers[Supers[Inodes[i].Super].Type]
+}
+
+// createStored is Create (or Symlink's, with target) in a backed
+// directory: the store makes the inode, then the tree its entry.
+func createStored(wr Writer, w *Walk, mode uint32, target []byte) (int32, unix.Errno) {
+	st := &storeStored
+	*st = Stored{}
+	if e := wr.Create(w.Dir, nameArg(&storeName, w.Name()), mode, 0, storeTarget[:copy(storeTarget[:], target)], st); e != 0 {
+		return -1, e
+	}
+	i, e := MakeStored(w.Dir, w.Name(), st)
+	if e != 0 {
+		// In the store but not in the tree (no inode or name left):
+		// the directory is read again at its next lookup.
+		Inodes[w.Dir].Filled = false
+		removeTree(w.Dir)
+		return -1, e
+	}
+	touch(w.Dir)
+	return i, 0
+}
+
+// storeUnlinked counts a name of stored inode n gone from its store
+// (st_nlink is the store's count: the file's other names may be in
+// directories not read yet).
+func storeUnlinked(n *Inode) {
+	if n.storeLinks > 0 {
+		n.storeLinks--
+	}
+}
+
+// storeWrote keeps st_blocks of a file written through at least what its
+// bytes take (the store's own count is read again with the directory).
+func storeWrote(n *Inode) {
+	n.storeBlocks = max(n.storeBlocks, (n.Size+511)/512)
+}
+
+// writePage is writeData's page at pos for a chunk of n bytes from byte
+// in of it: a backed file's page is read from its store first unless
+// the chunk covers all of the page the file has (a write from the
+// page's start to the page's or the file's end), so the bytes around
+// the chunk are the store's.
+func writePage(n *Inode, pos int64, in, chunk uint64) (uintptr, unix.Errno) {
+	start := pos - int64(in)
+	if n.Store == 0 || start >= n.Size || in == 0 && (chunk == mm.PageSize || pos+int64(chunk) >= n.Size) {
+		if p := page(n, pos, true); p != 0 {
+			return p, 0
+		}
+		return 0, unix.ENOSPC
+	}
+	return storedPage(n, start)
+}
+
+// SyncStored is fsync(2) of inode i: the store's Sync for a file of a
+// writable backed instance; nothing for the others (memory, or a
+// store nothing was written to).
+func SyncStored(i int32, dataOnly bool) unix.Errno {
+	if wr := WriterOf(i); wr != nil && Inodes[i].Mode&unix.S_IFMT == unix.S_IFREG {
+		return wr.Sync(i, dataOnly)
+	}
+	return 0
+}
+
+// SetattrStored sends a change of attributes of inode i to its store
+// first, when it has a writable one (chmod, utimensat).
+func SetattrStored(i int32, a *Attr) unix.Errno {
+	if wr := WriterOf(i); wr != nil {
+		storeAttr = *a
+		return wr.Setattr(i, &storeAttr)
+	}
+	return 0
+}
+
+// nameArg copies nm into buf, for a Writer.
+func nameArg(buf *[NameMax]byte, nm []byte) []byte { return buf[:copy(buf[:], nm)] }
