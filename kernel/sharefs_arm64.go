@@ -26,6 +26,10 @@ import (
 // through costs one Tread for three pages. What the host changes after the guest
 // read it is not seen (Linux's 9p with cache=loose behaves alike).
 
+// sharePathMax bounds the path from a share's root to a file it walks
+// to (Linux's v9fs walks from the parent's fid, with no bound).
+const sharePathMax = 4 * fs.PathMax
+
 // ninepMagic is V9FS_MAGIC, statfs's f_type.
 const ninepMagic = 0x01021997
 
@@ -57,9 +61,11 @@ var (
 	// shareOfSuper is 1 + the share of each fs instance, 0 for none.
 	shareOfSuper [fs.MaxSupers]int8
 	shareStore   ninepStore
-	// sharePath is a path being walked; shareDir an Rreaddir's entries,
-	// copied out of the answer page the next messages reuse.
-	sharePath [fs.PathMax]byte
+	// sharePath is a path being walked (longer than PATH_MAX may be: a
+	// program makes a tree deeper than that a name at a time, and
+	// removes it so); shareDir an Rreaddir's entries, copied out of the
+	// answer page the next messages reuse.
+	sharePath [sharePathMax]byte
 	shareDir  [mm.PageSize]byte
 	shareAttr ninep.Attr
 )

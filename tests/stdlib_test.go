@@ -100,6 +100,25 @@ func TestStdlibOS(t *testing.T) {
 	}
 }
 
+// TestStdlibOSOnShare runs Go's os suite (-short) with TMPDIR on a
+// writable host share (gometal exec -v DIR:/tmp9p): every file the suite
+// makes, writes, renames, links, chmods and removes goes through 9p to
+// the host. What differs from the tmpfs: nothing (the same tests are
+// skipped, for the same reasons), and the suite's cleanups leave the
+// host's directory empty. It takes minutes (each change is a message to
+// the host), so it runs in make test-long (GOMETAL_STD_FULL=1).
+func TestStdlibOSOnShare(t *testing.T) {
+	if os.Getenv("GOMETAL_STD_FULL") != "1" {
+		t.Skip("TestStdlibOSOnShare: the os suite over 9p takes about 5 minutes; make test-long runs it (GOMETAL_STD_FULL=1)")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	goTestExecWith(t, "-v "+dir+":/tmp9p -env TMPDIR=/tmp9p", true, []string{"-skip", skipPattern(t, "os")}, "os")
+	if ents, err := os.ReadDir(dir); err != nil || len(ents) != 0 {
+		t.Errorf("the share after the suite: %d entries left (%v)", len(ents), err)
+	}
+}
+
 // TestStdlibSyscall runs Go's syscall suite (-short): fork/exec with
 // setsid, setpgid, credentials and Pdeathsig, AllThreadsSyscall, the
 // ID calls. What needs a piece gometal does not have yet is skipped by

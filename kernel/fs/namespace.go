@@ -140,13 +140,15 @@ func Rename(from, to *Walk) unix.Errno {
 	if src.IsDir() {
 		// Not into itself: the target's directory may not be the source
 		// or below it.
-		for d := to.Dir; ; d = Parent(d) {
+		for d := to.Dir; d >= 0; {
 			if d == from.Node {
 				return unix.EINVAL
 			}
-			if d == RootIno || d < 0 {
-				break
+			p := Parent(d)
+			if p == d {
+				break // the root of its instance (rename does not cross mounts)
 			}
+			d = p
 		}
 	}
 	if to.Node == from.Node {

@@ -494,3 +494,31 @@ func TestTmpfsFallocateAndMapPage(t *testing.T) {
 		t.Fatalf("MapPage at the end: %d", r)
 	}
 }
+
+// A directory renamed inside a mounted instance that is not the root
+// file system: the check that it does not move into itself climbs to
+// the instance's root, whose parent is itself, and stops there (it
+// looped forever, a hang the os suite found on a share).
+func TestRenameInMountedInstance(t *testing.T) {
+	setup(t, 64, 1)
+	create(t, "/mnt", unix.S_IFDIR|0o755)
+	s, e := NewSuper(TypeTmpfs, 0o755)
+	if e != 0 {
+		t.Fatal(e)
+	}
+	mnt, _ := lookup("/mnt")
+	if _, e := AddMount(Path{RootMount, mnt.Index()}, Supers[s].Root, s, 0, []byte("tmpfs")); e != 0 {
+		t.Fatal(e)
+	}
+	create(t, "/mnt/a", unix.S_IFDIR|0o755)
+	create(t, "/mnt/a/sub", unix.S_IFDIR|0o755)
+	if e := rename("/mnt/a/sub", "/mnt/b"); e != 0 {
+		t.Fatalf("rename /mnt/a/sub /mnt/b: %v", e)
+	}
+	if e := rename("/mnt/a", "/mnt/a/in"); e != unix.EINVAL {
+		t.Errorf("rename into itself: %v, want EINVAL", e)
+	}
+	if _, ok := lookup("/mnt/b"); !ok {
+		t.Error("/mnt/b missing")
+	}
+}
