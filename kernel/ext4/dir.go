@@ -161,6 +161,7 @@ func (s *Super) checkDxTail(in *Inode, b []byte) Errno {
 // number in range. It returns the next entry's offset; off == end means
 // the block is done. An entry with Ino 0 is unused: skip it.
 func (s *Super) DirNext(b []byte, off, end uint32, d *DirEntry) (uint32, Errno) {
+	// lab:fs begin
 	le := binary.LittleEndian
 	if end > uint32(len(b)) || off+direntHdrSize > end {
 		return 0, EUCLEAN
@@ -181,6 +182,18 @@ func (s *Super) DirNext(b []byte, off, end uint32, d *DirEntry) (uint32, Errno) 
 	}
 	d.Name = e[direntHdrSize : direntHdrSize+n]
 	return off + d.RecLen, OK
+	// lab:fs stub
+	// // TODO(lab fs): parse struct ext4_dir_entry_2 at b[off:]: inode
+	// // (le32), rec_len (le16, through s.recLenFromDisk), name_len (u8),
+	// // file_type (u8; FtUnknown without IncompatFiletype), then the
+	// // name. Check it as ext4_check_dir_entry does: the header fits
+	// // before end, rec_len is at least direntRecLen(1), a multiple of
+	// // 4, holds the name (direntRecLen(name_len)) and stays before end,
+	// // and the inode is at most s.InodesCount; else EUCLEAN. Fill d
+	// // (Name a slice of b, RecLen) and return the next entry's offset.
+	// _ = binary.LittleEndian
+	// return 0, EUCLEAN
+	// lab:fs end
 }
 
 // SetDirBlockCsum stores the checksum of directory block lblk of in after

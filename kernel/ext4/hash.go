@@ -204,33 +204,10 @@ func (r *Reader) dxLookup(dir *Inode, name []byte) (uint32, Errno) {
 	if e != OK {
 		return 0, EUCLEAN
 	}
-	// Walk down: at each level the last entry whose hash is <= ours.
-	var path [maxDxLevels + 1]struct {
-		lblk  uint32
-		at    uint32 // index of the entry taken
-		count uint32
-	}
-	lblk := uint32(0)
-	for lvl := 0; ; lvl++ {
-		countOff, count, _, e := r.dxTail(b)
-		if e != OK || count == 0 {
-			return 0, EUCLEAN
-		}
-		at := uint32(0)
-		for i := uint32(1); i < count; i++ {
-			if le.Uint32(b[countOff+i*dxEntrySize:]) > hash {
-				break
-			}
-			at = i
-		}
-		path[lvl].lblk, path[lvl].at, path[lvl].count = lblk, at, count
-		lblk = le.Uint32(b[countOff+at*dxEntrySize+4:])
-		if b, e = r.dirBlock(dir, lblk); e != OK {
-			return 0, e
-		}
-		if lvl == levels {
-			break
-		}
+	var path dxPath
+	lblk, b, e := r.dxProbe(dir, b, hash, levels, &path)
+	if e != OK {
+		return 0, e
 	}
 	// Search the leaf; while the next index entry continues our hash,
 	// the next leaf too.
@@ -289,6 +266,59 @@ func (r *Reader) dxLookup(dir *Inode, name []byte) (uint32, Errno) {
 		}
 	}
 	return 0, EUCLEAN
+}
+
+// dxPath is the index entries a lookup took on its way down, a level
+// each: the index block, the entry's place in it, and how many it has.
+type dxPath [maxDxLevels + 1]struct {
+	lblk  uint32
+	at    uint32 // index of the entry taken
+	count uint32
+}
+
+// dxProbe is Linux's dx_probe: from the root (root, block 0) down
+// levels+1 steps, taking at each level the last entry whose hash is <=
+// hash, recorded in path; it returns the leaf (its logical block and
+// bytes). EUCLEAN for an index that is not well formed.
+func (r *Reader) dxProbe(dir *Inode, root []byte, hash uint32, levels int, path *dxPath) (uint32, []byte, Errno) {
+	// lab:fs begin
+	le := binary.LittleEndian
+	b, lblk := root, uint32(0)
+	for lvl := 0; ; lvl++ {
+		countOff, count, _, e := r.dxTail(b)
+		if e != OK || count == 0 {
+			return 0, nil, EUCLEAN
+		}
+		at := uint32(0)
+		for i := uint32(1); i < count; i++ {
+			if le.Uint32(b[countOff+i*dxEntrySize:]) > hash {
+				break
+			}
+			at = i
+		}
+		path[lvl].lblk, path[lvl].at, path[lvl].count = lblk, at, count
+		lblk = le.Uint32(b[countOff+at*dxEntrySize+4:])
+		if b, e = r.dirBlock(dir, lblk); e != OK {
+			return 0, nil, e
+		}
+		if lvl == levels {
+			return lblk, b, OK
+		}
+	}
+	// lab:fs stub
+	// // TODO(lab fs): from root (block 0) down levels+1 steps to the
+	// // leaf. r.dxTail(b) gives where a block's (hash, block) pairs
+	// // start (countOff) and how many there are (count; 0 is EUCLEAN);
+	// // pair i is a le32 hash at countOff+i*dxEntrySize, then a le32
+	// // block (pair 0's hash is not stored: it covers everything below
+	// // pair 1's). Take the last pair whose hash is <= hash, record
+	// // path[lvl] = {lblk, at, count}, read its block with r.dirBlock;
+	// // after the step at lvl == levels that block is the leaf. Until
+	// // then: EUCLEAN, and Lookup falls back on reading every block.
+	// _, _, _, _, _ = dir, root, hash, levels, path
+	// _ = binary.LittleEndian
+	// return 0, nil, EUCLEAN
+	// lab:fs end
 }
 
 // dirBlock reads block lblk of directory dir; a hole is corruption.
