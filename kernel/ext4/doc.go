@@ -18,7 +18,9 @@
 // An htree directory is looked up through its hash (hash.go: legacy,
 // half_md4, tea) and listed linearly. The journal's format and a replay
 // planner are journal.go (here, not in a jbd2 package, so that mount can
-// replay without an import cycle); write.go has the write side's
+// replay without an import cycle), the blocks a commit logs commit.go
+// (descriptors, escaped copies, commit blocks, the log's start: what
+// jbd2's recovery and e2fsck replay); write.go has the write side's
 // primitives. Not read: indirect block maps (ext2/3 files), inline data,
 // meta_bg, bigalloc, encryption, casefold, extended attributes;
 // Super.Support names the first such feature.

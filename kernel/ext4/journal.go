@@ -113,16 +113,17 @@ func ParseJournal(b []byte, blockSize uint32, blocks uint64, j *Journal) Errno {
 		if j.Compat&jbdCompatChecksum != 0 || b[80] != jbdCsumTypeCrc32c {
 			return EUCLEAN
 		}
-		var zero [4]byte
-		c := Crc32c(^uint32(0), b[:jbdSuperCsumOff])
-		c = Crc32c(c, zero[:])
-		c = Crc32c(c, b[jbdSuperCsumOff+4:jbdSuperSize])
-		if c != be.Uint32(b[jbdSuperCsumOff:]) {
+		if superCsum(b) != be.Uint32(b[jbdSuperCsumOff:]) {
 			return EBADMSG
 		}
 		j.CsumSeed = Crc32c(^uint32(0), j.UUID[:])
 	}
-	// journal_tag_bytes.
+	j.setTagSize()
+	return OK
+}
+
+// setTagSize is journal_tag_bytes: what one descriptor tag takes.
+func (j *Journal) setTagSize() {
 	switch {
 	case j.Incompat&JbdIncompatCsumV3 != 0:
 		j.tagSize = 16
@@ -135,7 +136,6 @@ func ParseJournal(b []byte, blockSize uint32, blocks uint64, j *Journal) Errno {
 			j.tagSize -= 4
 		}
 	}
-	return OK
 }
 
 // JournalWrite is one home block replay writes: the logged copy at
@@ -445,17 +445,23 @@ func (p *ReplayPlan) addWrite(writes []JournalWrite, t *tag, jblk, seq uint32) E
 // jbd2_mark_journal_empty: s_start 0): a later log can never be mistaken
 // for the transactions just replayed.
 func (j *Journal) MarkEmpty(b []byte, seq uint32) {
-	be := binary.BigEndian
-	be.PutUint32(b[24:], seq)
-	be.PutUint32(b[28:], 0)
+	j.MarkLog(b, 0, seq)
+}
+
+// superCsum is jbd2_superblock_csum: crc32c from ~0 of the superblock
+// with its checksum field taken as zero.
+func superCsum(b []byte) uint32 {
+	var zero [4]byte
+	c := Crc32c(^uint32(0), b[:jbdSuperCsumOff])
+	c = Crc32c(c, zero[:])
+	return Crc32c(c, b[jbdSuperCsumOff+4:jbdSuperSize])
+}
+
+// setSuperCsum stores the journal superblock's checksum (v2/v3).
+func (j *Journal) setSuperCsum(b []byte) {
 	if j.csumV2or3() {
-		var zero [4]byte
-		c := Crc32c(^uint32(0), b[:jbdSuperCsumOff])
-		c = Crc32c(c, zero[:])
-		c = Crc32c(c, b[jbdSuperCsumOff+4:jbdSuperSize])
-		be.PutUint32(b[jbdSuperCsumOff:], c)
+		binary.BigEndian.PutUint32(b[jbdSuperCsumOff:], superCsum(b))
 	}
-	j.Sequence, j.Start = seq, 0
 }
 
 // Unescape restores a logged block's first word (JBD2_FLAG_ESCAPE: the

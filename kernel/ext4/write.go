@@ -113,6 +113,15 @@ func (s *Super) AddSuperFree(sb []byte, blocks int64, inodes int32) {
 	SetSuperCsum(sb)
 }
 
+// SetRecover puts needs_recovery on superblock sb (its 1024 bytes), with
+// the checksum: the journal holds transactions a mount must replay
+// (set while a volume is mounted read-write, as Linux keeps it).
+func SetRecover(sb []byte) {
+	le := binary.LittleEndian
+	le.PutUint32(sb[superIncompatOff:], le.Uint32(sb[superIncompatOff:])|IncompatRecover)
+	SetSuperCsum(sb)
+}
+
 // ClearRecover takes needs_recovery off superblock sb (its 1024 bytes)
 // once the journal is replayed (ext4_mark_recovery_complete), with the
 // checksum.
