@@ -169,13 +169,23 @@ func (*ninepStore) Write(i int32, off int64, pa uintptr, in, n uint32) unix.Errn
 	return 0
 }
 
-// Sync is Tfsync on the file's write fid (the host fsyncs its file).
+// Sync is Tfsync (the host fsyncs its file): on the file's write fid
+// when it is the file written last, else on a fid opened for reading
+// for the call (fsync of a descriptor opened read-only is Linux's too).
 func (*ninepStore) Sync(i int32, dataOnly bool) unix.Errno {
 	s, m := shareOf(i)
-	if e := openWriteFid(s, m, i); e != 0 {
+	if m.wOpen && m.wNum == fs.Inodes[i].Ino {
+		_, e := s.rpc(ninep.EncFsync(pageBytes(s.req), shareRPCTag, m.wFid, dataOnly), ninep.Tfsync)
 		return e
 	}
-	_, e := s.rpc(ninep.EncFsync(pageBytes(s.req), shareRPCTag, m.wFid, dataOnly), ninep.Tfsync)
+	fid, e := s.walkTo(i)
+	if e != 0 {
+		return e
+	}
+	if e = s.lopen(fid); e == 0 {
+		_, e = s.rpc(ninep.EncFsync(pageBytes(s.req), shareRPCTag, fid, dataOnly), ninep.Tfsync)
+	}
+	s.clunk(fid)
 	return e
 }
 

@@ -102,7 +102,9 @@ func Unlink(w *Walk, rmdir bool) unix.Errno {
 		storeUnlinked(n)
 	}
 	k := lookupName(w.Dir, w.Name())
+	i := w.Node
 	dropName(k)
+	rehomeStored(i, w.Dir)
 	touch(w.Dir)
 	return 0
 }
@@ -176,6 +178,7 @@ func Rename(from, to *Walk) unix.Errno {
 	if to.Node >= 0 {
 		storeUnlinked(&Inodes[to.Node])
 		dropName(lookupName(to.Dir, to.Name()))
+		rehomeStored(to.Node, to.Dir)
 	}
 	moveName(lookupName(from.Dir, from.Name()), to.Dir, to.Name())
 	touch(from.Dir)

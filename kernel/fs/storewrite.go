@@ -114,6 +114,23 @@ func storeUnlinked(n *Inode) {
 	}
 }
 
+// rehomeStored points stored file i's storeDir (the directory its path
+// to the store goes through: StoredPath) at a directory that still names
+// it, once its name in gone went and another name remains (a hard link
+// elsewhere). A file with no name left keeps it: nothing walks to it.
+func rehomeStored(i, gone int32) {
+	n := &Inodes[i]
+	if n.Store == 0 || n.IsDir() || n.storeDir != gone || n.Nlink == 0 {
+		return
+	}
+	for k := range dentries {
+		if dentries[k].inode == i {
+			n.storeDir = dentries[k].dir
+			return
+		}
+	}
+}
+
 // storeWrote keeps st_blocks of a file written through at least what its
 // bytes take (the store's own count is read again with the directory).
 func storeWrote(n *Inode) {

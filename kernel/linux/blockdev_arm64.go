@@ -281,7 +281,7 @@ func sysFsync(t *sched.Thread, f *sched.Frame) uint64 {
 	if fl.Impl == vfs.Impl(&blockDevImpl) {
 		return blockSync(fl)
 	}
-	if nd, ok := fl.Impl.(*fs.Inode); ok && fl.Flags&unix.O_ACCMODE != unix.O_RDONLY {
+	if nd, ok := fl.Impl.(*fs.Inode); ok {
 		return errno(fs.SyncStored(nd.Index(), false))
 	}
 	return 0

@@ -61,6 +61,12 @@ func write(dir string) {
 		f.Close()
 	}
 	say("append", err)
+	f, err = os.Open(p("hostfile"))
+	if err == nil {
+		err = f.Sync() // the host fsyncs its file through a fid of its own
+		f.Close()
+	}
+	say("fsync read-only", err)
 
 	say("create short", os.WriteFile(p("short"), []byte("0123456789"), 0o640))
 	say("truncate down", os.Truncate(p("short"), 4))
@@ -84,6 +90,10 @@ func write(dir string) {
 	var st unix.Stat_t
 	unix.Stat(p("victim"), &st)
 	fmt.Println("share: victim links:", st.Nlink)
+	// The name the file was made under goes; the other name still
+	// reaches it on the host.
+	say("unlink victim", os.Remove(p("victim")))
+	say("write through the other name", os.WriteFile(p("d/second"), []byte("relinked"), 0o644))
 	say("rmdir a full directory", unix.Rmdir(p("d")))
 	say("mkdir gone", os.Mkdir(p("gone"), 0o755))
 	say("rmdir", os.Remove(p("gone")))
