@@ -20,15 +20,14 @@ import (
 const (
 	maxShares = 8
 
-	// shareMsize is the message size asked for: four pages, so that a
-	// Tread's or Twrite's data (up to msize less its header, in pages
-	// of their own chained after the header: at most five when not page
-	// aligned) and the two headers fit a chain of virtio.P9MaxSegs
-	// descriptors. Past 8192 QEMU no longer warns of "degraded
-	// performance" at boot (hw/9pfs/9p.c, v9fs_version). Linux's v9fs
-	// asks more (128 KiB by default in recent kernels) and sends
-	// its data through a scatter list of as many pages.
-	shareMsize = 4 * mm.PageSize
+	// shareMsize is the message size asked for: 32 pages of data and a
+	// page for the header, Linux's v9fs default (128 KiB since 6.0) with
+	// the header's room, so that a Tread of a whole readahead run
+	// (fs.StoreRun pages, each its own descriptor straight into the page
+	// cache) or a Twrite of a write(2)'s 32 pages is one message, and
+	// its pages and the two headers fit a chain of virtio.P9MaxSegs
+	// descriptors.
+	shareMsize = 33 * mm.PageSize
 
 	// shareWaitNanos bounds the wait for the host's answer at boot.
 	shareWaitNanos = 2e9

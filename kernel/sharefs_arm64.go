@@ -23,7 +23,7 @@ import (
 // in a descriptor of its own). Nothing is held per inode on the host: a
 // file is walked to by its path from the share's root when it is read,
 // and the last file read stays open (one fid), so reading a file
-// through costs one Tread for three pages. What the host changes after the guest
+// through costs one Tread for 32 pages. What the host changes after the guest
 // read it is not seen (Linux's 9p with cache=loose behaves alike).
 
 // sharePathMax bounds the path from a share's root to a file it walks

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gometal/gometal/drivers/virtio"
 	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/ninep"
 
 	"golang.org/x/sys/unix"
@@ -29,7 +30,7 @@ const (
 
 // The file written last keeps its fid open for writing (shareMount's
 // write fields), as the file read last keeps one for reading: writing a
-// file through costs one Twrite a page. A change to the namespace lets
+// file through costs one Twrite a run of 32 pages. A change to the namespace lets
 // both go, since a removed or replaced file's number may come back.
 
 // Create makes nm in directory dir on the host, then asks the host what
@@ -149,15 +150,15 @@ func (*ninepStore) Setattr(i int32, a *fs.Attr) unix.Errno {
 	return e
 }
 
-// Write sends the bytes in Twrites on the file's write fid until the
-// host has taken them all.
-func (*ninepStore) Write(i int32, off int64, pa uintptr, in, n uint32) unix.Errno {
+// Write sends the run in Twrites on the file's write fid (one, unless
+// the host takes less) until the host has taken it all.
+func (*ninepStore) Write(i int32, off int64, pas *[fs.StoreRun]uintptr, in, n uint32) unix.Errno {
 	s, m := shareOf(i)
 	if e := openWriteFid(s, m, i); e != 0 {
 		return e
 	}
 	for done := uint32(0); done < n; {
-		got, e := s.twrite(m.wFid, uint64(off)+uint64(done), pa+uintptr(in+done), n-done)
+		got, e := s.twrite(m.wFid, uint64(off)+uint64(done), pas, in+done, n-done)
 		if e != 0 {
 			return e
 		}
@@ -252,10 +253,11 @@ func (s *share) statChild(dfid uint32, name []byte, st *fs.Stored) unix.Errno {
 	return e
 }
 
-// twrite sends one Twrite of count bytes at off, the data read by the
-// device from physical memory at pa (a descriptor of its own after the
-// header's), and returns how many the host took.
-func (s *share) twrite(fid uint32, off uint64, pa uintptr, count uint32) (uint32, unix.Errno) {
+// twrite sends one Twrite of count bytes at off: the run's bytes from
+// byte at of its pages on (pas[at/PageSize] from at%PageSize), each page
+// a descriptor the device reads after the header's. It returns how many
+// the host took.
+func (s *share) twrite(fid uint32, off uint64, pas *[fs.StoreRun]uintptr, at, count uint32) (uint32, unix.Errno) {
 	const eio = unix.EIO
 	count = min(count, s.conn.Msize-ninep.WriteHeaderLen)
 	n := ninep.EncWriteHeader(pageBytes(s.req), shareRPCTag, fid, off, count)
@@ -264,9 +266,18 @@ func (s *share) twrite(fid uint32, off uint64, pa uintptr, count uint32) (uint32
 	}
 	var segs [virtio.P9MaxSegs]virtio.P9Seg
 	segs[0] = virtio.P9Seg{PA: s.req, Len: uint32(n)}
-	segs[1] = virtio.P9Seg{PA: pa, Len: count}
-	segs[2] = virtio.P9Seg{PA: s.ans, Len: shareWriteAnswerLen, Write: true}
-	if !s.exchange(&segs, 3) {
+	k := 1
+	for left, pos := count, at; left > 0; k++ {
+		pg, in := pos/mm.PageSize, pos%mm.PageSize
+		if int(pg) >= len(pas) || k >= len(segs)-1 {
+			return 0, eio // more than a run: not sent by writeData
+		}
+		l := min(left, mm.PageSize-in)
+		segs[k] = virtio.P9Seg{PA: pas[pg] + uintptr(in), Len: l}
+		left, pos = left-l, pos+l
+	}
+	segs[k] = virtio.P9Seg{PA: s.ans, Len: shareWriteAnswerLen, Write: true}
+	if !s.exchange(&segs, k+1) {
 		return 0, eio
 	}
 	// Rwrite: size[4] type[1] tag[2] count[4]; Rlerror: ecode[4] where

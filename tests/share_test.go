@@ -26,8 +26,8 @@ func TestShareGreetedAtBoot(t *testing.T) {
 	}
 	r := gometal(t, "run", "-v", dir+":/mnt", "-v", dir+":/ro:ro", "./tests/progs/hello")
 	r.expect(t, 0, "hello from gometal",
-		"9p: share gmshare0 for /mnt: 9P2000.L, msize 16384, root attached",
-		"9p: share gmshare1 for /ro (read-only): 9P2000.L, msize 16384, root attached",
+		"9p: share gmshare0 for /mnt: 9P2000.L, msize 135168, root attached",
+		"9p: share gmshare1 for /ro (read-only): 9P2000.L, msize 135168, root attached",
 		"mounted the host share gmshare0 (9p, read-write) at /mnt",
 		"mounted the host share gmshare1 (9p, read-only) at /ro")
 }

@@ -21,8 +21,11 @@ import (
 // file, the thousand files and ext4's journal (16 MiB at this size).
 const benchDiskBytes = 256 << 20
 
-// isDiskFigure reports whether name is a storage figure.
-func isDiskFigure(name string) bool { return strings.HasPrefix(name, "ext4_") }
+// isDiskFigure reports whether name is a storage figure: ext4's, and
+// the host share's (9p), which run in the same boots.
+func isDiskFigure(name string) bool {
+	return strings.HasPrefix(name, "ext4_") || strings.HasPrefix(name, "p9_")
+}
 
 // diskArgs are the storage figures asked for, as the program's
 // arguments, -quick first; none: none was asked for.
@@ -52,6 +55,13 @@ var storageModulePaths = []string{
 	"kernel/fs/jbd2/jbd2.ko",
 	"kernel/fs/ext4/ext4.ko",
 	"kernel/drivers/block/virtio_blk.ko",
+	// The host share: v9fs and its transport (modinfo: 9p depends on
+	// 9pnet, fscache and netfs; 9pnet_virtio on 9pnet).
+	"kernel/fs/netfs/netfs.ko",
+	"kernel/fs/fscache/fscache.ko",
+	"kernel/net/9p/9pnet.ko",
+	"kernel/net/9p/9pnet_virtio.ko",
+	"kernel/fs/9p/9p.ko",
 	"kernel/drivers/virtio/virtio_mmio.ko",
 }
 
@@ -66,8 +76,22 @@ func benchDiskImage(tmp string, n int) (string, error) {
 	if err := makeExt4Image(img, benchDiskBytes, from, "bench"); err != nil {
 		return "", err
 	}
+	// The share beside it: a fresh directory holding the same read.dat
+	// (a hard link: no copy), which p9_read_mib_per_s reads and
+	// p9_write_mib_per_s writes next to.
+	share := benchShareDir(img)
+	os.RemoveAll(share)
+	if err := os.MkdirAll(share, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.Link(filepath.Join(from, "read.dat"), filepath.Join(share, "read.dat")); err != nil {
+		return "", err
+	}
 	return img, nil
 }
+
+// benchShareDir is the host directory shared in the boot that has img.
+func benchShareDir(img string) string { return strings.TrimSuffix(img, ".img") + "-share" }
 
 // benchReadFileBytes is the size of the file every image is made with,
 // which ext4_read_mib_per_s reads.
@@ -91,9 +115,12 @@ func benchDiskTree(tmp string) (string, error) {
 	return dir, os.WriteFile(p, b, 0o644)
 }
 
-// diskQEMUArgs attach img as the guest's first virtio-blk disk.
+// diskQEMUArgs attach img as the guest's first virtio-blk disk, and its
+// share directory over virtio-9p (QEMU's local fsdev, tag gmshare0), the
+// same devices for both sides.
 func diskQEMUArgs(img string) []string {
-	return qemu.DiskArgs([]qemu.Disk{{Path: img}}, "virt")
+	args := qemu.DiskArgs([]qemu.Disk{{Path: img}}, "virt")
+	return append(args, qemu.ShareArgs([]qemu.Share{{Host: benchShareDir(img), Guest: "/mnt/share"}})...)
 }
 
 // diskSkipLine starts the line the program prints when it cannot mount

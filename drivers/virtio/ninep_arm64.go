@@ -22,11 +22,13 @@ const (
 	P9MaxTag = 255
 
 	// P9MaxSegs is the most buffers one request chains: the T-message,
-	// its data, the R-message's header, its data, and room for data that
+	// the R-message's header, and a data page each for a Tread or Twrite
+	// of 32 pages (the kernel's msize), with one more for data that
 	// crosses a page boundary. The queue is cut into QueueSize/P9MaxSegs
 	// slots of that many descriptors each, so that a request's chain
-	// never needs a free list.
-	P9MaxSegs = 8
+	// never needs a free list: one request in flight, which is all the
+	// kernel sends (each message waited for under the kernel lock).
+	P9MaxSegs = 35
 	P9Slots   = QueueSize / P9MaxSegs
 
 	descNext = 1 // VIRTQ_DESC_F_NEXT: the chain continues at next

@@ -258,29 +258,52 @@ func writeData(n *Inode, buf uintptr, count uint64, off int64) uint64 {
 	}
 	done := uint64(0)
 	var e unix.Errno
+	// A backed file's bytes are written through, a run of pages at a
+	// time (storewrite.go): pend bytes are in the cache, not yet in the
+	// store, and count once it took them.
 	wr := WriterOf(n.Index())
-	for done < count {
-		pos := off + int64(done)
+	pend := uint64(0)
+	for done+pend < count {
+		pos := off + int64(done+pend)
 		in := uint64(pos % mm.PageSize)
-		chunk := min(mm.PageSize-in, count-done)
+		chunk := min(mm.PageSize-in, count-done-pend)
+		if pend > 0 && writeReads(n, pos, in, chunk) {
+			// The store's read must not run with a run pending.
+			if e = sendRun(wr, n, pend); e != 0 {
+				pend = 0
+				break
+			}
+			done, pend = done+pend, 0
+		}
 		var p uintptr
 		if p, e = writePage(n, pos, in, chunk); e != 0 {
 			break
 		}
-		if !usermem.CopyIn(mm.PageBytes(p)[in:in+chunk], buf+uintptr(done)) {
+		if !usermem.CopyIn(mm.PageBytes(p)[in:in+chunk], buf+uintptr(done+pend)) {
 			e = unix.EFAULT
 			break
 		}
-		if wr != nil {
-			// Written through: the store has the chunk before the
-			// call counts it. A chunk the store refused leaves the
-			// cache, which holds it, unread again.
-			if e = wr.Write(n.Index(), pos, p, uint32(in), uint32(chunk)); e != 0 {
-				dropPage(n, pos-int64(in))
+		if wr == nil {
+			done += chunk
+			continue
+		}
+		addToRun(n, p, pos, in)
+		pend += chunk
+		if writeRunN == StoreRun {
+			if e = sendRun(wr, n, pend); e != 0 {
+				pend = 0
 				break
 			}
+			done, pend = done+pend, 0
 		}
-		done += chunk
+	}
+	if pend > 0 {
+		// What was copied before the loop ended goes too.
+		if e2 := sendRun(wr, n, pend); e2 == 0 {
+			done += pend
+		} else if e == 0 {
+			e = e2
+		}
 	}
 	if end := off + int64(done); done > 0 && end > n.Size {
 		n.Size = end // (a write of nothing past the end grows nothing)

@@ -35,9 +35,10 @@ type Writer interface {
 	Link(i, dir int32, nm []byte) unix.Errno
 	// Setattr changes what a.Valid names of inode i.
 	Setattr(i int32, a *Attr) unix.Errno
-	// Write puts the n bytes of page pa from byte in at offset off of
-	// file i.
-	Write(i int32, off int64, pa uintptr, in, n uint32) unix.Errno
+	// Write puts n bytes at offset off of file i: they start at byte in
+	// of page pas[0] and run on through the next pages (a write(2)'s
+	// run, at most StoreRun pages).
+	Write(i int32, off int64, pas *[StoreRun]uintptr, in, n uint32) unix.Errno
 	// Sync makes file i durable in the store: its data and, unless
 	// dataOnly (fdatasync), its attributes.
 	Sync(i int32, dataOnly bool) unix.Errno
@@ -138,19 +139,67 @@ func storeWrote(n *Inode) {
 }
 
 // writePage is writeData's page at pos for a chunk of n bytes from byte
-// in of it: a backed file's page is read from its store first unless
-// the chunk covers all of the page the file has (a write from the
-// page's start to the page's or the file's end), so the bytes around
-// the chunk are the store's.
+// in of it: a backed file's page is read from its store first when it
+// must be (writeReads), so the bytes around the chunk are the store's.
 func writePage(n *Inode, pos int64, in, chunk uint64) (uintptr, unix.Errno) {
-	start := pos - int64(in)
-	if n.Store == 0 || start >= n.Size || in == 0 && (chunk == mm.PageSize || pos+int64(chunk) >= n.Size) {
+	if !writeReads(n, pos, in, chunk) {
 		if p := page(n, pos, true); p != 0 {
 			return p, 0
 		}
 		return 0, unix.ENOSPC
 	}
-	return storedPage(n, start)
+	return storedPage(n, pos-int64(in))
+}
+
+// writeReads says whether a chunk of a write must read its page from the
+// store first: a backed file's page not in memory, which the file has
+// bytes of that the chunk does not cover (it starts inside the page, or
+// ends before both the page's and the file's end).
+func writeReads(n *Inode, pos int64, in, chunk uint64) bool {
+	start := pos - int64(in)
+	if n.Store == 0 || start >= n.Size || in == 0 && (chunk == mm.PageSize || pos+int64(chunk) >= n.Size) {
+		return false
+	}
+	return page(n, pos, false) == 0
+}
+
+// The run a write through sends (writeData): pages whose bytes are in
+// the cache but not yet in the store, from byte writeRunIn of the first,
+// file offset writeRunOff. While it is pending, reclaim keeps its pages
+// (filling, runFirst: the cache takes them for clean copies of the
+// store's). Under the kernel lock; in package memory, since the Writer
+// gets them through an interface.
+var (
+	writeRun    [StoreRun]uintptr
+	writeRunN   int
+	writeRunOff int64
+	writeRunIn  uint32
+)
+
+// addToRun puts page p, written from byte in at file offset pos, at the
+// end of the pending run.
+func addToRun(n *Inode, p uintptr, pos int64, in uint64) {
+	if writeRunN == 0 {
+		writeRunOff, writeRunIn = pos, uint32(in)
+		filling, runFirst = n, pos/mm.PageSize
+	}
+	writeRun[writeRunN] = p
+	writeRunN++
+}
+
+// sendRun hands the pending run's bytes bytes to the store. A run the
+// store refused leaves the cache (its pages hold bytes the store does
+// not), so the next read asks the store again.
+func sendRun(wr Writer, n *Inode, bytes uint64) unix.Errno {
+	e := wr.Write(n.Index(), writeRunOff, &writeRun, writeRunIn, uint32(bytes))
+	if e != 0 {
+		for k := 0; k < writeRunN; k++ {
+			dropPage(n, writeRunOff-int64(writeRunIn)+int64(k)*mm.PageSize)
+		}
+	}
+	writeRunN = 0
+	filling = nil
+	return e
 }
 
 // SyncStored is fsync(2) of inode i: the store's Sync for a file of a

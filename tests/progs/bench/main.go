@@ -91,6 +91,8 @@ var figures = []figure{
 	{"ext4_read_mib_per_s", diskRead},
 	{"ext4_fsync_us", diskFsync},
 	{"ext4_create_unlink", diskCreateUnlink},
+	{"p9_write_mib_per_s", shareWrite},
+	{"p9_read_mib_per_s", shareRead},
 }
 
 // argsMark starts the program's own arguments when the harness boots it
@@ -173,7 +175,7 @@ func want(args []string, name string) bool {
 	if len(args) == 0 {
 		// The storage figures need the disk the harness attaches for
 		// them alone: they run only when named.
-		return !strings.HasPrefix(name, "ext4_")
+		return !strings.HasPrefix(name, "ext4_") && !strings.HasPrefix(name, "p9_")
 	}
 	for _, a := range args {
 		if a == name || name == "gc_pause_us" && (a == "gc_pause_p50_us" || a == "gc_pause_max_us") ||

@@ -120,25 +120,7 @@ func diskWrite(s scale) {
 	if !diskReady() || !diskWritable() {
 		return
 	}
-	buf := make([]byte, 1<<20)
-	for i := range buf {
-		buf[i] = byte(i*7 + i>>11)
-	}
-	start := time.Now()
-	f, err := os.Create(diskSeqName)
-	if err != nil {
-		guest.Fail("create: " + err.Error())
-	}
-	for i := 0; i < s.diskMiB; i++ {
-		if _, err := f.Write(buf); err != nil {
-			guest.Fail("write: " + err.Error())
-		}
-	}
-	if err := f.Sync(); err != nil {
-		guest.Fail("fsync: " + err.Error())
-	}
-	d := time.Since(start)
-	f.Close()
+	d := writeFile(diskSeqName, s.diskMiB)
 	report("ext4_write_mib_per_s", float64(s.diskMiB)/d.Seconds(), "MiB/s")
 }
 
@@ -154,11 +136,46 @@ func diskRead(s scale) {
 		return
 	}
 	remountDisk()
+	n, d := readFile(diskReadName)
+	if int64(n) != st.Size() {
+		guest.Fail(fmt.Sprintf("read %d bytes of %d", n, st.Size()))
+	}
+	report("ext4_read_mib_per_s", float64(n>>20)/d.Seconds(), "MiB/s")
+}
+
+// writeFile writes mib MiB to a new file at path in 1 MiB writes, then
+// fsyncs it, and returns how long that took.
+func writeFile(path string, mib int) time.Duration {
+	buf := make([]byte, 1<<20)
+	for i := range buf {
+		buf[i] = byte(i*7 + i>>11)
+	}
+	start := time.Now()
+	f, err := os.Create(path)
+	if err != nil {
+		guest.Fail("create " + path + ": " + err.Error())
+	}
+	for i := 0; i < mib; i++ {
+		if _, err := f.Write(buf); err != nil {
+			guest.Fail("write " + path + ": " + err.Error())
+		}
+	}
+	if err := f.Sync(); err != nil {
+		guest.Fail("fsync " + path + ": " + err.Error())
+	}
+	d := time.Since(start)
+	f.Close()
+	return d
+}
+
+// readFile reads the file at path through in 1 MiB reads and returns
+// its length and how long that took.
+func readFile(path string) (int, time.Duration) {
 	buf := make([]byte, 1<<20)
 	start := time.Now()
-	f, err := os.Open(diskReadName)
+	f, err := os.Open(path)
 	if err != nil {
-		guest.Fail("open: " + err.Error())
+		guest.Fail("open " + path + ": " + err.Error())
 	}
 	n := 0
 	for {
@@ -168,15 +185,12 @@ func diskRead(s scale) {
 			break
 		}
 		if err != nil {
-			guest.Fail("read: " + err.Error())
+			guest.Fail("read " + path + ": " + err.Error())
 		}
 	}
 	d := time.Since(start)
 	f.Close()
-	if int64(n) != st.Size() {
-		guest.Fail(fmt.Sprintf("read %d bytes of %d", n, st.Size()))
-	}
-	report("ext4_read_mib_per_s", float64(n>>20)/d.Seconds(), "MiB/s")
+	return n, d
 }
 
 // diskFsync: append 4 KiB to a file and fsync it, median of s.fsyncs.
