@@ -229,23 +229,30 @@ func (*ninepStore) ReadPages(i int32, off int64, pas *[fs.StoreRun]uintptr, n in
 			return 0, e
 		}
 		if got == uint32(k)*mm.PageSize || off+int64(got) >= fs.Inodes[i].Size {
-			return k, 0 // whole, or the file's end (the rest stays zero)
+			// Whole, or the file's end: the rest of the run is zeros
+			// (the pages come unzeroed: fs.Store).
+			for j := int(got / mm.PageSize); j < k; j++ {
+				clear(pageBytes(pas[j])[max(int(got)-j*mm.PageSize, 0):])
+			}
+			return k, 0
 		}
 		if full := int(got / mm.PageSize); full > 0 {
 			return full, 0
 		}
 	}
 	pa := pas[0]
-	for done := uint32(0); done < mm.PageSize; {
+	done := uint32(0)
+	for done < mm.PageSize {
 		got, e := s.read(m.openFid, uint64(off)+uint64(done), pa+uintptr(done), mm.PageSize-done)
 		if e != 0 {
 			return 0, e
 		}
 		if got == 0 {
-			break // the end: the rest of the page stays zero
+			break // the end: the rest of the page is zeros
 		}
 		done += got
 	}
+	clear(pageBytes(pa)[done:])
 	return 1, 0
 }
 

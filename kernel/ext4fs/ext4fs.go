@@ -259,7 +259,8 @@ func (*ext4Store) Fill(dir int32) unix.Errno {
 // into the pages, one request, whatever the block size; a hole or an
 // unwritten extent is one page of zeros; a page an extent ends inside of
 // is copied through the buffer cache alone. The bytes past the file's
-// end are zeros, whatever the last block holds there.
+// end are zeros, whatever the last block holds there. Every byte of the
+// pages it fills is written (they come unzeroed: fs.Store).
 func (*ext4Store) ReadPages(i int32, off int64, pas *[fs.StoreRun]uintptr, n int) (int, unix.Errno) {
 	v := volOf(fs.Inodes[i].Super)
 	in := &pageInode
@@ -275,12 +276,17 @@ func (*ext4Store) ReadPages(i int32, off int64, pas *[fs.StoreRun]uintptr, n int
 	k := min(n, int(uint64(m.Len)/perPage))
 	switch {
 	case (m.Hole || m.Unwritten) && k > 0:
-		return 1, 0 // the page is zeroed
+		clear(mm.PageBytes(pas[0])[:]) // the pages come unzeroed (fs.Store)
+		return 1, 0
 	case k == 0:
-		// The mapping ends inside the page: block by block.
-		if _, e := v.r.ReadAt(in, uint64(off), mm.PageBytes(pas[0])[:]); e != ext4.OK {
+		// The mapping ends inside the page: block by block, zeros
+		// past the file's end.
+		pb := mm.PageBytes(pas[0])[:]
+		got, e := v.r.ReadAt(in, uint64(off), pb)
+		if e != ext4.OK {
 			return 0, errno(e)
 		}
+		clear(pb[got:])
 		return 1, 0
 	}
 	if m.Phys+uint64(k)*perPage > v.r.BlocksCount {

@@ -32,7 +32,12 @@ var (
 
 // page returns the data page for byte offset off, allocating it (and
 // index pages) if alloc is set; 0 means a hole (or no memory).
-func page(n *Inode, off int64, alloc bool) uintptr {
+func page(n *Inode, off int64, alloc bool) uintptr { return pageOf(n, off, alloc, false) }
+
+// pageOf is page; with raw, the data page it allocates (never an index
+// page) is a backed file's cache page left unzeroed, for a store's read
+// that writes every byte of it (storedPage).
+func pageOf(n *Inode, off int64, alloc, raw bool) uintptr {
 	pg := uint64(off) / mm.PageSize
 	root := indexSlot(&n.root, alloc, n.Super)
 	if root == 0 {
@@ -42,7 +47,11 @@ func page(n *Inode, off int64, alloc bool) uintptr {
 	if leaf == 0 {
 		return 0
 	}
-	return indexSlot(&indexWords(leaf)[pg%indexN], alloc, n.Super)
+	slot := &indexWords(leaf)[pg%indexN]
+	if *slot == 0 && alloc && raw {
+		*slot = uint64(getCachePageAs(n.Super, true))
+	}
+	return indexSlot(slot, alloc, n.Super)
 }
 
 // indexSlot returns the page a slot points to, filling an empty slot with

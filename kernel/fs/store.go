@@ -25,11 +25,13 @@ type Store interface {
 	// whose Filled is false) from the store: an inode and a name each,
 	// through MakeStored.
 	Fill(dir int32) unix.Errno
-	// ReadPages fills pages pas[:n] (zeroed) with inode i's bytes from
-	// off (a multiple of the page size, below the size) on: holes are
-	// zeros. It answers how many it filled, at least the first unless
-	// it fails (the rest may be read later): readahead, one request for
-	// a run the store keeps together.
+	// ReadPages fills pages pas[:n] with inode i's bytes from off (a
+	// multiple of the page size, below the size) on. The pages are not
+	// zeroed: every byte of each page it says it filled must be written,
+	// holes and what lies past the file's end as zeros. It answers how
+	// many it filled, at least the first unless it fails (the rest may
+	// be read later): readahead, one request for a run the store keeps
+	// together.
 	ReadPages(i int32, off int64, pas *[StoreRun]uintptr, n int) (int, unix.Errno)
 	// Statfs fills statfs(2)'s answer for instance s.
 	Statfs(s uint8, st *unix.Statfs_t)
@@ -250,7 +252,10 @@ func storedPage(n *Inode, off int64) (uintptr, unix.Errno) {
 		if o >= n.Size || k > 0 && page(n, o, false) != 0 {
 			break
 		}
-		p := page(n, o, true)
+		// Unzeroed: ReadPages writes every byte of the pages it fills
+		// (zeroing each first was a third pass over the bytes), and
+		// those it does not fill are dropped below unseen.
+		p := pageOf(n, o, true, true)
 		if p == 0 {
 			break
 		}
@@ -309,11 +314,15 @@ const reclaimBatch = 64
 
 // getCachePage takes a page for a backed file of instance s, first
 // giving back cached pages when the bound or the allocator says no.
-func getCachePage(s uint8) uintptr {
+func getCachePage(s uint8) uintptr { return getCachePageAs(s, false) }
+
+// getCachePageAs is getCachePage; raw leaves the page unzeroed
+// (mm.Alloc.GetRaw), for a store's read to fill.
+func getCachePageAs(s uint8, raw bool) uintptr {
 	if cachePages >= maxDataPages && reclaimCache() == 0 {
 		return 0
 	}
-	p := getPageReclaiming()
+	p := getPageReclaimingAs(raw)
 	if p == 0 {
 		return 0
 	}
@@ -325,12 +334,22 @@ func getCachePage(s uint8) uintptr {
 // getPageReclaiming is mm.Pages.Get that, when memory is out, first
 // gives back cached pages of backed files (the tree's own pages: names,
 // symlink targets).
-func getPageReclaiming() uintptr {
-	p := mm.Pages.Get()
-	if p == 0 && reclaimCache() > 0 {
-		p = mm.Pages.Get()
+func getPageReclaiming() uintptr { return getPageReclaimingAs(false) }
+
+// getPageReclaimingAs is getPageReclaiming, unzeroed with raw.
+func getPageReclaimingAs(raw bool) uintptr {
+	for try := 0; try < 2; try++ {
+		var p uintptr
+		if raw {
+			p = mm.Pages.GetRaw()
+		} else {
+			p = mm.Pages.Get()
+		}
+		if p != 0 || try > 0 || reclaimCache() == 0 {
+			return p
+		}
 	}
-	return p
+	return 0
 }
 
 // reclaimCache frees up to reclaimBatch cached data pages of backed

@@ -70,6 +70,16 @@ func (a *Alloc) Get() uintptr {
 	return pa
 }
 
+// GetRaw is Get without the zeroing: for a page whose every byte the
+// caller writes before anyone else sees it (a file page a store's read
+// fills: kernel/fs's storedPage). The page may hold what it held before.
+func (a *Alloc) GetRaw() uintptr {
+	a.lock()
+	pa := a.take()
+	a.unlock()
+	return pa
+}
+
 // take is Get's part under the lock: a page, counted once.
 func (a *Alloc) take() uintptr {
 	var pa uintptr
