@@ -24,6 +24,17 @@ import (
 // directory refused), chmod, utimes; a shared writable mapping refused
 // and a private one allowed.
 func write(dir string) {
+	if _, err := os.Stat(dir); err != nil {
+		// Booted as init on Linux (tests/testdata/share-write-linux.txt
+		// was made so): load v9fs's modules and mount the share as
+		// gometal's boot did.
+		guest.LoadModules("/modules")
+		os.MkdirAll(dir, 0o755)
+		if err := unix.Mount("gmshare0", dir, "9p", 0, "trans=virtio,version=9p2000.L"); err != nil {
+			fmt.Println("share: mount:", err)
+		}
+		defer unix.Reboot(unix.LINUX_REBOOT_CMD_POWER_OFF)
+	}
 	p := func(name string) string { return filepath.Join(dir, name) }
 	say := func(what string, err error) { fmt.Printf("share: %s: %s\n", what, guest.Result(err)) }
 
