@@ -166,7 +166,11 @@ func (j *Journal) PutCommit(b []byte, seq uint32, sec uint64, nsec uint32) {
 
 // MarkLog makes journal superblock b (the journal's block 0) say the log
 // starts at block start with transaction seq (jbd2_journal_update_sb_log_tail),
-// with its checksum: a mount after a crash replays from there.
+// with its checksum: a mount after a crash replays from there. Start 0
+// says the log is empty and seq is the next transaction, as recovery and
+// a checkpoint leave it (jbd2_mark_journal_empty; after a replay seq is
+// one past the last replayed, jbd2_journal_recover's ++end_transaction):
+// a later log can never be mistaken for the transactions before.
 func (j *Journal) MarkLog(b []byte, start, seq uint32) {
 	be := binary.BigEndian
 	be.PutUint32(b[24:], seq)

@@ -439,15 +439,6 @@ func (p *ReplayPlan) addWrite(writes []JournalWrite, t *tag, jblk, seq uint32) E
 	return OK
 }
 
-// MarkEmpty makes journal superblock b (the journal's block 0) say the
-// log is empty and the next transaction is seq, with its checksum, as
-// recovery leaves it (jbd2_journal_recover's ++end_transaction, then
-// jbd2_mark_journal_empty: s_start 0): a later log can never be mistaken
-// for the transactions just replayed.
-func (j *Journal) MarkEmpty(b []byte, seq uint32) {
-	j.MarkLog(b, 0, seq)
-}
-
 // superCsum is jbd2_superblock_csum: crc32c from ~0 of the superblock
 // with its checksum field taken as zero.
 func superCsum(b []byte) uint32 {

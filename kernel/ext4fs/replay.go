@@ -50,6 +50,24 @@ var (
 	sbBuf    [sbSize]byte
 )
 
+// readJournal reads v's journal inode into jnlInode and its superblock
+// into jnl (jsrc serving the journal's blocks), and returns the
+// superblock's block; inodeOK is false when the journal inode cannot be
+// read, e the superblock's parse (ParseJournal's answer) otherwise.
+func readJournal(v *volume) (sb []byte, inodeOK bool, e ext4.Errno) {
+	r := &v.r
+	if r.JournalInum == 0 || r.Inode(r.JournalInum, &jnlInode) != ext4.OK {
+		return nil, false, ext4.EINVAL
+	}
+	jnl = ext4.Journal{}
+	jsrc.v = v
+	sb, e = jsrc.Block(0)
+	if e == ext4.OK {
+		e = ext4.ParseJournal(sb, r.BlockSize, jnlInode.Size/uint64(r.BlockSize), &jnl)
+	}
+	return sb, true, e
+}
+
 // journalSource serves the journal inode's logical blocks (what the
 // planner calls journal block n) from the volume.
 type journalSource struct{ v *volume }
@@ -86,20 +104,15 @@ func recoverJournal(v *volume) unix.Errno {
 		return unix.EROFS
 	}
 	say(v, levelInfo, "recovering the journal")
-	if r.JournalInum == 0 || r.Inode(r.JournalInum, &jnlInode) != ext4.OK {
-		say(v, levelErr, "the journal inode cannot be read: e2fsck it")
-		return unix.EINVAL
-	}
 	bs := uint64(r.BlockSize)
 	if r.BlocksCount > v.sectors/(bs/bcache.SectorSize) {
 		say(v, levelErr, "block count exceeds the size of the device")
 		return unix.EINVAL
 	}
-	jnl = ext4.Journal{}
-	jsrc.v = v
-	b, e := jsrc.Block(0)
-	if e == ext4.OK {
-		e = ext4.ParseJournal(b, r.BlockSize, jnlInode.Size/bs, &jnl)
+	_, inodeOK, e := readJournal(v)
+	if !inodeOK {
+		say(v, levelErr, "the journal inode cannot be read: e2fsck it")
+		return unix.EINVAL
 	}
 	switch e {
 	case ext4.OK:
@@ -142,32 +155,10 @@ func recoverJournal(v *volume) unix.Errno {
 		say(v, levelErr, "I/O error flushing the replayed blocks")
 		return unix.EIO
 	}
-	// The journal is empty from here on.
-	jphys, e := jsrc.phys(0)
-	if e == ext4.OK {
-		b, e = v.src.Block(jphys)
-	}
-	if e != ext4.OK {
-		say(v, levelErr, "the journal superblock cannot be read")
-		return unix.EIO
-	}
-	blk := blockBuf[:bs]
-	copy(blk, b)
-	jnl.MarkEmpty(blk, replayPlan.EndSeq+1)
-	if bcache.Write(v.disk, v.start+jphys*spb, blk) != 0 || bcache.Flush(v.disk) != 0 {
-		say(v, levelErr, "I/O error writing the journal superblock")
-		return unix.EIO
-	}
-	// And the volume no longer needs recovery.
-	sb, ee := bcache.Get(v.disk, v.start+sbOffset/bcache.SectorSize, sbSize)
-	if ee != 0 {
-		say(v, levelErr, "unable to read superblock")
-		return unix.EIO
-	}
-	copy(sbBuf[:], sb)
-	ext4.ClearRecover(sbBuf[:])
-	if bcache.Write(v.disk, v.start+sbOffset/bcache.SectorSize, sbBuf[:]) != 0 || bcache.Flush(v.disk) != 0 {
-		say(v, levelErr, "I/O error writing the superblock")
+	// The journal is empty from here on, with the next sequence past
+	// the replayed ones, and the volume no longer needs recovery.
+	if markJournal(v, 0, replayPlan.EndSeq+1, false) != 0 || bcache.Flush(v.disk) != 0 {
+		say(v, levelErr, "I/O error marking the journal empty")
 		return unix.EIO
 	}
 	if replayPlan.BadData != 0 {

@@ -56,16 +56,8 @@ var (
 // and flushed.
 func openJournal(v *volume) unix.Errno {
 	r := &v.r
-	if r.JournalInum == 0 || r.Inode(r.JournalInum, &jnlInode) != ext4.OK {
-		return unix.EINVAL
-	}
-	jnl = ext4.Journal{}
-	jsrc.v = v
-	b, e := jsrc.Block(0)
-	if e == ext4.OK {
-		e = ext4.ParseJournal(b, r.BlockSize, jnlInode.Size/uint64(r.BlockSize), &jnl)
-	}
-	if e != ext4.OK || jnl.Start != 0 {
+	b, inodeOK, e := readJournal(v)
+	if !inodeOK || e != ext4.OK || jnl.Start != 0 {
 		return unix.EINVAL
 	}
 	blk := blockBuf[:r.BlockSize]
@@ -192,7 +184,10 @@ func writeLog(v *volume, n uint32, b []byte) unix.Errno {
 }
 
 // markJournal sets the journal superblock's log start and sequence
-// (start 0: empty) and needs_recovery on the volume to match.
+// (start 0: empty) and needs_recovery on the volume to match (the
+// caller flushes after). An emptied journal is flushed before
+// needs_recovery goes, so that no crash leaves a volume that says it
+// needs no recovery over a journal that still holds a log.
 func markJournal(v *volume, start, seq uint32, recover bool) unix.Errno {
 	b, e := jsrc.Block(0)
 	if e != ext4.OK {
@@ -203,6 +198,11 @@ func markJournal(v *volume, start, seq uint32, recover bool) unix.Errno {
 	jnl.MarkLog(blk, start, seq)
 	if e := writeLog(v, 0, blk); e != 0 {
 		return e
+	}
+	if !recover {
+		if e := bcache.Flush(v.disk); e != 0 {
+			return e
+		}
 	}
 	sb, ee := bcache.Get(v.disk, v.start+sbOffset/bcache.SectorSize, sbSize)
 	if ee != 0 {
