@@ -182,6 +182,16 @@ func Kick(core int) {
 	}
 }
 
+// KickCores is Kick for each core whose bit is set in mask (a space's
+// holders: kernel/mm).
+func KickCores(mask uint32) {
+	for core := 0; mask != 0; core, mask = core+1, mask>>1 {
+		if mask&1 != 0 {
+			Kick(core)
+		}
+	}
+}
+
 // Wake ends a thread's wait with result in X0 (a thread no longer
 // blocked is left alone: some other wake-up came first).
 func Wake(t *Thread, result uint64) {

@@ -338,18 +338,19 @@ func getPageReclaiming() uintptr { return getPageReclaimingAs(false) }
 
 // getPageReclaimingAs is getPageReclaiming, unzeroed with raw.
 func getPageReclaimingAs(raw bool) uintptr {
-	for try := 0; try < 2; try++ {
-		var p uintptr
-		if raw {
-			p = mm.Pages.GetRaw()
-		} else {
-			p = mm.Pages.Get()
-		}
-		if p != 0 || try > 0 || reclaimCache() == 0 {
-			return p
-		}
+	p := getPageAs(raw)
+	if p == 0 && reclaimCache() > 0 {
+		p = getPageAs(raw)
 	}
-	return 0
+	return p
+}
+
+// getPageAs is mm.Pages.Get, or GetRaw with raw.
+func getPageAs(raw bool) uintptr {
+	if raw {
+		return mm.Pages.GetRaw()
+	}
+	return mm.Pages.Get()
 }
 
 // reclaimCache frees up to reclaimBatch cached data pages of backed

@@ -30,11 +30,7 @@ func outOfMemory(t *sched.Thread, addr uintptr) {
 		return
 	}
 	if held := mm.DeadSpacesHeld(); held != 0 {
-		for core := 0; held != 0; core, held = core+1, held>>1 {
-			if held&1 != 0 {
-				sched.Kick(core)
-			}
-		}
+		sched.KickCores(held)
 		kernel.ThisCPU().SliceEnd = 0
 		return
 	}

@@ -60,9 +60,7 @@ func (a *Alloc) AddRange(start, end uintptr) {
 
 // Get returns a zeroed page's physical address, or 0 when memory is out.
 func (a *Alloc) Get() uintptr {
-	a.lock()
-	pa := a.take()
-	a.unlock()
+	pa := a.GetRaw()
 	if pa != 0 {
 		// Zeroed outside the lock: the page is the caller's alone now.
 		*pageWords(pa) = [512]uint64{}

@@ -83,12 +83,7 @@ func (s *Space) Put() {
 		// Cores that ran its threads and went idle while it was
 		// still referenced point at it yet: woken, they let go of it
 		// and reap it (the kernel's dropDeadSpace, before idling again).
-		held := atomic.LoadUint32(&s.OnCores)
-		for core := 0; held != 0; core, held = core+1, held>>1 {
-			if held&1 != 0 {
-				sched.Kick(core)
-			}
-		}
+		sched.KickCores(atomic.LoadUint32(&s.OnCores))
 	}
 }
 
