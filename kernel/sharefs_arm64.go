@@ -141,22 +141,15 @@ func shareOf(i int32) (*share, *shareMount) {
 // Fill makes directory dir's entries from the host's directory.
 func (*ninepStore) Fill(dir int32) unix.Errno {
 	s, _ := shareOf(dir)
-	n, ok := fs.StoredPath(dir, sharePath[:])
-	if !ok {
-		return unix.ENAMETOOLONG
-	}
-	dfid, e := s.walk(sharePath[:n])
+	dfid, e := s.walkTo(dir)
 	if e != 0 {
 		return e
 	}
 	// Tlopen makes a fid I/O-only (no walks from it): one for the
 	// listing, the other to walk to each entry.
-	lfid, e := s.walk(sharePath[:n])
+	lfid, e := s.openTo(dir, p9OpenRead)
 	if e == 0 {
-		e = s.lopen(lfid)
-		if e == 0 {
-			e = s.fillFrom(dir, dfid, lfid)
-		}
+		e = s.fillFrom(dir, dfid, lfid)
 		s.clunk(lfid)
 	}
 	s.clunk(dfid)
@@ -266,16 +259,8 @@ func openShareFile(s *share, m *shareMount, i int32) unix.Errno {
 		s.clunk(m.openFid)
 		m.open = false
 	}
-	n, ok := fs.StoredPath(i, sharePath[:])
-	if !ok {
-		return unix.ENAMETOOLONG
-	}
-	fid, e := s.walk(sharePath[:n])
+	fid, e := s.openTo(i, p9OpenRead)
 	if e != 0 {
-		return e
-	}
-	if e := s.lopen(fid); e != 0 {
-		s.clunk(fid)
 		return e
 	}
 	m.open, m.openIno, m.openNum, m.openFid = true, i, fs.Inodes[i].Ino, fid
@@ -364,14 +349,52 @@ func (s *share) walk(path []byte) (uint32, unix.Errno) {
 	}
 }
 
+// walkTo makes a fid for stored inode i, walked from the root by its
+// path.
+func (s *share) walkTo(i int32) (uint32, unix.Errno) {
+	n, ok := fs.StoredPath(i, sharePath[:])
+	if !ok {
+		return 0, unix.ENAMETOOLONG
+	}
+	return s.walk(sharePath[:n])
+}
+
+// statChild fills st from what the host says of dfid's entry name.
+func (s *share) statChild(dfid uint32, name []byte, st *fs.Stored) unix.Errno {
+	fid, ok := s.conn.NewFid()
+	if !ok {
+		return unix.ENFILE
+	}
+	d, e := s.rpc(ninep.EncWalk1(pageBytes(s.req), shareRPCTag, dfid, fid, name), ninep.Twalk)
+	if n, _ := ninep.DecWalk(&d); e != 0 || n != 1 {
+		s.conn.FreeFid(fid)
+		if e == 0 {
+			e = unix.ENOENT
+		}
+		return e
+	}
+	e = s.getattr(fid, st)
+	s.clunk(fid)
+	return e
+}
+
 func (s *share) clunk(fid uint32) {
 	s.rpc(ninep.EncFid(pageBytes(s.req), ninep.Tclunk, shareRPCTag, fid), ninep.Tclunk)
 	s.conn.FreeFid(fid) // the server forgets it either way
 }
 
-func (s *share) lopen(fid uint32) unix.Errno {
-	_, e := s.rpc(ninep.EncLopen(pageBytes(s.req), shareRPCTag, fid, p9OpenRead), ninep.Tlopen)
-	return e
+// openTo makes a fid for stored inode i, walked to and opened with
+// flags (Tlopen's: Linux's O_* values).
+func (s *share) openTo(i int32, flags uint32) (uint32, unix.Errno) {
+	fid, e := s.walkTo(i)
+	if e != 0 {
+		return 0, e
+	}
+	if _, e := s.rpc(ninep.EncLopen(pageBytes(s.req), shareRPCTag, fid, flags), ninep.Tlopen); e != 0 {
+		s.clunk(fid)
+		return 0, e
+	}
+	return fid, 0
 }
 
 // getattr fills st from Tgetattr of fid (and Treadlink for a symlink).

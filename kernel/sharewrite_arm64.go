@@ -179,13 +179,11 @@ func (*ninepStore) Sync(i int32, dataOnly bool) unix.Errno {
 		_, e := s.rpc(ninep.EncFsync(pageBytes(s.req), shareRPCTag, m.wFid, dataOnly), ninep.Tfsync)
 		return e
 	}
-	fid, e := s.walkTo(i)
+	fid, e := s.openTo(i, p9OpenRead)
 	if e != 0 {
 		return e
 	}
-	if e = s.lopen(fid); e == 0 {
-		_, e = s.rpc(ninep.EncFsync(pageBytes(s.req), shareRPCTag, fid, dataOnly), ninep.Tfsync)
-	}
+	_, e = s.rpc(ninep.EncFsync(pageBytes(s.req), shareRPCTag, fid, dataOnly), ninep.Tfsync)
 	s.clunk(fid)
 	return e
 }
@@ -199,12 +197,8 @@ func openWriteFid(s *share, m *shareMount, i int32) unix.Errno {
 		s.clunk(m.wFid)
 		m.wOpen = false
 	}
-	fid, e := s.walkTo(i)
+	fid, e := s.openTo(i, p9OpenWrite)
 	if e != 0 {
-		return e
-	}
-	if _, e := s.rpc(ninep.EncLopen(pageBytes(s.req), shareRPCTag, fid, p9OpenWrite), ninep.Tlopen); e != 0 {
-		s.clunk(fid)
 		return e
 	}
 	m.wOpen, m.wNum, m.wFid = true, fs.Inodes[i].Ino, fid
@@ -222,35 +216,6 @@ func dropShareFids(s *share, m *shareMount) {
 		s.clunk(m.wFid)
 		m.wOpen = false
 	}
-}
-
-// walkTo makes a fid for stored inode i, walked from the root by its
-// path.
-func (s *share) walkTo(i int32) (uint32, unix.Errno) {
-	n, ok := fs.StoredPath(i, sharePath[:])
-	if !ok {
-		return 0, unix.ENAMETOOLONG
-	}
-	return s.walk(sharePath[:n])
-}
-
-// statChild fills st from what the host says of dfid's entry name.
-func (s *share) statChild(dfid uint32, name []byte, st *fs.Stored) unix.Errno {
-	fid, ok := s.conn.NewFid()
-	if !ok {
-		return unix.ENFILE
-	}
-	d, e := s.rpc(ninep.EncWalk1(pageBytes(s.req), shareRPCTag, dfid, fid, name), ninep.Twalk)
-	if n, _ := ninep.DecWalk(&d); e != 0 || n != 1 {
-		s.conn.FreeFid(fid)
-		if e == 0 {
-			e = unix.ENOENT
-		}
-		return e
-	}
-	e = s.getattr(fid, st)
-	s.clunk(fid)
-	return e
 }
 
 // twrite sends one Twrite of count bytes at off: the run's bytes from
