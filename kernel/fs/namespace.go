@@ -14,7 +14,11 @@ import (
 // Create makes a new inode of mode under the name a walk ended at
 // (open with O_CREAT, mkdir, mknod, symlink, bind of an AF_UNIX
 // socket): EEXIST if the name exists, ENOENT in a removed directory.
-func Create(w *Walk, mode uint32) (int32, unix.Errno) {
+func Create(w *Walk, mode uint32) (int32, unix.Errno) { return createNode(w, mode, nil) }
+
+// createNode is Create, and Symlink's with target (a store makes a symlink
+// with its target at once).
+func createNode(w *Walk, mode uint32, target []byte) (int32, unix.Errno) {
 	switch {
 	case w.Node >= 0:
 		return -1, unix.EEXIST
@@ -30,7 +34,7 @@ func Create(w *Walk, mode uint32) (int32, unix.Errno) {
 		return -1, unix.EROFS // after EEXIST, as filename_create checks mnt_want_write's answer
 	}
 	if wr := WriterOf(w.Dir); wr != nil {
-		return createStored(wr, w, mode, nil)
+		return createStored(wr, w, mode, target)
 	}
 	i, e := makeNode(w.Dir, w.Name(), mode)
 	if e == 0 {
@@ -230,15 +234,9 @@ func Symlink(w *Walk, target []byte) unix.Errno {
 	if len(target) >= PathMax {
 		return unix.ENAMETOOLONG
 	}
-	if w.Node < 0 && w.nameLen > 0 && ReadOnlyAt(w.DirPath()) == 0 && readOnly(w.Dir) == 0 && !removed(w.Dir) {
-		if wr := WriterOf(w.Dir); wr != nil {
-			_, e := createStored(wr, w, unix.S_IFLNK|0o777, target)
-			return e
-		}
-	}
-	i, e := Create(w, unix.S_IFLNK|0o777)
-	if e != 0 {
-		return e
+	i, e := createNode(w, unix.S_IFLNK|0o777, target)
+	if e != 0 || Inodes[i].Store != 0 {
+		return e // a store's symlink has its target (MakeStored)
 	}
 	if e := Inodes[i].SetLink(target); e != 0 {
 		dropName(lookupName(w.Dir, w.Name()))
