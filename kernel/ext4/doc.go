@@ -1,4 +1,4 @@
-// Package ext4 owns ext4's on-disk format, read side: the superblock and
+// Package ext4 owns ext4's on-disk format, read and write sides: the superblock and
 // which features it can mount (read-write, read-only, not at all), the
 // group descriptors (32 and 64 bytes), inodes (large inodes, 34-bit times
 // with nanoseconds, 48-bit block counts), the extent tree, directory
@@ -20,8 +20,10 @@
 // planner are journal.go (here, not in a jbd2 package, so that mount can
 // replay without an import cycle), the blocks a commit logs commit.go
 // (descriptors, escaped copies, commit blocks, the log's start: what
-// jbd2's recovery and e2fsck replay); write.go has the write side's
-// primitives. Not read: indirect block maps (ext2/3 files), inline data,
+// jbd2's recovery and e2fsck replay); the write side's pieces are
+// write.go (bitmaps, counts, checksums, directory entries),
+// inodewrite.go, extentwrite.go and dirwrite.go, which kernel/ext4fs
+// calls in a transaction's order. Not read: indirect block maps (ext2/3 files), inline data,
 // meta_bg, bigalloc, encryption, casefold, extended attributes;
 // Super.Support names the first such feature.
 package ext4

@@ -97,3 +97,116 @@ func (s *Super) ParseGroupDesc(g uint32, d []byte, gd *GroupDesc) Errno {
 func (s *Super) SetGroupDescCsum(g uint32, d []byte) {
 	binary.LittleEndian.PutUint16(d[gdChecksumOff:], s.groupDescCsum(g, d))
 }
+
+// Descriptor fields the write side sets besides the counts (write.go).
+const (
+	gdUsedDirsLo     = 16
+	gdFlagsOff       = 18
+	gdItableUnusedLo = 28
+	gdUsedDirsHi     = 48
+	gdItableUnusedHi = 50
+)
+
+// SetGroupFlags stores bg_flags in descriptor d of group g, with its
+// checksum.
+func (s *Super) SetGroupFlags(g uint32, d []byte, flags uint16) {
+	binary.LittleEndian.PutUint16(d[gdFlagsOff:], flags)
+	s.SetGroupDescCsum(g, d)
+}
+
+// SetItableUnused stores bg_itable_unused (the inodes at the table's end
+// never used, which e2fsck and the allocator skip), with the checksum.
+func (s *Super) SetItableUnused(g uint32, d []byte, n uint32) {
+	s.put32(d, gdItableUnusedLo, gdItableUnusedHi, n)
+	s.SetGroupDescCsum(g, d)
+}
+
+// AddUsedDirs adds delta to bg_used_dirs_count, with the checksum.
+func (s *Super) AddUsedDirs(g uint32, d []byte, delta int32) {
+	le := binary.LittleEndian
+	v := uint32(le.Uint16(d[gdUsedDirsLo:]))
+	if s.DescSize >= descSize64 {
+		v |= uint32(le.Uint16(d[gdUsedDirsHi:])) << 16
+	}
+	s.put32(d, gdUsedDirsLo, gdUsedDirsHi, uint32(int32(v)+delta))
+	s.SetGroupDescCsum(g, d)
+}
+
+// put32 stores a descriptor count split in a _lo and a _hi half.
+func (s *Super) put32(d []byte, lo, hi int, v uint32) {
+	le := binary.LittleEndian
+	le.PutUint16(d[lo:], uint16(v))
+	if s.DescSize >= descSize64 {
+		le.PutUint16(d[hi:], uint16(v>>16))
+	}
+}
+
+// GroupHasSuper says whether group g holds a copy of the superblock and
+// the descriptor table: every group, or with sparse_super group 0, 1 and
+// the powers of 3, 5 and 7 (ext4_bg_has_super).
+func (s *Super) GroupHasSuper(g uint32) bool {
+	if g <= 1 || s.RoCompat&RoCompatSparseSuper == 0 {
+		return true
+	}
+	if g&1 == 0 {
+		return false
+	}
+	for _, p := range [3]uint32{3, 5, 7} {
+		n := p
+		for n < g {
+			n *= p
+		}
+		if n == g {
+			return true
+		}
+	}
+	return false
+}
+
+// GroupBlocks is how many blocks group g has (the last may be short).
+func (s *Super) GroupBlocks(g uint32) uint32 {
+	first := uint64(s.FirstDataBlock) + uint64(g)*uint64(s.BlocksPerGroup)
+	return uint32(min(uint64(s.BlocksPerGroup), s.BlocksCount-first))
+}
+
+// InitBlockBitmap makes b the block bitmap of a group still marked
+// BLOCK_UNINIT (ext4_init_block_bitmap): the superblock copy, the
+// descriptor table and its reserved blocks where the group has them,
+// the group's own bitmaps and inode table when they lie in it, and the
+// bits past its last block set.
+func (s *Super) InitBlockBitmap(g uint32, gd *GroupDesc, b []byte) {
+	b = b[:s.BlockSize]
+	clear(b)
+	first := uint64(s.FirstDataBlock) + uint64(g)*uint64(s.BlocksPerGroup)
+	if s.GroupHasSuper(g) {
+		perBlock := s.BlockSize / uint32(s.DescSize)
+		n := 1 + (s.Groups+perBlock-1)/perBlock + uint32(s.ReservedGdt)
+		for k := uint32(0); k < n; k++ {
+			SetBit(b, k)
+		}
+	}
+	mark := func(blk, n uint64) {
+		for k := blk; k < blk+n; k++ {
+			if k >= first && k < first+uint64(s.BlocksPerGroup) {
+				SetBit(b, uint32(k-first))
+			}
+		}
+	}
+	mark(gd.BlockBitmap, 1)
+	mark(gd.InodeBitmap, 1)
+	mark(gd.InodeTable, (uint64(s.InodesPerGroup)*uint64(s.InodeSize)+uint64(s.BlockSize)-1)/uint64(s.BlockSize))
+	for k := s.GroupBlocks(g); k < s.BlockSize*8; k++ {
+		SetBit(b, k)
+	}
+}
+
+// InitInodeBitmap makes b the inode bitmap of a group still marked
+// INODE_UNINIT: no inode used, the bits past the group's inodes set
+// (ext4_read_inode_bitmap's init).
+func (s *Super) InitInodeBitmap(b []byte) {
+	b = b[:s.BlockSize]
+	clear(b)
+	for k := s.InodesPerGroup; k < s.BlockSize*8; k++ {
+		SetBit(b, k)
+	}
+}

@@ -92,7 +92,7 @@ func TestWritePrimitives(t *testing.T) {
 		copy(im.rawBlock(phys), tail)
 		raw := im.rawInode(t, in.Ino)
 		lblk := uint32((in.Size + uint64(bs) - 1) / uint64(bs))
-		if e := ExtentAppend(raw[inodeBlockOff:inodeBlockOff+inodeBlockLen], lblk, phys, 1); e != OK {
+		if e := ExtentInsert(raw[inodeBlockOff:inodeBlockOff+inodeBlockLen], lblk, phys, 1); e != OK {
 			t.Fatalf("extent append: %v", e)
 		}
 		le := binary.LittleEndian
