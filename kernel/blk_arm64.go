@@ -48,7 +48,7 @@ func DiskMount(k int) (v []byte, ok bool) {
 // reads its partition table, logging it as Linux does (" vda: vda1 vda2");
 // the buffer cache and ext4 get their way to the disks and the log.
 func initBlock() {
-	bcache.IO, bcache.ReadRun, bcache.FlushIO = cacheIO, cacheRun, cacheFlush
+	bcache.IO, bcache.ReadRun, bcache.WriteRun, bcache.FlushIO = cacheIO, cacheRun, cacheWriteRun, cacheFlush
 	ext4fs.Say = fsSay
 	for n, addr, modern := nextVirtio(-1, virtio.DeviceBlk); n >= 0; n, addr, modern = nextVirtio(n, virtio.DeviceBlk) {
 		if nblks == len(blks) {
@@ -146,13 +146,22 @@ func cacheIO(k int, write bool, sector uint64, pa uintptr, n uint32) unix.Errno 
 // cacheRun is bcache.ReadRun: n pages from sector of disk k, as many a
 // request as the device takes (its seg_max).
 func cacheRun(k int, sector uint64, pas *[bcache.MaxRun]uintptr, n int) unix.Errno {
+	return cacheRunAs(k, false, sector, pas, n)
+}
+
+// cacheWriteRun is bcache.WriteRun: cacheRun's other direction.
+func cacheWriteRun(k int, sector uint64, pas *[bcache.MaxRun]uintptr, n int) unix.Errno {
+	return cacheRunAs(k, true, sector, pas, n)
+}
+
+func cacheRunAs(k int, write bool, sector uint64, pas *[bcache.MaxRun]uintptr, n int) unix.Errno {
 	d := &block.Disks[k]
 	per := min(BlockSegMax(d), virtio.MaxSegments)
 	var seg [virtio.MaxSegments]uintptr
 	for done := 0; done < n; {
 		m := min(per, n-done)
 		copy(seg[:m], pas[done:done+m])
-		if BlockIO(d, false, sector+uint64(done)*(mm.PageSize/virtio.SectorSize), &seg, uint32(m)*mm.PageSize) != 0 {
+		if BlockIO(d, write, sector+uint64(done)*(mm.PageSize/virtio.SectorSize), &seg, uint32(m)*mm.PageSize) != 0 {
 			return unix.EIO
 		}
 		done += m

@@ -39,6 +39,27 @@ const MaxRun = 32
 // splits it into as few requests as the device takes): 0 or EIO.
 var ReadRun func(disk int, sector uint64, pas *[MaxRun]uintptr, n int) unix.Errno
 
+// WriteRun writes n whole pages from pages pas[:n] to sector of disk
+// (a file's data, straight from the page cache): 0 or EIO. Use
+// WriteData, which keeps the cache true.
+var WriteRun func(disk int, sector uint64, pas *[MaxRun]uintptr, n int) unix.Errno
+
+// WriteData is WriteRun with the buffers holding any of those sectors
+// dropped first, so that no later Get answers the old bytes.
+func WriteData(disk int, sector uint64, pas *[MaxRun]uintptr, n int) unix.Errno {
+	if WriteRun == nil {
+		return unix.EIO
+	}
+	Forget(disk, sector, uint64(n)*mm.PageSize/SectorSize)
+	e := WriteRun(disk, sector, pas, n)
+	if e == 0 {
+		Stats.Writes += uint64(n)
+	} else {
+		Stats.Errors++
+	}
+	return e
+}
+
 // A buf is one block in memory.
 type buf struct {
 	used   bool
