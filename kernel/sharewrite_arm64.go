@@ -174,6 +174,9 @@ func (*ninepStore) Write(i int32, off int64, pas *[fs.StoreRun]uintptr, in, n ui
 // when it is the file written last, else on a fid opened for reading
 // for the call (fsync of a descriptor opened read-only is Linux's too).
 func (*ninepStore) Sync(i int32, dataOnly bool) unix.Errno {
+	if fs.Inodes[i].Mode&unix.S_IFMT != unix.S_IFREG {
+		return 0 // the host's own directories: each change was its call
+	}
 	s, m := shareOf(i)
 	if m.wOpen && m.wNum == fs.Inodes[i].Ino {
 		_, e := s.rpc(ninep.EncFsync(pageBytes(s.req), shareRPCTag, m.wFid, dataOnly), ninep.Tfsync)
@@ -267,3 +270,6 @@ func (s *share) twrite(fid uint32, off uint64, pas *[fs.StoreRun]uintptr, at, co
 
 // shareWriteAnswerLen is Rwrite's length (and Rlerror's).
 const shareWriteAnswerLen = 11
+
+// Forget: the host keeps an open file with no name itself.
+func (*ninepStore) Forget(i int32) {}

@@ -165,7 +165,12 @@ func release(i int32) {
 	if n.Nlink > 0 || n.Opens > 0 || i == RootIno {
 		return
 	}
-	Truncate(n, 0)
+	if wr := WriterOf(i); wr != nil {
+		dropPast(n, 0) // the store keeps the bytes until it forgets them
+		wr.Forget(i)
+	} else {
+		Truncate(n, 0)
+	}
 	if n.linkPage != 0 {
 		mm.Pages.Put(n.linkPage)
 	}

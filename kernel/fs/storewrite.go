@@ -42,6 +42,10 @@ type Writer interface {
 	// Sync makes file i durable in the store: its data and, unless
 	// dataOnly (fdatasync), its attributes.
 	Sync(i int32, dataOnly bool) unix.Errno
+	// Forget says the tree is done with inode i, which has no name in
+	// the tree and no user left: a store that keeps a file with no
+	// name while it is open (ext4's orphans) frees it now.
+	Forget(i int32)
 }
 
 // Attr is a change of a stored inode's attributes (Linux's struct
@@ -202,11 +206,12 @@ func sendRun(wr Writer, n *Inode, bytes uint64) unix.Errno {
 	return e
 }
 
-// SyncStored is fsync(2) of inode i: the store's Sync for a file of a
-// writable backed instance; nothing for the others (memory, or a
-// store nothing was written to).
+// SyncStored is fsync(2) of inode i: the store's Sync for an inode of a
+// writable backed instance, a directory's too (its names: a rename or
+// unlink made durable); nothing for the others (memory, or a store
+// nothing was written to).
 func SyncStored(i int32, dataOnly bool) unix.Errno {
-	if wr := WriterOf(i); wr != nil && Inodes[i].Mode&unix.S_IFMT == unix.S_IFREG {
+	if wr := WriterOf(i); wr != nil {
 		return wr.Sync(i, dataOnly)
 	}
 	return 0
