@@ -28,13 +28,13 @@ func TestExt4ReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := gometal(t, "run", "-disk", img, "./tests/progs/ext4ro")
+	r := gometal(t, "run", "-disk", img+":ro", "./tests/progs/ext4ro")
 	r.expectClean(t, 0,
-		"ext4ro: mount read-write: EROFS",
+		"ext4ro: mount read-write: EACCES",
 		"ext4ro: mount no such node: ENOENT",
 		"ext4ro: mount a character device: ENOTBLK",
 		"ext4ro: mount an unknown option: EINVAL",
-		"ext4: vda: writing is not supported yet",
+		"ext4: vda: write access unavailable: the device is read-only",
 		"ext4ro: mounts: /dev/vda /mnt ext4 ro,relatime 0 0",
 		"ext4ro: statfs type 0xef53 bsize 4096 ro true <nil>",
 		"ext4ro: root dev 254:0 ino 2 <nil>",
@@ -59,9 +59,9 @@ func TestExt4ReadOnly(t *testing.T) {
 	if err := os.WriteFile(bad, make([]byte, 1<<20), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b := gometal(t, "run", "-disk", img+":/data/disk", "-disk", bad+":/bad", "./tests/progs/ext4ro", "--", "boot")
+	b := gometal(t, "run", "-disk", img+":/data/disk:ro", "-disk", bad+":/bad", "./tests/progs/ext4ro", "--", "boot")
 	b.expectClean(t, 0,
-		"gometal: mounted vda (ext4, read-only: writing is not supported yet) at /data/disk",
+		"gometal: mounted vda (ext4, read-only: a read-only disk) at /data/disk",
 		"gometal: ext4: vdb: can't find an ext4 file system (bad superblock)",
 		"gometal: mount: ext4 on vdb at /bad: invalid argument",
 		"ext4ro: boot mounts: /dev/vda /data/disk ext4 ro,relatime 0 0",

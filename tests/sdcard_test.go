@@ -58,7 +58,8 @@ func TestRPi4SDCard(t *testing.T) {
 }
 
 // The Pi's SD card holding ext4 (gometal run -board rpi4 -disk FILE:GUEST):
-// mounted at boot read-only, every entry as the host has it. Small, as
+// mounted at boot read-write, every entry as the host has it; a file
+// written at one boot is there at the next. Small, as
 // the card moves a page a request by PIO under QEMU.
 func TestRPi4SDCardExt4(t *testing.T) {
 	t.Parallel()
@@ -86,7 +87,17 @@ func TestRPi4SDCardExt4(t *testing.T) {
 	}
 	img := ext4Image(t, tree, "64M") // a power of two, as QEMU's SD card wants
 	r := rpi4(t, "run", "-disk", img+":/perm", "./tests/progs/ext4ro", "--", "list", "/perm")
-	r.expectClean(t, 0, "gometal: mounted mmcblk0 (ext4, read-only: writing is not supported yet) at /perm",
+	r.expectClean(t, 0, "gometal: mounted mmcblk0 (ext4, read-write) at /perm",
 		fmt.Sprintf("ext4ro: listed %d", len(want)))
 	sameTree(t, r.out, want, "the SD card")
+	// Written: a boot count kept on the card across two boots, and the
+	// card clean for the host's e2fsck.
+	for boot := 0; boot < 2; boot++ {
+		r := rpi4(t, "run", "-disk", img+":/perm", "./tests/progs/ext4rw", "--", "perm", "/perm")
+		r.expectClean(t, 0, fmt.Sprintf("perm: boots before: %d", boot), "ext4rw: perm: logged this boot: ok")
+	}
+	e2fsckClean(t, img, "after two boots wrote the SD card")
+	if got := string(debugfsCat(t, img, "/boots")); got != "boot\nboot\n" {
+		t.Errorf("debugfs cat /boots: %q", got)
+	}
 }

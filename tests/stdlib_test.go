@@ -119,6 +119,19 @@ func TestStdlibOSOnShare(t *testing.T) {
 	}
 }
 
+// TestStdlibOSOnExt4 runs Go's os suite with TMPDIR on an ext4 disk
+// mounted read-write at boot (gometal exec -disk FILE:GUEST), so every
+// file the tests make, write, rename, link, chmod and remove goes
+// through ext4's journal; the host's e2fsck -fn finds the disk clean
+// afterwards. What differs from the tmpfs: nothing (the same tests are
+// skipped, for the same reasons).
+func TestStdlibOSOnExt4(t *testing.T) {
+	t.Parallel()
+	img := ext4Image(t, t.TempDir(), "256M")
+	goTestExecWith(t, "-disk "+img+":/tmpext4 -env TMPDIR=/tmpext4", true, []string{"-skip", skipPattern(t, "os")}, "os")
+	e2fsckClean(t, img, "after the os suite")
+}
+
 // TestStdlibSyscall runs Go's syscall suite (-short): fork/exec with
 // setsid, setpgid, credentials and Pdeathsig, AllThreadsSyscall, the
 // ID calls. What needs a piece gometal does not have yet is skipped by

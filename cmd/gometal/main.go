@@ -93,8 +93,8 @@ flags for run and exec:
                   /dev/vda, /dev/vdb, ... with its MBR or GPT partitions
                   (/dev/vda1); on rpi4 the SD card, /dev/mmcblk0 (a power of
                   two in size). With GUEST (an absolute path) the kernel
-                  mounts the disk's ext4 there at boot, read-only (writing
-                  ext4 is not built yet); gometal disk create makes ext4
+                  mounts the disk's ext4 there at boot, read-write (read-
+                  only with :ro); gometal disk create makes ext4
                   images (docs/STORAGE.md)
   -bootarg W      extra kernel command-line word (repeatable; e.g. gometal.stats=1;
                   gometal.lockcheck=1, or GOMETAL_LOCKCHECK=1 in the host environment,

@@ -4,9 +4,10 @@
 // kernel/ext4 says cannot be mounted, and makes the instance's root; a
 // directory's entries and a file's pages are then read from the volume
 // when first used; a journal left with committed transactions is
-// replayed first (replay.go). Read-only so far: writing and the
-// journal's commit are planned (docs/ARCHITECTURE.md, "Storage"). It owns the
-// volume table; everything runs under the kernel lock. Builds on the
+// replayed first (replay.go). A read-write mount makes every change
+// through the journal (writer.go, txn.go; docs/ARCHITECTURE.md,
+// "Storage"). It owns the volume table, the running transaction and the
+// open journal; everything runs under the kernel lock. Builds on the
 // host: go test ./kernel/ext4fs (against e2fsprogs' images).
 package ext4fs
 
@@ -44,12 +45,24 @@ type volume struct {
 	super   uint8
 	name    [16]byte // "vda1", for messages
 	nameLen int
+	rw      bool // mounted read-write, its journal open
 }
 
-// source is a volume's ext4.Source: its blocks through the buffer cache.
+// source is a volume's ext4.Source: its blocks through the buffer
+// cache, or the running transaction's copy of one it changed.
 type source struct{ v *volume }
 
 func (s *source) Block(n uint64) ([]byte, ext4.Errno) {
+	if tx.v == s.v {
+		if b := tx.copyOf(n); b != nil {
+			return b, ext4.OK
+		}
+	}
+	return s.disk(n)
+}
+
+// disk is block n as the disk holds it.
+func (s *source) disk(n uint64) ([]byte, ext4.Errno) {
 	v := s.v
 	bs := v.r.BlockSize
 	b, e := bcache.Get(v.disk, v.start+n*uint64(bs/bcache.SectorSize), bs)
@@ -87,7 +100,8 @@ const (
 // Mount makes (or finds) the instance on block device major:minor:
 // ENXIO when there is no such device, EINVAL when what is on it is not
 // an ext4 this kernel can read (the reason goes to the kernel log),
-// EROFS when it was asked to write (not yet supported). noload mounts a
+// EROFS when it was asked to write one it cannot (a read-only device, a
+// feature it does not write, no journal: the reason in the log). noload mounts a
 // volume whose journal needs recovery as it is on the disk, without the
 // journal's last transactions (Linux's noload).
 func Mount(major, minor uint32, readOnly, noload bool) (uint8, unix.Errno) {
@@ -98,7 +112,10 @@ func Mount(major, minor uint32, readOnly, noload bool) (uint8, unix.Errno) {
 	disk := d.Index()
 	start, sectors := d.Extent(part)
 	for j := range vols {
-		if w := &vols[j]; readOnly && w.used && w.disk == disk && w.start == start {
+		if w := &vols[j]; w.used && w.disk == disk && w.start == start {
+			if !readOnly && !w.rw {
+				return 0, unix.EBUSY // mounted read-only: remount is not offered
+			}
 			return w.super, 0 // one instance a device, as sget_fc finds it
 		}
 	}
@@ -116,9 +133,11 @@ func Mount(major, minor uint32, readOnly, noload bool) (uint8, unix.Errno) {
 	*v = volume{disk: disk, start: start, sectors: sectors}
 	v.src.v = v
 	v.nameLen = d.NameOf(part, &v.name)
-	if !readOnly {
-		say(v, levelErr, "writing is not supported yet: mount it read-only (-o ro)")
-		return 0, unix.EROFS
+	if !readOnly && d.ReadOnly {
+		// fs/super.c's setup_bdev_super: a read-write mount of a
+		// read-only device is EACCES.
+		say(v, levelErr, "write access unavailable: the device is read-only")
+		return 0, unix.EACCES
 	}
 	if sectors*bcache.SectorSize < sbOffset+sbSize {
 		say(v, levelErr, "too small to hold a superblock")
@@ -130,6 +149,10 @@ func Mount(major, minor uint32, readOnly, noload bool) (uint8, unix.Errno) {
 		return 0, e
 	}
 	m, why, ee := v.r.Mount(sb, &v.src)
+	if ee == ext4.OK && m != ext4.MountNo && why == "needs_recovery" && !noload && journal.open {
+		say(v, levelErr, "its journal needs replaying while another volume is mounted read-write: one at a time")
+		return 0, unix.EBUSY
+	}
 	if ee == ext4.OK && m != ext4.MountNo && why == "needs_recovery" && !noload {
 		if v.r.BlockSize > mm.PageSize {
 			say(v, levelErr, "block size larger than a page")
@@ -172,16 +195,58 @@ func Mount(major, minor uint32, readOnly, noload bool) (uint8, unix.Errno) {
 	if e := stored(v, root, &st); e != 0 {
 		return 0, e
 	}
+	if !readOnly {
+		if e := openWritable(v, m, why); e != 0 {
+			return 0, e
+		}
+	}
 	s, fe := fs.NewStoredSuper(fs.TypeExt4, unix.Mkdev(major, minor), &st)
 	if fe != 0 {
 		return 0, fe
 	}
 	fs.Stores[fs.TypeExt4] = &store
-	fs.Supers[s].ReadOnly = true
+	fs.Writers[fs.TypeExt4] = &wstore
 	v.used, v.super = true, s
 	bySuper[s] = int8(k + 1)
-	say(v, levelInfo, "mounted read-only")
+	if readOnly {
+		fs.Supers[s].ReadOnly = true
+		say(v, levelInfo, "mounted read-only")
+		return s, 0
+	}
+	v.rw = true
+	if e := orphanCleanup(v); e != 0 {
+		failVolume(v, "the orphan list is bad: read-only now (e2fsck it)")
+	}
+	say(v, levelInfo, "mounted read-write, ordered data mode")
 	return s, 0
+}
+
+// openWritable readies v for changes: refused (EROFS, the reason in the
+// log) when Support said read-only or the volume has no journal; then
+// the journal opened for transactions. (The mount then frees the
+// orphans a crash left.)
+func openWritable(v *volume, m ext4.Mountable, why string) unix.Errno {
+	switch {
+	case m != ext4.MountReadWrite:
+		sayWhy(v, levelErr, "cannot be written: ", why)
+		return unix.EROFS
+	case v.r.Compat&ext4.CompatHasJournal == 0 || v.r.JournalInum == 0:
+		say(v, levelErr, "cannot be written: no journal (this kernel writes through one)")
+		return unix.EROFS
+	case v.r.BlockSize > mm.PageSize:
+		say(v, levelErr, "cannot be written: block size larger than a page")
+		return unix.EROFS
+	case journal.open:
+		// One journal is open for writing at a time (txn.go's
+		// transaction and replay.go's journal are the package's).
+		say(v, levelErr, "another ext4 volume is mounted read-write: one at a time")
+		return unix.EBUSY
+	}
+	if e := openJournal(v); e != 0 {
+		say(v, levelErr, "cannot be written: the journal cannot be opened")
+		return unix.EROFS
+	}
+	return 0
 }
 
 // rootIno is EXT4_ROOT_INO.
@@ -326,8 +391,15 @@ func (*ext4Store) Release(s uint8) {
 		return
 	}
 	v := &vols[k-1]
+	if v.rw {
+		syncVolume(v) // umount: every change durable first
+		if tx.v == v {
+			tx.v, tx.n = nil, 0
+		}
+		journal.v, journal.open = nil, false
+	}
 	bcache.Forget(v.disk, 0, 0)
-	v.used = false
+	v.used, v.rw = false, false
 	bySuper[s] = 0
 }
 

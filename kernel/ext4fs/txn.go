@@ -2,6 +2,7 @@ package ext4fs
 
 import (
 	"github.com/gometal/gometal/kernel/bcache"
+	"github.com/gometal/gometal/kernel/clock"
 	"github.com/gometal/gometal/kernel/ext4"
 	"github.com/gometal/gometal/kernel/mm"
 
@@ -9,36 +10,49 @@ import (
 )
 
 // A journaled transaction (jbd2's, one at a time and checkpointed at
-// once): the metadata blocks one change dirties, logged to the journal
-// and committed before any of them is written home, so that a crash at
-// any moment leaves the change wholly done or wholly undone once the
-// next mount replays the journal (replay.go). The journal is empty
-// between transactions; commit runs four steps, each durable (a flush)
-// before the next:
+// once): the metadata blocks changes dirty, logged to the journal and
+// committed before any of them is written home, so that a crash at any
+// moment leaves each change wholly done or wholly undone once the next
+// mount replays the journal (replay.go). The journal is empty between
+// transactions; commit runs four steps, each durable (a flush) before
+// the next:
 //
 //  1. the logged copies and their descriptor blocks from the journal's
 //     first log block, the journal superblock's log start (s_start,
 //     s_sequence) and needs_recovery on the volume;
-//  2. the commit block: from here a crash keeps the change (replayed);
+//  2. the commit block: from here a crash keeps the changes (replayed);
 //  3. the blocks written home;
 //  4. the journal marked empty with the next sequence, needs_recovery off.
 //
-// Built and host-tested (txn_test.go: e2fsck checks every step's crash);
-// ext4's fs.Writer, which will make its changes through it, is not yet
-// (docs/ARCHITECTURE.md, "Storage").
+// The transaction runs across changes, as jbd2's does: each change
+// (writer.go) begins by joining it and gets the blocks it changes; the
+// volume's reads see the transaction's copies (source.Block). It commits
+// when a change might not fit in what is left of it, when it is older
+// than commitAfter, before a write's data goes to blocks it freed, and
+// on fsync, sync, syncfs, unmount and the end of the run. A change
+// never spans two transactions, so each is atomic.
 
-// maxTxnBlocks bounds one transaction's blocks (a create dirties a
-// handful: bitmaps, group descriptors, the inode table block, the
-// directory block, the superblock).
-const maxTxnBlocks = 64
+// maxTxnBlocks bounds one transaction's blocks; opBlocks is the most one
+// change may get (a create dirties a handful: bitmaps, group
+// descriptors, inode table blocks, a directory block, an extent leaf, the
+// superblock; a truncate a bitmap and descriptor a group it frees in).
+const (
+	maxTxnBlocks = 192
+	opBlocks     = 64
+	// commitAfter is jbd2's default commit interval (5 s,
+	// JBD2_DEFAULT_MAX_COMMIT_AGE), in ns.
+	commitAfter = 5e9
+)
 
 // txn is the running transaction, in package memory (a block each).
 type txn struct {
-	v     *volume
-	n     int
-	homes [maxTxnBlocks]uint64
-	bufs  [maxTxnBlocks][mm.PageSize]byte
-	tags  [maxTxnBlocks]ext4.JournalTag
+	v       *volume // nil: none running
+	n       int
+	freed   bool  // blocks were freed in it: not to get data before it commits
+	started int64 // ns, Now's
+	homes   [maxTxnBlocks]uint64
+	bufs    [maxTxnBlocks][mm.PageSize]byte
+	tags    [maxTxnBlocks]ext4.JournalTag
 }
 
 var (
@@ -49,6 +63,9 @@ var (
 		open bool
 	}
 )
+
+// now is the time in ns since the epoch.
+func now() int64 { return clock.Realtime() }
 
 // openJournal readies v's journal for transactions: it must be empty
 // (replayed at mount), and it gets the features ext4's mount turns on
@@ -75,30 +92,94 @@ func openJournal(v *volume) unix.Errno {
 	return 0
 }
 
-// begin starts a transaction on v.
-func (t *txn) begin(v *volume) { t.v, t.n = v, 0 }
+// begin joins the running transaction for a change on v, committing
+// the one running first when the change might not fit in it, it is
+// another volume's or old, or (forData) it freed blocks the change may
+// write data to before it commits (ordered mode's rule: a freed block
+// is not reused for data until the free is durable).
+func (t *txn) begin(v *volume, forData bool) unix.Errno {
+	if t.v != nil && (t.v != v || t.n > maxTxnBlocks-opBlocks || now()-t.started > commitAfter || forData && t.freed) {
+		if e := t.commitNow(); e != 0 {
+			return e
+		}
+	}
+	if t.v == nil {
+		t.v, t.n, t.freed, t.started = v, 0, false, now()
+	}
+	return 0
+}
 
 // get returns the transaction's copy of block home, to change: read
-// through the buffer cache the first time it is got.
+// through the buffer cache the first time it is got. The superblock's
+// copy says needs_recovery, as the volume does while the journal holds
+// the transaction (step 1), so that writing it home (step 3) does not
+// take the flag off before step 4.
 func (t *txn) get(home uint64) ([]byte, unix.Errno) {
+	return t.getAs(home, true)
+}
+
+// getNew is get of a block just allocated: its old bytes are not read.
+func (t *txn) getNew(home uint64) ([]byte, unix.Errno) {
+	b, e := t.getAs(home, false)
+	if e == 0 {
+		clear(b)
+	}
+	return b, e
+}
+
+func (t *txn) getAs(home uint64, read bool) ([]byte, unix.Errno) {
 	bs := t.v.r.BlockSize
-	for k := 0; k < t.n; k++ {
-		if t.homes[k] == home {
-			return t.bufs[k][:bs], 0
-		}
+	if b := t.copyOf(home); b != nil {
+		return b, 0
 	}
 	if t.n == maxTxnBlocks {
 		return nil, unix.EFBIG
 	}
-	b, e := t.v.src.Block(home)
-	if e != ext4.OK {
-		return nil, unix.EIO
-	}
 	k := t.n
+	if read {
+		b, e := t.v.src.disk(home)
+		if e != ext4.OK {
+			return nil, unix.EIO
+		}
+		copy(t.bufs[k][:bs], b)
+		if home == sbOffset/uint64(bs) {
+			ext4.SetRecover(t.bufs[k][sbOffset%bs : sbOffset%bs+sbSize])
+		}
+	}
 	t.n++
 	t.homes[k] = home
-	copy(t.bufs[k][:bs], b)
 	return t.bufs[k][:bs], 0
+}
+
+// copyOf is the transaction's copy of block home, nil if it has none.
+func (t *txn) copyOf(home uint64) []byte {
+	for k := 0; k < t.n; k++ {
+		if t.homes[k] == home {
+			return t.bufs[k][:t.v.r.BlockSize]
+		}
+	}
+	return nil
+}
+
+// commitNow commits the running transaction, if any, through its last
+// step. A failure leaves the volume read-only (errors=remount-ro): the
+// changes not committed are gone, and the tree is read again.
+func (t *txn) commitNow() unix.Errno {
+	v := t.v
+	if v == nil {
+		return 0
+	}
+	if t.n == 0 {
+		t.v = nil
+		return 0
+	}
+	ns := now()
+	e := t.commit(txnDone, uint64(ns/1e9), uint32(ns%1e9))
+	t.v, t.n = nil, 0
+	if e != 0 {
+		failVolume(v, "the journal could not be written: read-only now")
+	}
+	return e
 }
 
 // commitThrough values: how far commit goes (the tests stop it short,

@@ -59,7 +59,7 @@ func txnCase(t *testing.T, img string, upTo int) {
 		t.Fatal(e)
 	}
 	bs := uint64(v.r.BlockSize)
-	tx.begin(v)
+	tx.begin(v, false)
 	blk, er := tx.get(gd.InodeTable + off/bs)
 	if er != 0 {
 		t.Fatal(er)

@@ -7,6 +7,7 @@ import (
 	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/bcache"
 	"github.com/gometal/gometal/kernel/block"
+	"github.com/gometal/gometal/kernel/ext4fs"
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/mount"
@@ -255,6 +256,7 @@ func blockSync(f *vfs.File) uint64 {
 
 // syncDisks flushes every disk (sync, syncfs).
 func syncDisks() {
+	ext4fs.SyncAll()
 	for i := 0; i < block.NDisks; i++ {
 		kernel.BlockFlush(&block.Disks[i])
 	}

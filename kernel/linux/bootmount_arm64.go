@@ -2,6 +2,7 @@ package linux
 
 import (
 	"github.com/gometal/gometal/kernel"
+	"github.com/gometal/gometal/kernel/block"
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/mount"
 
@@ -11,8 +12,8 @@ import (
 // Disks mounted at boot: gometal.mount=DEV:GUEST (gometal run -disk
 // FILE:GUEST) mounts the ext4 on /dev/DEV at GUEST, making the
 // directories, before /init starts, as a distribution's initramfs
-// mounts what its fstab names. Read-only so far: ext4's writing is not
-// built (docs/STORAGE.md). A mount that fails says why on the console
+// mounts what its fstab names: read-write unless the disk is read-only
+// (docs/STORAGE.md). A mount that fails says why on the console
 // and the boot goes on: the program finds the directory empty.
 
 var (
@@ -70,7 +71,9 @@ func mountDisks() {
 	}
 }
 
-// mountDisk mounts the ext4 on /dev/dev at path, read-only.
+// mountDisk mounts the ext4 on /dev/dev at path: read-write, or
+// read-only when the device is (-disk FILE:GUEST:ro) or the volume cannot
+// be written here (the reason is in the log above).
 func mountDisk(dev, path []byte) {
 	n := copy(bootMountDev[:], "/dev/")
 	n += copy(bootMountDev[n:], dev)
@@ -86,12 +89,21 @@ func mountDisk(dev, path []byte) {
 		bootMountSay("mount: cannot make ", path, "", nil, e)
 		return
 	}
-	e = mount.Mount(src, fs.Path{Mnt: sw.Mnt, Ino: i}, dir, []byte("ext4"), unix.MS_RDONLY, nil)
+	how := " (ext4, read-write) at "
+	flags := uint64(0)
+	if d, _ := block.Find(fs.Inodes[i].Rdev>>8, fs.Inodes[i].Rdev&0xff); d != nil && d.ReadOnly {
+		how, flags = " (ext4, read-only: a read-only disk) at ", unix.MS_RDONLY
+	}
+	e = mount.Mount(src, fs.Path{Mnt: sw.Mnt, Ino: i}, dir, []byte("ext4"), flags, nil)
+	if e == unix.EROFS && flags == 0 {
+		how, flags = " (ext4, read-only: it cannot be written, see above) at ", unix.MS_RDONLY
+		e = mount.Mount(src, fs.Path{Mnt: sw.Mnt, Ino: i}, dir, []byte("ext4"), flags, nil)
+	}
 	if e != 0 {
 		bootMountSay("mount: ext4 on ", dev, " at ", path, e)
 		return
 	}
-	bootMountSay("mounted ", dev, " (ext4, read-only: writing is not supported yet) at ", path, 0)
+	bootMountSay("mounted ", dev, how, path, 0)
 }
 
 // mkdirAll walks path from the root, making each directory missing

@@ -4,6 +4,7 @@ import (
 	"github.com/gometal/gometal/drivers/cpu"
 	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/kernel"
+	"github.com/gometal/gometal/kernel/ext4fs"
 	"github.com/gometal/gometal/kernel/inet"
 	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/proc"
@@ -103,6 +104,7 @@ func appExit(status int) {
 // appEnded reports the app's end on the console and carries the files
 // asked for to the host.
 func appEnded(status int) {
+	ext4fs.SyncAll() // the volumes' last changes durable before the power goes
 	copyOut()
 	if kernel.StatsAtExit {
 		printStats()

@@ -40,8 +40,9 @@ var (
 	// diskReadName is the file the harness made the image with (mke2fs
 	// -d), which the read figure reads.
 	diskReadName = diskMount + "/read.dat"
-	// diskRO: the side mounts ext4 read-only only (gometal, so far):
-	// the figures that write do not run there, the read figure does.
+	// diskRO: the side mounts ext4 read-only only (a kernel that reads
+	// it and does not write it): the figures that write do not run
+	// there, the read figure does.
 	diskRO    bool
 	diskFlags uintptr
 )

@@ -1,0 +1,291 @@
+//go:build !arm64
+
+package ext4fs
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/vfs"
+
+	"golang.org/x/sys/unix"
+)
+
+// Writing a mounted volume on the host: changes made through kernel/fs
+// (as the system calls make them) on an image mke2fs made, then the image
+// checked by e2fsprogs (e2fsck -fn clean, debugfs reads the files the
+// guest wrote) and mounted again (the same bytes read back).
+
+// rw is a read-write mount of an image at /mnt of a fresh tree, with an
+// app buffer for writes.
+type rw struct {
+	t    *testing.T
+	s    uint8
+	buf  uintptr
+	disk *[]byte
+}
+
+func mountRW(t *testing.T, img string) *rw {
+	t.Helper()
+	buf := setupBuf(t, 1100)
+	major, minor, disk := diskOf(t, img, false)
+	s, e := Mount(major, minor, false, false)
+	if e != 0 {
+		t.Fatalf("mount read-write: %v", e)
+	}
+	var w fs.Walk
+	if e := fs.Resolve(&w, fs.RootPath(), []byte("/mnt"), fs.ForCreate); e != 0 {
+		t.Fatal(e)
+	}
+	mnt, e := fs.Create(&w, unix.S_IFDIR|0o755)
+	if e != 0 {
+		t.Fatal(e)
+	}
+	if _, e := fs.AddMount(fs.Path{Mnt: fs.RootMount, Ino: mnt}, fs.Supers[s].Root, s, 0, []byte("/dev/vda")); e != 0 {
+		t.Fatal(e)
+	}
+	return &rw{t: t, s: s, buf: buf, disk: disk}
+}
+
+func (m *rw) walk(path string) *fs.Walk {
+	m.t.Helper()
+	w := new(fs.Walk)
+	if e := fs.Resolve(w, fs.RootPath(), []byte(path), fs.ForCreate); e != 0 {
+		m.t.Fatalf("walk %s: %v", path, e)
+	}
+	return w
+}
+
+func (m *rw) create(path string, mode uint32) int32 {
+	m.t.Helper()
+	i, e := fs.Create(m.walk(path), mode)
+	if e != 0 {
+		m.t.Fatalf("create %s: %v", path, e)
+	}
+	return i
+}
+
+func (m *rw) open(path string) *vfs.File {
+	m.t.Helper()
+	var w fs.Walk
+	i, e := fs.Lookup(&w, fs.RootPath(), []byte(path), fs.Follow)
+	if e != 0 {
+		m.t.Fatalf("open %s: %v", path, e)
+	}
+	fi := fs.Open(w.NodePath(), unix.O_RDWR)
+	if fi < 0 {
+		m.t.Fatal("no description")
+	}
+	_ = i
+	return &vfs.Files[fi]
+}
+
+// writeAt writes data at off of path.
+func (m *rw) writeAt(path string, off int64, data []byte) {
+	m.t.Helper()
+	f := m.open(path)
+	defer vfs.DecRef(f.Index())
+	if !usermem.CopyOut(m.buf, data) {
+		m.t.Fatal("copy out")
+	}
+	if r := f.Impl.Write(f, m.buf, uint64(len(data)), off); r != uint64(len(data)) {
+		m.t.Fatalf("write %s at %d: %#x", path, off, r)
+	}
+}
+
+func (m *rw) errno(what string, e unix.Errno) {
+	m.t.Helper()
+	if e != 0 {
+		m.t.Fatalf("%s: %v", what, e)
+	}
+}
+
+func (m *rw) rename(from, to string) unix.Errno {
+	return fs.Rename(m.walk(from), m.walk(to))
+}
+
+// image writes the disk as it is now to a file and checks it with
+// e2fsck -fn.
+func (m *rw) image() string {
+	m.t.Helper()
+	img := filepath.Join(m.t.TempDir(), "written.img")
+	if err := os.WriteFile(img, *m.disk, 0o644); err != nil {
+		m.t.Fatal(err)
+	}
+	if out, err := exec.Command("e2fsck", "-fn", img).CombinedOutput(); err != nil {
+		m.t.Fatalf("e2fsck -fn: %v\n%s", err, out)
+	}
+	return img
+}
+
+// image2 is image without the check (a volume with an orphan listed is
+// what e2fsck -fn reports, as on Linux while a file is open unlinked).
+func (m *rw) image2() string {
+	img := filepath.Join(m.t.TempDir(), "written.img")
+	if err := os.WriteFile(img, *m.disk, 0o644); err != nil {
+		m.t.Fatal(err)
+	}
+	return img
+}
+
+// debugfs runs one debugfs request on img.
+func debugfs(t *testing.T, img, req string) string {
+	t.Helper()
+	out, err := exec.Command("debugfs", "-R", req, img).Output()
+	if err != nil {
+		t.Fatalf("debugfs %s: %v", req, err)
+	}
+	return string(out)
+}
+
+func pattern(n, seed int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i*31 + seed + i>>9)
+	}
+	return b
+}
+
+func TestWrite(t *testing.T) {
+	src := sourceTree(t)
+	for _, bs := range []int{4096, 1024} {
+		t.Run(fmt.Sprint(bs), func(t *testing.T) { writeCase(t, mkfs(t, src, bs)) })
+	}
+}
+
+func writeCase(t *testing.T, img string) {
+	m := mountRW(t, img)
+	want := map[string][]byte{}
+	m.create("/mnt/d", unix.S_IFDIR|0o750)
+	m.create("/mnt/d/f", unix.S_IFREG|0o644)
+	want["d/f"] = pattern(10000, 1)
+	m.writeAt("/mnt/d/f", 0, want["d/f"])
+	// Twelve pieces with holes between: more extents than the inode
+	// holds, so the tree grows a leaf.
+	m.create("/mnt/sparse", unix.S_IFREG|0o600)
+	sp := make([]byte, 0)
+	for k := 0; k < 12; k++ {
+		p := pattern(5000, k)
+		off := int64(k) * 20000
+		m.writeAt("/mnt/sparse", off, p)
+		sp = append(sp, make([]byte, int(off)-len(sp))...)
+		sp = append(sp, p...)
+	}
+	want["sparse"] = sp
+	// 3 MiB in 1 MiB writes.
+	m.create("/mnt/big", unix.S_IFREG|0o644)
+	big := pattern(3<<20, 7)
+	for k := 0; k < 3; k++ {
+		m.writeAt("/mnt/big", int64(k)<<20, big[k<<20:(k+1)<<20])
+	}
+	want["big"] = big
+	// Into the middle of a file mke2fs made, and appended.
+	f300 := fileBytes(t, m.s, "a", "f300000")
+	mid := pattern(7000, 3)
+	m.writeAt("/mnt/a/f300000", 100001, mid)
+	copy(f300[100001:], mid)
+	m.writeAt("/mnt/a/f300000", 300000, []byte("appended"))
+	want["a/f300000"] = append(f300, "appended"...)
+	// A name into the htree directory e2fsck -D made: it becomes linear.
+	m.create("/mnt/many/new-entry", unix.S_IFREG|0o644)
+	m.errno("unlink many/entry-007", fs.Unlink(m.walk("/mnt/many/entry-007"), false))
+	// Symlinks, a FIFO.
+	m.errno("symlink fast", fs.Symlink(m.walk("/mnt/d/fast"), []byte("f")))
+	slow := strings.Repeat("long/", 30) + "target"
+	m.errno("symlink slow", fs.Symlink(m.walk("/mnt/d/slow"), []byte(slow)))
+	m.create("/mnt/d/fifo", unix.S_IFIFO|0o644)
+	// Renames: a file across directories, a directory across (its ".."
+	// and both link counts), over an existing file.
+	m.errno("rename f1", m.rename("/mnt/a/f1", "/mnt/d/moved"))
+	m.errno("rename dir", m.rename("/mnt/a/b", "/mnt/d/b"))
+	m.errno("rename over", m.rename("/mnt/a/f4095", "/mnt/a/f4096"))
+	// A hard link, an unlink, an rmdir, an rmdir refused.
+	var lw fs.Walk
+	f0, _ := fs.Lookup(&lw, fs.RootPath(), []byte("/mnt/a/f0"), 0)
+	m.errno("link", fs.Link(f0, m.walk("/mnt/d/f0-link")))
+	m.errno("unlink f70000", fs.Unlink(m.walk("/mnt/a/f70000"), false))
+	m.create("/mnt/d/empty", unix.S_IFDIR|0o755)
+	m.errno("rmdir", fs.Unlink(m.walk("/mnt/d/empty"), true))
+	if e := fs.Unlink(m.walk("/mnt/d/b"), true); e != unix.ENOTEMPTY {
+		t.Errorf("rmdir of a full directory: %v, want ENOTEMPTY", e)
+	}
+	// Truncates: smaller (blocks freed, the tail zeroed) and larger.
+	f4097 := fileBytes(t, m.s, "a", "f4097")
+	var tw fs.Walk
+	ti, _ := fs.Lookup(&tw, fs.RootPath(), []byte("/mnt/a/f4097"), 0)
+	m.errno("truncate down", fs.Truncate(&fs.Inodes[ti], 1000))
+	m.errno("truncate up", fs.Truncate(&fs.Inodes[ti], 9000))
+	want["a/f4097"] = append(f4097[:1000:1000], make([]byte, 8000)...)
+	// A file unlinked while open stays until its last close.
+	m.create("/mnt/open", unix.S_IFREG|0o644)
+	m.writeAt("/mnt/open", 0, pattern(50000, 9))
+	of := m.open("/mnt/open")
+	m.errno("unlink open", fs.Unlink(m.walk("/mnt/open"), false))
+	SyncAll()
+	if got := debugfs(t, m.image2(), "stats"); !strings.Contains(got, "First orphan inode:") {
+		t.Errorf("no orphan listed while the unlinked file is open:\n%s", got)
+	}
+	vfs.DecRef(of.Index())
+	SyncAll()
+	out := m.image()
+
+	for name, b := range want {
+		got := debugfs(t, out, "cat /"+name)
+		if !bytes.Equal([]byte(got), b) {
+			t.Errorf("debugfs cat /%s: %d bytes, want %d (equal prefix %d)", name, len(got), len(b), prefix([]byte(got), b))
+		}
+	}
+	for _, c := range []struct{ req, want string }{
+		{"stat /d/f", "Links: 1"},
+		{"stat /d", "Links: 3"}, // ".", its name, b's ".."
+		{"stat /a", "Links: 2"}, // b moved out: "." and its name
+		{"ls -l /d", "moved"},
+		{"stat /d/slow", "Fast link dest"},
+		{"stat /d/fast", "Fast link dest: \"f\""},
+		{"stat /d/fifo", "Type: FIFO"},
+		{"stat /d/b", "Links: 3"},
+		{"stat /a/f0", "Links: 2"},
+		{"ls /many", "new-entry"},
+	} {
+		got := debugfs(t, out, c.req)
+		neg := c.req == "stat /d/slow"
+		if strings.Contains(got, c.want) == neg {
+			t.Errorf("debugfs %s: want %q (present %v):\n%s", c.req, c.want, !neg, got)
+		}
+	}
+	if got := debugfs(t, out, "cat /d/slow"); got != slow {
+		t.Errorf("slow symlink target %q, want %q", got, slow)
+	}
+	for _, gone := range []string{"/a/f70000", "/a/f4095", "/d/empty", "/many/entry-007", "/open", "/a/f1", "/a/b"} {
+		if got := debugfs(t, out, "stat "+gone); !strings.Contains(got, "File not found") && got != "" {
+			t.Errorf("%s still there:\n%s", gone, got)
+		}
+	}
+	// Mounted again: the same bytes.
+	setup(t)
+	major, minor, _ := diskOf(t, out, true)
+	s, e := Mount(major, minor, true, false)
+	if e != 0 {
+		t.Fatalf("mount again: %v", e)
+	}
+	for name, b := range want {
+		if got := fileBytes(t, s, strings.Split(name, "/")...); !bytes.Equal(got, b) {
+			t.Errorf("%s read again: %d bytes, want %d (equal prefix %d)", name, len(got), len(b), prefix(got, b))
+		}
+	}
+}
+
+func prefix(a, b []byte) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
