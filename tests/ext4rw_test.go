@@ -92,6 +92,7 @@ func TestExt4Written(t *testing.T) {
 		"ext4rw: 200 files in a directory: ok",
 		"ext4rw: read after unlink: true",
 		"ext4rw: unlink while open: ok",
+		"ext4rw: mmap shared: ok",
 		"ext4rw: fill the disk: ENOSPC",
 		"wrote at least 8 MiB: true",
 		"ext4rw: remove the filler: ok",
@@ -102,8 +103,8 @@ func TestExt4Written(t *testing.T) {
 	e2fsckClean(t, img, "after the guest wrote")
 	// The host reads what the guest wrote.
 	files := fileLines(r.out)
-	if len(files) != 8 {
-		t.Fatalf("%d file lines, want 8:\n%s", len(files), r.out)
+	if len(files) != 9 {
+		t.Fatalf("%d file lines, want 9:\n%s", len(files), r.out)
 	}
 	for name, want := range files {
 		b := debugfsCat(t, img, "/"+name)

@@ -83,9 +83,13 @@ type Inode struct {
 	// store (0: a memory-only inode), whether a directory's entries
 	// were made from it yet, and what the store says of the inode that
 	// the tree does not count itself (its link count, its blocks).
-	Store       uint32
-	Filled      bool
-	storeDir    int32 // a stored file's directory, where its name is (StoredPath)
+	Store    uint32
+	Filled   bool
+	storeDir int32 // a stored file's directory, where its name is (StoredPath)
+	// mappedWrite: a shared mapping that may write has been made of
+	// this backed file: its cache pages may hold bytes the store has
+	// not (WriteBackMapped), so reclaim leaves them.
+	mappedWrite bool
 	storeLinks  uint32
 	storeBlocks int64
 	// UID and GID own the file (what the store says; 0 for the

@@ -362,7 +362,7 @@ func reclaimCache() int {
 	for k := int32(0); k < MaxInodes && freed < reclaimBatch; k++ {
 		i := (reclaimHand + k) % MaxInodes
 		n := &Inodes[i]
-		if !n.Used || n.Store == 0 || n.root == 0 || n.IsDir() {
+		if !n.Used || n.Store == 0 || n.root == 0 || n.IsDir() || n.mappedWrite {
 			continue
 		}
 		rootW := indexWords(n.root)

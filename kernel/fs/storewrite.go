@@ -206,12 +206,55 @@ func sendRun(wr Writer, n *Inode, bytes uint64) unix.Errno {
 	return e
 }
 
+// MappedForWrite marks backed file i as mapped shared and writable (a
+// store stores, through write(2), only what it was handed): from now on
+// its cache pages are written back whole by WriteBackMapped and kept
+// from reclaim.
+func MappedForWrite(i int32) { Inodes[i].mappedWrite = true }
+
+// WriteBackMapped hands the store every cached page of file i within its
+// size, a run of present pages at a time (Linux's writeback of a shared
+// mapping's dirty pages, done for all pages: the cache keeps no dirty
+// bits): at msync, fsync, and when a mapping of it goes. Nothing for a
+// file never mapped so.
+func WriteBackMapped(i int32) unix.Errno {
+	n := &Inodes[i]
+	wr := WriterOf(i)
+	if !n.mappedWrite || wr == nil || n.Size == 0 || ReadOnlyInstance(i) {
+		return 0
+	}
+	var first unix.Errno
+	pages := (n.Size + mm.PageSize - 1) / mm.PageSize
+	for pg := int64(0); pg <= pages; pg++ {
+		p := uintptr(0)
+		if pg < pages {
+			p = page(n, pg*mm.PageSize, false)
+		}
+		if writeRunN > 0 && (p == 0 || writeRunN == StoreRun) {
+			bytes := min(int64(writeRunN)*mm.PageSize, n.Size-writeRunOff)
+			if e := sendRun(wr, n, uint64(bytes)); e != 0 && first == 0 {
+				first = e
+			}
+		}
+		if p != 0 {
+			addToRun(n, p, pg*mm.PageSize, 0)
+		}
+	}
+	return first
+}
+
+// ReadOnlyInstance says whether inode i's instance takes no changes.
+func ReadOnlyInstance(i int32) bool { return Supers[Inodes[i].Super].ReadOnly }
+
 // SyncStored is fsync(2) of inode i: the store's Sync for an inode of a
 // writable backed instance, a directory's too (its names: a rename or
 // unlink made durable); nothing for the others (memory, or a store
 // nothing was written to).
 func SyncStored(i int32, dataOnly bool) unix.Errno {
 	if wr := WriterOf(i); wr != nil {
+		if e := WriteBackMapped(i); e != 0 {
+			return e
+		}
 		return wr.Sync(i, dataOnly)
 	}
 	return 0

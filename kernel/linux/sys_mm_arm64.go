@@ -49,6 +49,10 @@ func fileRef(file, mnt int32, delta int) {
 		fs.UseMount(mnt)
 		return
 	}
+	// A shared mapping's stores go to the store before the mapping's
+	// use of the file ends (Linux writes dirty pages back at the latest
+	// when the file's last use goes; an error is the next fsync's).
+	fs.WriteBackMapped(file)
 	fs.Drop(file)
 	fs.UnuseMount(mnt)
 }
@@ -102,11 +106,15 @@ func mapFile(s *mm.Space, f *sched.Frame, p mm.Prot, flags int) uint64 {
 			v.Flags |= mm.VMANoWrite
 		}
 		if v.Flags&mm.VMANoWrite == 0 && fs.WriterOf(n.Index()) != nil {
-			// A writable store's pages are written through by write(2)
-			// only, and nothing writes a mapping's stores back: a
-			// shared mapping that may write is EINVAL, as Linux's v9fs
-			// answers without cache=mmap (generic_file_readonly_mmap).
-			return errno(unix.EINVAL)
+			if fs.Supers[n.Super].Type == fs.Type9p {
+				// A share's shared mapping that may write is EINVAL,
+				// as Linux's v9fs answers without cache=mmap
+				// (generic_file_readonly_mmap).
+				return errno(unix.EINVAL)
+			}
+			// ext4: the mapping's stores reach the disk when written
+			// back (msync, fsync, the mapping's end).
+			fs.MappedForWrite(n.Index())
 		}
 	}
 	a, e := s.MmapVMA(uintptr(f.X[0]), uintptr(f.X[1]), v, flags, true)
@@ -216,9 +224,32 @@ func msync(s *mm.Space, addr, length uintptr, flags int) unix.Errno {
 	}
 	s.Lock()
 	mapped := s.VMAs.Covers(addr, end)
+	// The files of the shared mappings in the range, which write back
+	// (a few: the rest are written back at fsync or the mapping's end).
+	var files [8]int32
+	nf := 0
+	for k := 0; k < s.VMAs.Len() && nf < len(files); k++ {
+		v := s.VMAs.At(k)
+		if v.Start < end && addr < v.End && v.File > 0 && v.Flags&mm.VMAShared != 0 && v.Flags&mm.VMANoWrite == 0 {
+			files[nf] = v.File
+			nf++
+		}
+	}
 	s.Unlock()
 	if !mapped {
 		return unix.ENOMEM
+	}
+	for k := 0; k < nf; k++ {
+		// MS_ASYNC starts the write-back (done at once here); MS_SYNC
+		// also waits for it to be durable.
+		if e := fs.WriteBackMapped(files[k]); e != 0 {
+			return e
+		}
+		if flags&unix.MS_SYNC != 0 {
+			if e := fs.SyncStored(files[k], false); e != 0 {
+				return e
+			}
+		}
 	}
 	return 0
 }

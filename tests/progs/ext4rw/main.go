@@ -168,6 +168,10 @@ func write() {
 	}
 	say("unlink while open", err)
 
+	// A shared writable mapping: its stores reach the disk at msync and
+	// at munmap.
+	say("mmap shared", mapped(p("new/mapped")))
+
 	// Fill the disk: ENOSPC, and the room comes back.
 	var mid unix.Statfs_t
 	unix.Statfs(mnt, &mid)
@@ -201,7 +205,7 @@ func list() {
 	for _, l := range lines {
 		fmt.Println("tree:", l)
 	}
-	for _, name := range []string{"new/big", "a/f300000", "new/sparse", "a/f65536", "a/f4097", "new/moved", "a/f4096", "new/many-123"} {
+	for _, name := range []string{"new/mapped", "new/big", "a/f300000", "new/sparse", "a/f65536", "a/f4097", "new/moved", "a/f4096", "new/many-123"} {
 		b, err := os.ReadFile(p(name))
 		fmt.Printf("file: %s %x %d %v\n", name, sha256.Sum256(b), len(b), err)
 	}
@@ -242,4 +246,27 @@ func eio() {
 	say("read again after the error", err)
 	_, err = os.ReadDir(p("a"))
 	say("list after the error", err)
+}
+
+// mapped makes a 3-page file, maps it shared and writable, fills it
+// through the mapping and msyncs, changes its last page and unmaps.
+func mapped(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Truncate(3 * 4096); err != nil {
+		return err
+	}
+	m, err := unix.Mmap(int(f.Fd()), 0, 3*4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return err
+	}
+	copy(m, data(3*4096, 11))
+	if err := unix.Msync(m, unix.MS_SYNC); err != nil {
+		return err
+	}
+	copy(m[2*4096:], "changed after msync, written back at munmap")
+	return unix.Munmap(m)
 }
