@@ -35,7 +35,7 @@ func TestFAT32GeometryCheck(t *testing.T) {
 // and FSInfo's free count filled in.
 func TestWriteSDImageLayout(t *testing.T) {
 	img := filepath.Join(t.TempDir(), "sd.img")
-	if err := WriteSDImage(img, []BootFile{{Name: "config.txt", Data: []byte("arm_64bit=1\n")}}); err != nil {
+	if err := WriteSDImage(img, []BootFile{{Name: "config.txt", Data: []byte("arm_64bit=1\n")}}, ""); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(img)

@@ -1,7 +1,9 @@
 package linker
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 
 	diskfs "github.com/diskfs/go-diskfs"
@@ -10,9 +12,11 @@ import (
 	"github.com/diskfs/go-diskfs/partition/mbr"
 )
 
-// SD card image layout: an MBR with one FAT32 (LBA) partition starting at
+// SD card image layout: an MBR with a FAT32 (LBA) partition starting at
 // 1 MiB, as Raspberry Pi OS images have it, which the Pi's boot ROM and
-// firmware read.
+// firmware read; then, as gokrazy's cards have it, an ext4 partition the
+// kernel mounts read-write at /perm (PermMount): what a program keeps
+// across power cycles.
 const (
 	sectorSize      = 512
 	partitionStart  = 2048 // sectors: 1 MiB, aligned for flash erase blocks
@@ -28,9 +32,25 @@ const (
 	sdLayoutTries = 8
 )
 
+// PermMount is the command-line word that mounts the card's second
+// partition at /perm (the kernel's gometal.mount=).
+const PermMount = "gometal.mount=mmcblk0p2:/perm"
+
 // WriteSDImage writes a disk image holding files on its boot partition
-// to path (replacing any file there).
-func WriteSDImage(path string, files []BootFile) error {
+// to path (replacing any file there), and, unless perm is "", the ext4
+// image in file perm as its second partition (Linux type 0x83), 1 MiB
+// aligned after the first.
+func WriteSDImage(path string, files []BootFile, perm string) error {
+	var permBytes int64
+	if perm != "" {
+		st, err := os.Stat(perm)
+		if err != nil {
+			return err
+		}
+		if permBytes = st.Size(); permBytes%partitionAlign != 0 {
+			return fmt.Errorf("%s: %d bytes, not whole MiB", perm, permBytes)
+		}
+	}
 	var total int64
 	for _, f := range files {
 		total += int64(len(f.Data))
@@ -45,7 +65,7 @@ func WriteSDImage(path string, files []BootFile) error {
 		err error
 	)
 	for try := 0; ; try++ {
-		d, fs, err = formatSDImage(path, part)
+		d, fs, err = formatSDImage(path, part, permBytes)
 		if err != nil {
 			return err
 		}
@@ -87,6 +107,11 @@ func WriteSDImage(path string, files []BootFile) error {
 	if err := d.Close(); err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
+	if perm != "" {
+		if err := copyInto(path, perm, partitionStart*sectorSize+part); err != nil {
+			return fmt.Errorf("%s: the /perm partition: %v", path, err)
+		}
+	}
 	// go-diskfs leaves FSInfo's free-cluster count "unknown", which the
 	// spec allows but fsck.fat reports ("Free cluster summary
 	// uninitialized"); mkfs.fat and every OS that writes a file fill it in.
@@ -97,12 +122,13 @@ func WriteSDImage(path string, files []BootFile) error {
 }
 
 // formatSDImage makes path a new image with one empty FAT32 partition of
-// part bytes at partitionStart.
-func formatSDImage(path string, part int64) (*disk.Disk, filesystem.FileSystem, error) {
+// part bytes at partitionStart, and a Linux one of perm bytes after it
+// when perm is not 0.
+func formatSDImage(path string, part, perm int64) (*disk.Disk, filesystem.FileSystem, error) {
 	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
 		return nil, nil, err
 	}
-	d, err := diskfs.Create(path, partitionStart*sectorSize+part, diskfs.SectorSizeDefault)
+	d, err := diskfs.Create(path, partitionStart*sectorSize+part+perm, diskfs.SectorSizeDefault)
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating %s: %v", path, err)
 	}
@@ -114,6 +140,12 @@ func formatSDImage(path string, part int64) (*disk.Disk, filesystem.FileSystem, 
 			Start: partitionStart, Size: uint32(part / sectorSize),
 		}},
 	}
+	if perm != 0 {
+		table.Partitions = append(table.Partitions, &mbr.Partition{
+			Index: 2, Type: mbr.Linux,
+			Start: uint32(partitionStart + part/sectorSize), Size: uint32(perm / sectorSize),
+		})
+	}
 	if err := d.Partition(table); err != nil {
 		d.Close()
 		return nil, nil, fmt.Errorf("partitioning %s: %v", path, err)
@@ -124,4 +156,36 @@ func formatSDImage(path string, part int64) (*disk.Disk, filesystem.FileSystem, 
 		return nil, nil, fmt.Errorf("making the FAT32 file system in %s: %v", path, err)
 	}
 	return d, fs, nil
+}
+
+// copyInto writes file src's bytes into dst at off, skipping the blocks
+// of zeros (dst stays sparse where src is).
+func copyInto(dst, src string, off int64) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 1<<20)
+	for at := int64(0); ; at += int64(len(buf)) {
+		n, rerr := in.ReadAt(buf, at)
+		if n > 0 && bytes.ContainsFunc(buf[:n], func(r rune) bool { return r != 0 }) {
+			if _, err := out.WriteAt(buf[:n], off+at); err != nil {
+				out.Close()
+				return err
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			out.Close()
+			return rerr
+		}
+	}
+	return out.Close()
 }

@@ -15,7 +15,9 @@ import (
 // files, pipes, mmap and the page cache): the linux/arm64 toolchain the
 // module proxy serves (golang.org/toolchain, the host's Go version) is
 // shared read-only at /usr/local/go, tests/progs/gobuild builds a small
-// module with it, its cache on the guest's tmpfs, and runs the binary.
+// module with it, the module and its cache on an ext4 disk (written
+// through the journal, e2fsck-clean afterwards), runs the binary, and
+// builds again with the cache warm.
 // With a cold cache go build compiles the standard library from source:
 // about 6 minutes under QEMU on a 2-core host, so make test-long runs it.
 func TestGoBuildInside(t *testing.T) {
@@ -24,12 +26,18 @@ func TestGoBuildInside(t *testing.T) {
 	}
 	t.Parallel()
 	goroot := armToolchain(t)
-	r := gometal(t, "run", "-m", "2G", "-timeout", "25m", "-v", goroot+":/usr/local/go:ro", "./tests/progs/gobuild")
+	img := ext4Image(t, t.TempDir(), "1G")
+	r := gometal(t, "run", "-m", "2G", "-timeout", "25m", "-v", goroot+":/usr/local/go:ro", "-disk", img+":/disk", "./tests/progs/gobuild")
 	r.expectClean(t, 0,
+		"gobuild: in /disk",
 		"gobuild: go version go1.", "linux/arm64",
 		"gobuild: go build: ok",
-		"gobuild: ran: hello from a binary built inside gometal (ok)")
+		"gobuild: ran: hello from a binary built inside gometal (ok)",
+		"gobuild: go build (warm): ok",
+		"gobuild: ran again: hello from a binary built inside gometal (ok)")
 	logLine(t, r.out, "gobuild: go build: .*")
+	logLine(t, r.out, "gobuild: go build \\(warm\\): .*")
+	e2fsckClean(t, img, "after go build wrote its cache")
 }
 
 // armToolchain fetches the linux/arm64 toolchain of the host's Go version

@@ -3,6 +3,7 @@ package tests
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"context"
 	"os"
 	"os/exec"
@@ -215,10 +216,12 @@ func TestRPi4BootFilesWithoutSemihosting(t *testing.T) {
 	}
 }
 
-// The SD card image, read back with the library that wrote it: one FAT32
-// (LBA) partition at 1 MiB whose files are byte for byte boot/; then by
-// the tools that did not write it (checkSDImage: fsck.fat, mtools, file,
-// blkid).
+// The SD card image, read back with the library that wrote it: a FAT32
+// (LBA) partition at 1 MiB whose files are byte for byte boot/, then an
+// ext4 one (clean for e2fsck, labelled perm) that the kernel mounts at
+// /perm; then by the tools that did not write it (checkSDImage:
+// fsck.fat, mtools, file, blkid); then the card itself on raspi4b: a
+// program keeps a count of boots on /perm across two boots.
 func TestRPi4SDCardImage(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -243,12 +246,16 @@ func TestRPi4SDCardImage(t *testing.T) {
 			used = append(used, p)
 		}
 	}
-	if len(used) != 1 {
-		t.Fatalf("%d partitions in use, want 1", len(used))
+	if len(used) != 2 {
+		t.Fatalf("%d partitions in use, want 2", len(used))
 	}
 	p := used[0]
 	if p.Type != mbr.Fat32LBA || p.Start != 2048 {
 		t.Errorf("partition type %#x start %d, want FAT32 LBA (0x0c) at 2048", p.Type, p.Start)
+	}
+	perm := used[1]
+	if perm.Type != mbr.Linux || perm.Start != p.Start+p.Size || perm.Size != 64<<20/512 {
+		t.Errorf("partition 2: type %#x start %d size %d, want Linux (0x83) at %d, 64 MiB", perm.Type, perm.Start, perm.Size, p.Start+p.Size)
 	}
 	fs, err := d.GetFilesystem(1)
 	if err != nil {
@@ -286,9 +293,36 @@ func TestRPi4SDCardImage(t *testing.T) {
 			t.Errorf("config.txt lacks the line %q:\n%s", kv, cfg)
 		}
 	}
-	if cmdline, _ := os.ReadFile(filepath.Join(dir, "boot", "cmdline.txt")); string(cmdline) != "gometal.stats=1\n" {
+	if cmdline, _ := os.ReadFile(filepath.Join(dir, "boot", "cmdline.txt")); string(cmdline) != "gometal.stats=1 gometal.mount=mmcblk0p2:/perm\n" {
 		t.Errorf("cmdline.txt = %q", cmdline)
 	}
+	// The /perm partition: a clean ext4 labelled perm.
+	card := mustRead(t, filepath.Join(dir, "sdcard.img"))
+	permImg := filepath.Join(t.TempDir(), "perm.img")
+	if err := os.WriteFile(permImg, card[perm.Start*512:(perm.Start+perm.Size)*512], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e2fsckClean(t, permImg, "on the card's /perm partition")
+	if out, _ := exec.Command(tool(t, "debugfs"), "-R", "stats", permImg).Output(); !strings.Contains(string(out), "Filesystem volume name:   perm") {
+		t.Errorf("the /perm partition's label:\n%s", out)
+	}
+	// The card on raspi4b (QEMU wants a power of two: the image is
+	// padded), mounted as its cmdline.txt says: a count of boots kept.
+	sd := filepath.Join(t.TempDir(), "sd.img")
+	if err := os.WriteFile(sd, card, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(sd, 256<<20); err != nil {
+		t.Fatal(err)
+	}
+	for boot := 0; boot < 2; boot++ {
+		r := rpi4(t, "run", "-disk", sd, "-bootarg", "gometal.mount=mmcblk0p2:/perm", "./tests/progs/ext4rw", "--", "perm", "/perm")
+		r.expectClean(t, 0, "gometal: mounted mmcblk0p2 (ext4, read-write) at /perm",
+			fmt.Sprintf("perm: boots before: %d", boot), "ext4rw: perm: logged this boot: ok")
+	}
+	card = mustRead(t, sd)
+	os.WriteFile(permImg, card[perm.Start*512:(perm.Start+perm.Size)*512], 0o644)
+	e2fsckClean(t, permImg, "after two boots wrote /perm")
 }
 
 // Flags the board cannot honour, and a QEMU without raspi4b, get one

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -106,8 +107,9 @@ func fileExists(p string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-// copyPartition copies the boot partition of img (from its offset to
-// the end) to dst, leaving holes where the image has zeros.
+// copyPartition copies the boot partition of img (from its offset, its
+// length from the MBR's first entry) to dst, leaving holes where the
+// image has zeros.
 func copyPartition(t *testing.T, img, dst string) {
 	t.Helper()
 	src, err := os.Open(img)
@@ -115,13 +117,18 @@ func copyPartition(t *testing.T, img, dst string) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	st, _ := src.Stat()
+	var mbr [512]byte
+	if _, err := src.ReadAt(mbr[:], 0); err != nil {
+		t.Fatal(err)
+	}
+	// The first entry (at 446): its sector count is the le32 at 12.
+	length := int64(binary.LittleEndian.Uint32(mbr[446+12:])) * 512
 	out, err := os.Create(dst)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer out.Close()
-	r := io.NewSectionReader(src, sdPartitionOffset, st.Size()-sdPartitionOffset)
+	r := io.NewSectionReader(src, sdPartitionOffset, length)
 	buf := make([]byte, 1<<20)
 	var off int64
 	for {
@@ -172,7 +179,7 @@ func TestSDImageValidByDosfstools(t *testing.T) {
 			cfg := bytes.Repeat([]byte("x"), 1000)
 			boot := []linker.BootFile{{Name: "kernel8.img", Data: kernel}, {Name: "config.txt", Data: cfg}, {Name: "cmdline.txt", Data: []byte("\n")}}
 			img := filepath.Join(t.TempDir(), "sdcard.img")
-			if err := linker.WriteSDImage(img, boot); err != nil {
+			if err := linker.WriteSDImage(img, boot, ""); err != nil {
 				t.Fatal(err)
 			}
 			files := map[string][]byte{}

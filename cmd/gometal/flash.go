@@ -68,7 +68,7 @@ func flashCmd(args []string) int {
 	}
 	defer os.RemoveAll(tmp)
 	img := filepath.Join(tmp, sdImageName)
-	if err := linker.WriteSDImage(img, art.boot); err != nil {
+	if err := writeSDImage(img, art.boot); err != nil {
 		return fail("%v", err)
 	}
 	if dev.block && !*yes {

@@ -1091,7 +1091,8 @@ func buildArtifacts(b linker.Board, target string, bootargs []string, uroot uroo
 	if err != nil {
 		return nil, err
 	}
-	a.boot, err = linker.PiBootFiles(root, b, image, a.initramfs, bootargs)
+	// The card's second partition is mounted at /perm (linker.PermMount).
+	a.boot, err = linker.PiBootFiles(root, b, image, a.initramfs, append(bootargs[:len(bootargs):len(bootargs)], linker.PermMount))
 	return a, err
 }
 
@@ -1140,9 +1141,27 @@ func (a *artifacts) write(dir string, say func(string)) error {
 	}
 	say(bootDir + string(filepath.Separator))
 	img := filepath.Join(dir, sdImageName)
-	if err := linker.WriteSDImage(img, a.boot); err != nil {
+	if err := writeSDImage(img, a.boot); err != nil {
 		return err
 	}
 	say(img)
 	return nil
+}
+
+// permBytes is the size of the SD card image's /perm partition (ext4).
+const permBytes = 64 << 20
+
+// writeSDImage writes the card image: the boot partition's files, and an
+// empty ext4 (mke2fs, labelled "perm") as its /perm partition.
+func writeSDImage(img string, boot []linker.BootFile) error {
+	tmp, err := os.MkdirTemp("", "gometal-perm-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	perm := filepath.Join(tmp, "perm.img")
+	if err := makeExt4Image(perm, permBytes, "", "perm"); err != nil {
+		return fmt.Errorf("making the /perm partition: %v", err)
+	}
+	return linker.WriteSDImage(img, boot, perm)
 }
