@@ -219,10 +219,13 @@ func touchDir(v *volume, dino uint32, subdir bool, links int) unix.Errno {
 	return 0
 }
 
-// dropLink takes one name's count off inode ino (all of a directory's):
-// one with none left goes on the orphan list until its last user is
-// gone (Forget).
-func dropLink(v *volume, ino uint32) unix.Errno {
+// dropLink takes one name's count off inode ino (all of a directory's),
+// the name being child in the tree (-1: not there): one with none left
+// that something still uses goes on the orphan list until its last user
+// is gone (Forget); one nothing uses is freed by Forget in this same
+// system call, so in this same transaction (Forget joins it without a
+// commit between), and needs no listing.
+func dropLink(v *volume, ino uint32, child int32) unix.Errno {
 	raw, e := inodeRaw(v, ino)
 	if e != 0 {
 		return e
@@ -235,7 +238,11 @@ func dropLink(v *volume, ino uint32) unix.Errno {
 	}
 	ext4.SetInodeLinks(raw, l)
 	v.r.InodeTimes(raw, ext4.TimeC, timeNow())
-	if l == 0 {
+	// Listed unless Forget is sure to join this transaction: nothing
+	// uses the file and the transaction has room (join commits first
+	// only past half of a change's reserve, which the rest of this
+	// change does not use up).
+	if l == 0 && (child < 0 || fs.Inodes[child].Opens > 0 || tx.n >= maxTxnBlocks-opBlocks) {
 		if e := orphanAdd(v, ino, raw); e != 0 {
 			return e
 		}
@@ -252,9 +259,10 @@ func (*ext4Writer) Remove(dir int32, nm []byte, rmdir bool) unix.Errno {
 		return e
 	}
 	dino := fs.Inodes[dir].Store
-	ino, ee := v.r.Lookup(dirInodeOf(v, dino), nm)
-	if ee != ext4.OK {
-		return failed(v, errno(ee))
+	child := fs.LookupIn(dir, nm)
+	ino, e := storedIno(v, dino, nm, child)
+	if e != 0 {
+		return failed(v, e)
 	}
 	if rmdir {
 		empty, e := dirEmpty(v, ino)
@@ -268,10 +276,21 @@ func (*ext4Writer) Remove(dir int32, nm []byte, rmdir bool) unix.Errno {
 	if _, e := dirEdit(v, dino, nm, false, 0, 0); e != 0 {
 		return failed(v, e)
 	}
-	if e := dropLink(v, ino); e != 0 {
+	if e := dropLink(v, ino, child); e != 0 {
 		return failed(v, e)
 	}
 	return failed(v, touchDir(v, dino, rmdir, -1))
+}
+
+// storedIno is the inode name nm of directory dino is for: the tree's
+// entry child says (the walk that led here filled the directory), or,
+// with none, the directory's blocks (a linear one read from its start).
+func storedIno(v *volume, dino uint32, nm []byte, child int32) (uint32, unix.Errno) {
+	if child >= 0 {
+		return fs.Inodes[child].Store, 0
+	}
+	ino, ee := v.r.Lookup(dirInodeOf(v, dino), nm)
+	return ino, errno(ee)
 }
 
 // dirInodeOf parses directory dino into wInode (0 on failure: the
@@ -291,9 +310,9 @@ func (*ext4Writer) Rename(fromDir int32, fromName []byte, toDir int32, toName []
 	}
 	r := &v.r
 	from, to := fs.Inodes[fromDir].Store, fs.Inodes[toDir].Store
-	ino, ee := r.Lookup(dirInodeOf(v, from), fromName)
-	if ee != ext4.OK {
-		return failed(v, errno(ee))
+	ino, e := storedIno(v, from, fromName, fs.LookupIn(fromDir, fromName))
+	if e != 0 {
+		return failed(v, e)
 	}
 	cin := &wChild
 	if ee := r.Inode(ino, cin); ee != ext4.OK {
@@ -301,7 +320,11 @@ func (*ext4Writer) Rename(fromDir int32, fromName []byte, toDir int32, toName []
 	}
 	isDir := cin.IsDir()
 	typ := r.DirTypeOf(uint32(cin.Mode))
-	old, ee := r.Lookup(dirInodeOf(v, to), toName)
+	target := fs.LookupIn(toDir, toName)
+	old, ee := uint32(0), ext4.ENOENT
+	if target >= 0 {
+		old, ee = fs.Inodes[target].Store, ext4.OK
+	}
 	switch {
 	case ee == ext4.OK && old == ino:
 		return 0 // two names of one file: rename(2) does nothing
@@ -309,7 +332,7 @@ func (*ext4Writer) Rename(fromDir int32, fromName []byte, toDir int32, toName []
 		if _, e := dirEdit(v, to, toName, true, ino, typ); e != 0 {
 			return failed(v, e)
 		}
-		if e := dropLink(v, old); e != 0 {
+		if e := dropLink(v, old, target); e != 0 {
 			return failed(v, e)
 		}
 		if isDir {
@@ -588,7 +611,10 @@ func (*ext4Writer) Write(i int32, off int64, pas *[fs.StoreRun]uintptr, in, n ui
 	if end > ext4.InodeSize(raw) {
 		ext4.SetInodeSize(raw, end)
 	}
-	r.InodeTimes(raw, ext4.TimeM|ext4.TimeC, timeNow())
+	// The write's time is the tree's (fs.writeData stamps the file
+	// first), so the disk and the tree agree.
+	mt := fs.Inodes[i].Mtime
+	r.InodeTimes(raw, ext4.TimeM|ext4.TimeC, ext4.Time{Sec: mt / 1e9, Nsec: uint32(mt % 1e9)})
 	r.SetInodeCsum(ino, raw)
 	return 0
 }
@@ -607,22 +633,40 @@ func holeGoal(v *volume, in *ext4.Inode, lblk uint32) uint64 {
 }
 
 // writeData writes cnt blocks to the disk from phys on, from the page
-// cache's pages at byte at of the run pas: whole pages in runs when a
-// block is a page, block by block otherwise.
+// cache's pages at byte at of the run pas: the whole pages among them in
+// one request (bcache.WriteData; the blocks are contiguous on the disk,
+// whatever their size), the blocks before the first page boundary and
+// after the last one by themselves.
 func writeData(v *volume, phys, at, cnt uint64, pas *[fs.StoreRun]uintptr) unix.Errno {
 	bs := uint64(v.r.BlockSize)
-	if bs == mm.PageSize {
-		copy(runBuf[:cnt], pas[at/mm.PageSize:at/mm.PageSize+cnt])
-		return bcache.WriteData(v.disk, v.sector(phys), &runBuf, int(cnt))
+	per := mm.PageSize / bs
+	k := uint64(0)
+	for ; k < cnt && (at+k*bs)%mm.PageSize != 0; k++ {
+		if e := writeBlock(v, phys+k, at+k*bs, pas); e != 0 {
+			return e
+		}
 	}
-	for k := uint64(0); k < cnt; k++ {
-		o := at + k*bs
-		p := mm.PageBytes(pas[o/mm.PageSize])
-		if e := bcache.Write(v.disk, v.sector(phys+k), p[o%mm.PageSize:o%mm.PageSize+bs]); e != 0 {
+	if pages := (cnt - k) / per; pages > 0 {
+		first := (at + k*bs) / mm.PageSize
+		copy(runBuf[:pages], pas[first:first+pages])
+		if e := bcache.WriteData(v.disk, v.sector(phys+k), &runBuf, int(pages)); e != 0 {
+			return e
+		}
+		k += pages * per
+	}
+	for ; k < cnt; k++ {
+		if e := writeBlock(v, phys+k, at+k*bs, pas); e != 0 {
 			return e
 		}
 	}
 	return 0
+}
+
+// writeBlock writes one block, phys, from byte at of the run pas.
+func writeBlock(v *volume, phys, at uint64, pas *[fs.StoreRun]uintptr) unix.Errno {
+	bs := uint64(v.r.BlockSize)
+	p := mm.PageBytes(pas[at/mm.PageSize])
+	return bcache.Write(v.disk, v.sector(phys), p[at%mm.PageSize:at%mm.PageSize+bs])
 }
 
 // Sync makes file i durable: the running transaction committed (it
@@ -668,7 +712,7 @@ func (*ext4Writer) Forget(i int32) {
 	if v.r.Inode(ino, in) != ext4.OK || in.Links != 0 || !inodeInUse(v, ino) {
 		return
 	}
-	if tx.begin(v, false) != 0 {
+	if tx.join(v) != 0 {
 		return
 	}
 	if e := orphanDel(v, ino); e != 0 {
