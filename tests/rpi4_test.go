@@ -3,8 +3,8 @@ package tests
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"

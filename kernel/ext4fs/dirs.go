@@ -16,6 +16,15 @@ import (
 // EXT4_INDEX_FL off), which every lookup here and in Linux reads alike.
 
 var (
+	// dirHint is the directory block a name last went into or out of:
+	// the next change to that directory looks there first (a linear
+	// directory is read block by block, each checked, so a thousand
+	// creates in one directory would read it a thousand times over).
+	dirHint struct {
+		v    *volume
+		ino  uint32
+		lblk uint32
+	}
 	dirScratch [mm.PageSize]byte // a block tried before it joins the transaction
 	dxKids     [512]uint32       // an index block's children (at most 508)
 	dxKids2    [512]uint32
@@ -55,13 +64,12 @@ func dirAdd(v *volume, dino uint32, name []byte, ino uint32, typ uint8) unix.Err
 		}
 	}
 	n := dirBlocks(v, din)
-	last := uint64(0)
-	for lblk := uint32(0); lblk < n; lblk++ {
+	for k := uint32(0); k < n; k++ {
+		lblk := hinted(v, dino, k, n)
 		phys, e := dirPhys(v, din, lblk)
 		if e != 0 {
 			return e
 		}
-		last = phys
 		b, ee := v.src.Block(phys)
 		if ee != ext4.OK {
 			return unix.EIO
@@ -83,9 +91,17 @@ func dirAdd(v *volume, dino uint32, name []byte, ino uint32, typ uint8) unix.Err
 			return e
 		}
 		copy(tb, sc)
+		setHint(v, dino, lblk)
 		return errno(r.SetDirBlockCsum(din, lblk, tb))
 	}
-	// No room: a new block at the end.
+	// No room: a new block at the end, after the last one.
+	last := uint64(0)
+	if n > 0 {
+		var e unix.Errno
+		if last, e = dirPhys(v, din, n-1); e != 0 {
+			return e
+		}
+	}
 	phys, tb, e := newBlock(v, last+1)
 	if e != 0 {
 		return e
@@ -107,7 +123,21 @@ func dirAdd(v *volume, dino uint32, name []byte, ino uint32, typ uint8) unix.Err
 		return e
 	}
 	r.SetInodeCsum(dino, raw)
+	setHint(v, dino, n)
 	return errno(r.SetDirBlockCsum(din, n, tb))
+}
+
+// hinted is the k-th block of directory dino's n to look in: from the
+// hint on, round to it.
+func hinted(v *volume, dino, k, n uint32) uint32 {
+	if dirHint.v != v || dirHint.ino != dino || dirHint.lblk >= n {
+		return k
+	}
+	return (dirHint.lblk + k) % n
+}
+
+func setHint(v *volume, dino, lblk uint32) {
+	dirHint.v, dirHint.ino, dirHint.lblk = v, dino, lblk
 }
 
 // dirEdit finds name in directory dino and takes it out (set false) or
@@ -120,7 +150,8 @@ func dirEdit(v *volume, dino uint32, name []byte, set bool, ino uint32, typ uint
 		return 0, errno(e)
 	}
 	n := dirBlocks(v, din)
-	for lblk := uint32(0); lblk < n; lblk++ {
+	for k := uint32(0); k < n; k++ {
+		lblk := hinted(v, dino, k, n)
 		phys, e := dirPhys(v, din, lblk)
 		if e != 0 {
 			return 0, e
@@ -152,6 +183,7 @@ func dirEdit(v *volume, dino uint32, name []byte, set bool, ino uint32, typ uint
 		if ee != ext4.OK {
 			return 0, errno(ee)
 		}
+		setHint(v, dino, lblk)
 		return old, errno(r.SetDirBlockCsum(din, lblk, tb))
 	}
 	return 0, unix.ENOENT

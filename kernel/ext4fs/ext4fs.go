@@ -398,6 +398,9 @@ func (*ext4Store) Release(s uint8) {
 		}
 		journal.v, journal.open = nil, false
 	}
+	if dirHint.v == v {
+		dirHint.v = nil
+	}
 	bcache.Forget(v.disk, 0, 0)
 	v.used, v.rw = false, false
 	bySuper[s] = 0

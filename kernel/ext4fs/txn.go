@@ -109,6 +109,17 @@ func (t *txn) begin(v *volume, forData bool) unix.Errno {
 	return 0
 }
 
+// join is begin for the second half of a change that began in the same
+// system call (Forget after Remove): the running transaction is joined
+// without a commit between, so that the two halves are one atomic
+// change. (begin left room for both.)
+func (t *txn) join(v *volume) unix.Errno {
+	if t.v == v && t.n < maxTxnBlocks-opBlocks/2 {
+		return 0
+	}
+	return t.begin(v, false)
+}
+
 // get returns the transaction's copy of block home, to change: read
 // through the buffer cache the first time it is got. The superblock's
 // copy says needs_recovery, as the volume does while the journal holds
@@ -270,6 +281,15 @@ func writeLog(v *volume, n uint32, b []byte) unix.Errno {
 // needs_recovery goes, so that no crash leaves a volume that says it
 // needs no recovery over a journal that still holds a log.
 func markJournal(v *volume, start, seq uint32, recover bool) unix.Errno {
+	if recover {
+		// The volume says needs_recovery before the journal says it
+		// holds a log: a crash between the two leaves a flag over an
+		// empty journal (replayed as nothing), never a log e2fsck and
+		// the mount would skip.
+		if e := markRecover(v, true); e != 0 {
+			return e
+		}
+	}
 	b, e := jsrc.Block(0)
 	if e != ext4.OK {
 		return unix.EIO
@@ -280,11 +300,17 @@ func markJournal(v *volume, start, seq uint32, recover bool) unix.Errno {
 	if e := writeLog(v, 0, blk); e != 0 {
 		return e
 	}
-	if !recover {
-		if e := bcache.Flush(v.disk); e != 0 {
-			return e
-		}
+	if recover {
+		return 0
 	}
+	if e := bcache.Flush(v.disk); e != 0 {
+		return e
+	}
+	return markRecover(v, false)
+}
+
+// markRecover sets or clears needs_recovery in the volume's superblock.
+func markRecover(v *volume, recover bool) unix.Errno {
 	sb, ee := bcache.Get(v.disk, v.start+sbOffset/bcache.SectorSize, sbSize)
 	if ee != 0 {
 		return ee

@@ -135,8 +135,9 @@ func Truncate(n *Inode, size int64) unix.Errno {
 	if e := unshare(n); e != 0 {
 		return e
 	}
+	now := clock.Realtime()
 	if wr := WriterOf(n.Index()); wr != nil && size != n.Size {
-		storeAttr = Attr{Valid: AttrSize, Size: size}
+		storeAttr = Attr{Valid: AttrSize | AttrMtime, Size: size, Mtime: now}
 		if e := wr.Setattr(n.Index(), &storeAttr); e != 0 {
 			return e
 		}
@@ -154,7 +155,7 @@ func Truncate(n *Inode, size int64) unix.Errno {
 		dropPast(n, size)
 	}
 	n.Size = size
-	n.Mtime = clock.Realtime()
+	n.Mtime = now
 	return 0
 }
 
@@ -271,6 +272,13 @@ func writeData(n *Inode, buf uintptr, count uint64, off int64) uint64 {
 	// time (storewrite.go): pend bytes are in the cache, not yet in the
 	// store, and count once it took them.
 	wr := WriterOf(n.Index())
+	// The write's time, the tree's and the store's alike (a store's
+	// Write takes the file's times from the tree: the tree and a disk
+	// read after a reboot must agree to the nanosecond).
+	mt := clock.Realtime()
+	if wr != nil {
+		n.Mtime, n.Ctime = mt, mt
+	}
 	pend := uint64(0)
 	for done+pend < count {
 		pos := off + int64(done+pend)
@@ -333,7 +341,7 @@ func writeData(n *Inode, buf uintptr, count uint64, off int64) uint64 {
 			return vfs.Err(e)
 		}
 	}
-	n.Mtime = clock.Realtime()
+	n.Mtime = mt
 	return done
 }
 

@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"github.com/gometal/gometal/kernel/clock"
 	"github.com/gometal/gometal/kernel/mm"
 
 	"golang.org/x/sys/unix"
@@ -224,6 +225,11 @@ func WriteBackMapped(i int32) unix.Errno {
 		return 0
 	}
 	var first unix.Errno
+	// The stores are the file's change (Linux stamps it at the write
+	// fault; here at the write-back): the tree's time, which the store
+	// takes.
+	n.Mtime = clock.Realtime()
+	n.Ctime = n.Mtime
 	pages := (n.Size + mm.PageSize - 1) / mm.PageSize
 	for pg := int64(0); pg <= pages; pg++ {
 		p := uintptr(0)
