@@ -134,11 +134,11 @@ func (*ext4Writer) Create(dir int32, nm []byte, mode, rdev uint32, target []byte
 	case mode&unix.S_IFMT == unix.S_IFLNK && len(target) >= len(root):
 		e = symlinkBlock(v, in, raw, target)
 	}
-	if e != 0 {
-		return failed(v, e)
+	if e == 0 {
+		e = dirAdd(v, dino, nm, ino, r.DirTypeOf(mode))
 	}
-	if e := dirAdd(v, dino, nm, ino, r.DirTypeOf(mode)); e != 0 {
-		return failed(v, e)
+	if e != 0 {
+		return unmake(v, ino, e)
 	}
 	if e := touchDir(v, dino, isDir, 1); e != 0 {
 		return failed(v, e)
@@ -158,6 +158,7 @@ func firstBlock(v *volume, in *ext4.Inode, raw []byte) ([]byte, unix.Errno) {
 		return nil, e
 	}
 	if e := extentAdd(v, in, raw, 0, phys, 1); e != 0 {
+		freeBlocks(v, phys, 1)
 		return nil, e
 	}
 	if e := errno(r.AddInodeBlocks(raw, int64(r.BlockSize/512))); e != 0 {
@@ -165,6 +166,20 @@ func firstBlock(v *volume, in *ext4.Inode, raw []byte) ([]byte, unix.Errno) {
 	}
 	r.SetInodeCsum(in.Ino, raw)
 	return b, 0
+}
+
+// unmake takes back inode ino, made by a create that then failed (a
+// full disk: no block for the new directory's first block or for the
+// parent's next one), so that the transaction holds no inode without a
+// name; a failure that leaves the volume read-only needs nothing.
+func unmake(v *volume, ino uint32, e unix.Errno) unix.Errno {
+	if failed(v, e); !v.rw {
+		return e
+	}
+	if ee := evict(v, ino); ee != 0 {
+		failed(v, ee)
+	}
+	return e
 }
 
 // newDirBlock gives new directory in (raw: its bytes) its first block,
@@ -350,6 +365,9 @@ func (*ext4Writer) Rename(fromDir int32, fromName []byte, toDir int32, toName []
 		return failed(v, errno(ee))
 	}
 	if _, e := dirEdit(v, from, fromName, false, 0, 0); e != 0 {
+		if e == unix.ENOENT {
+			e = unix.EUCLEAN // the new name is in: the old one must be too
+		}
 		return failed(v, e)
 	}
 	if isDir && from != to {
@@ -554,7 +572,8 @@ func (*ext4Writer) Write(i int32, off int64, pas *[fs.StoreRun]uintptr, in, n ui
 		return unix.EFBIG
 	}
 	base := uint64(off) - uint64(in) // the file offset of pas[0]'s first byte
-	if old := fin.Size; old < uint64(off) && old/bs < uint64(off)/bs {
+	old := fin.Size
+	if old < uint64(off) && old/bs < uint64(off)/bs {
 		// A gap past the end: the old last block is not rewritten
 		// here, and its bytes past the old end become the file's.
 		if e := zeroTail(v, fin, old); e != 0 {
@@ -579,7 +598,7 @@ func (*ext4Writer) Write(i int32, off int64, pas *[fs.StoreRun]uintptr, in, n ui
 			}
 			phys, got, e := allocBlocks(v, goal, uint32(min(cnt, ext4.MaxExtentLen)))
 			if e != 0 {
-				return failed(v, e)
+				return writeFailed(v, ino, old, e)
 			}
 			raw, e := inodeRaw(v, ino)
 			if e != 0 {
@@ -587,7 +606,7 @@ func (*ext4Writer) Write(i int32, off int64, pas *[fs.StoreRun]uintptr, in, n ui
 			}
 			if e := extentAdd(v, fin, raw, uint32(lb), phys, got); e != 0 {
 				freeBlocks(v, phys, got)
-				return failed(v, e)
+				return writeFailed(v, ino, old, e)
 			}
 			if e := errno(r.AddInodeBlocks(raw, int64(got)*int64(bs/512))); e != 0 {
 				return failed(v, e)
@@ -617,6 +636,31 @@ func (*ext4Writer) Write(i int32, off int64, pas *[fs.StoreRun]uintptr, in, n ui
 	r.InodeTimes(raw, ext4.TimeM|ext4.TimeC, ext4.Time{Sec: mt / 1e9, Nsec: uint32(mt % 1e9)})
 	r.SetInodeCsum(ino, raw)
 	return 0
+}
+
+// writeFailed ends a write that ran out of room (ENOSPC) after it may
+// have mapped blocks past the file's end, old: they go back (the tree
+// counts none of the run's bytes, and ext4 wants no initialized block
+// past i_size), so the volume stays consistent; other errors make it
+// read-only.
+func writeFailed(v *volume, ino uint32, old uint64, e unix.Errno) unix.Errno {
+	if failed(v, e); !v.rw {
+		return e
+	}
+	in := &wChild
+	if ee := v.r.Inode(ino, in); ee != ext4.OK {
+		return failed(v, errno(ee))
+	}
+	raw, ee := inodeRaw(v, ino)
+	if ee != 0 {
+		return failed(v, ee)
+	}
+	bs := uint64(v.r.BlockSize)
+	if ee := extentCut(v, in, raw, uint32((old+bs-1)/bs)); ee != 0 {
+		return failed(v, ee)
+	}
+	v.r.SetInodeCsum(ino, raw)
+	return e
 }
 
 // holeGoal is where a hole at lblk of in should get its blocks: after

@@ -314,3 +314,52 @@ func TestOrphanCleanup(t *testing.T) {
 		t.Errorf("the orphan is still listed after the mount:\n%s", got)
 	}
 }
+
+// TestFullDisk: with no block left, a write is ENOSPC, and so is a create
+// whose directory needs a new block or a directory's first block; the
+// inodes those creates took are given back, so the volume stays clean
+// for e2fsck -fn (no inode without a name), and what was written reads.
+func TestFullDisk(t *testing.T) {
+	img := mkfs(t, sourceTree(t), 1024)
+	m := mountRW(t, img)
+	m.create("/mnt/d", unix.S_IFDIR|0o755)
+	m.create("/mnt/fill", unix.S_IFREG|0o644)
+	f := m.open("/mnt/fill")
+	chunk := pattern(1<<20, 4)
+	if !usermem.CopyOut(m.buf, chunk) {
+		t.Fatal("copy out")
+	}
+	// 1 MiB writes until one does not fit, then smaller ones: a write
+	// that fails gives back what it took, so the last 1 KiB ones leave
+	// no block free.
+	var off int64
+	for _, size := range []int64{1 << 20, 4096, 1024} {
+		for {
+			r := f.Impl.Write(f, m.buf, uint64(size), off)
+			if vfs.IsErr(r) {
+				if e := unix.Errno(-int64(r)); e != unix.ENOSPC {
+					t.Fatalf("filling: %v, want ENOSPC", e)
+				}
+				break
+			}
+			off += int64(r)
+		}
+	}
+	vfs.DecRef(f.Index())
+	// A directory full of names needs a new block for the next one.
+	var e unix.Errno
+	for k := 0; k < 200 && e == 0; k++ {
+		_, e = fs.Create(m.walk(fmt.Sprintf("/mnt/d/name-%03d-%s", k, strings.Repeat("x", 40))), unix.S_IFREG|0o644)
+	}
+	if e != unix.ENOSPC {
+		t.Errorf("creates in a full directory on a full disk: %v, want ENOSPC", e)
+	}
+	if _, e := fs.Create(m.walk("/mnt/newdir"), unix.S_IFDIR|0o755); e != unix.ENOSPC {
+		t.Errorf("mkdir on a full disk: %v, want ENOSPC", e)
+	}
+	SyncAll()
+	m.image()
+	if got := fileBytes(t, m.s, "fill"); int64(len(got)) != off || !bytes.Equal(got[:1<<20], chunk) {
+		t.Errorf("the filler reads %d bytes, wrote %d", len(got), off)
+	}
+}
