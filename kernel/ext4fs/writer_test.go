@@ -5,6 +5,7 @@ package ext4fs
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -361,5 +362,98 @@ func TestFullDisk(t *testing.T) {
 	m.image()
 	if got := fileBytes(t, m.s, "fill"); int64(len(got)) != off || !bytes.Equal(got[:1<<20], chunk) {
 		t.Errorf("the filler reads %d bytes, wrote %d", len(got), off)
+	}
+}
+
+// TestRandomOps runs seeded random sequences of writes (anywhere: holes,
+// appends, the middle), truncates, renames (over names too) and
+// unlinks over a dozen names in two directories, against a model of
+// what each file holds; every 60 operations the volume is committed and
+// checked (e2fsck -fn), and at the end mounted again and every file
+// compared with the model.
+func TestRandomOps(t *testing.T) {
+	src := sourceTree(t)
+	for _, bs := range []int{1024, 4096} {
+		img := mkfs(t, src, bs)
+		for seed := 1; seed <= 5; seed++ {
+			t.Run(fmt.Sprintf("%dk-seed-%d", bs/1024, seed), func(t *testing.T) { randomOps(t, img, uint64(seed)) })
+		}
+	}
+}
+
+func randomOps(t *testing.T, img string, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	m := mountRW(t, img)
+	m.create("/mnt/r", unix.S_IFDIR|0o755)
+	m.create("/mnt/r/sub", unix.S_IFDIR|0o755)
+	model := map[string][]byte{}
+	name := func() string {
+		d := "/mnt/r/"
+		if rng.IntN(3) == 0 {
+			d = "/mnt/r/sub/"
+		}
+		return fmt.Sprintf("%sf%d", d, rng.IntN(12))
+	}
+	for op := 0; op < 240; op++ {
+		p := name()
+		cur, ok := model[p]
+		switch k := rng.IntN(10); {
+		case k < 5: // write
+			if !ok {
+				m.create(p, unix.S_IFREG|0o644)
+			}
+			off := rng.IntN(len(cur) + 20000)
+			if rng.IntN(4) == 0 {
+				off = len(cur)
+			}
+			data := pattern(1+rng.IntN(70000), op)
+			m.writeAt(p, int64(off), data)
+			if off+len(data) > len(cur) {
+				cur = append(cur, make([]byte, off+len(data)-len(cur))...)
+			}
+			copy(cur[off:], data)
+			model[p] = cur
+		case k < 7 && ok: // truncate
+			size := rng.IntN(len(cur) + 30000)
+			var w fs.Walk
+			i, e := fs.Lookup(&w, fs.RootPath(), []byte(p), 0)
+			m.errno("lookup "+p, e)
+			m.errno("truncate "+p, fs.Truncate(&fs.Inodes[i], int64(size)))
+			if size < len(cur) {
+				cur = cur[:size]
+			} else {
+				cur = append(cur, make([]byte, size-len(cur))...)
+			}
+			model[p] = cur
+		case k < 9 && ok: // rename, maybe over another
+			to := name()
+			if to == p {
+				continue
+			}
+			m.errno(fmt.Sprintf("rename %s %s", p, to), m.rename(p, to))
+			model[to] = cur
+			delete(model, p)
+		case ok: // unlink
+			m.errno("unlink "+p, fs.Unlink(m.walk(p), false))
+			delete(model, p)
+		}
+		if op%60 == 59 {
+			SyncAll()
+			m.image()
+		}
+	}
+	SyncAll()
+	out := m.image()
+	setup(t)
+	major, minor, _ := diskOf(t, out, true)
+	s, e := Mount(major, minor, true, false)
+	if e != 0 {
+		t.Fatalf("mount again: %v", e)
+	}
+	for p, want := range model {
+		parts := strings.Split(strings.TrimPrefix(p, "/mnt/"), "/")
+		if got := fileBytes(t, s, parts...); !bytes.Equal(got, want) {
+			t.Errorf("%s: %d bytes, want %d (equal prefix %d)", p, len(got), len(want), prefix(got, want))
+		}
 	}
 }

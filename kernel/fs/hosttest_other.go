@@ -10,7 +10,7 @@ func resetTables() {
 	buckets = [hashBuckets]int32{}
 	namePages = [len(namePages)]uintptr{}
 	namesUsed = [len(namesUsed)]uint16{}
-	dataPages, maxDataPages = 0, 0
+	dataPages, maxDataPages, cachePages = 0, 0, 0
 	Supers = [MaxSupers]Super{}
 	Mounts = [MaxMounts]Mount{}
 	FileMnt = [len(FileMnt)]int32{}
