@@ -8,6 +8,7 @@ import (
 	"github.com/gometal/gometal/kernel/block"
 	"github.com/gometal/gometal/kernel/ext4fs"
 	"github.com/gometal/gometal/kernel/mm"
+	"github.com/gometal/gometal/kernel/vfatfs"
 
 	"golang.org/x/sys/unix"
 )
@@ -49,7 +50,7 @@ func DiskMount(k int) (v []byte, ok bool) {
 // the buffer cache and ext4 get their way to the disks and the log.
 func initBlock() {
 	bcache.IO, bcache.ReadRun, bcache.WriteRun, bcache.FlushIO = cacheIO, cacheRun, cacheWriteRun, cacheFlush
-	ext4fs.Say = fsSay
+	ext4fs.Say, vfatfs.Say = fsSay, fsSay
 	for n, addr, modern := nextVirtio(-1, virtio.DeviceBlk); n >= 0; n, addr, modern = nextVirtio(n, virtio.DeviceBlk) {
 		if nblks == len(blks) {
 			logLine("block: too many disks; the rest are left out")

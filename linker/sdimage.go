@@ -32,9 +32,14 @@ const (
 	sdLayoutTries = 8
 )
 
-// PermMount is the command-line word that mounts the card's second
-// partition at /perm (the kernel's gometal.mount=).
-const PermMount = "gometal.mount=mmcblk0p2:/perm"
+// PermMount and BootMount are the command-line words that mount the
+// card's second partition at /perm, read-write, and its boot partition at
+// /boot, read-only (the kernel's gometal.mount=; a FAT is mounted
+// read-only).
+const (
+	PermMount = "gometal.mount=mmcblk0p2:/perm"
+	BootMount = "gometal.mount=mmcblk0p1:/boot"
+)
 
 // WriteSDImage writes a disk image holding files on its boot partition
 // to path (replacing any file there), and, unless perm is "", the ext4

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -293,7 +294,7 @@ func TestRPi4SDCardImage(t *testing.T) {
 			t.Errorf("config.txt lacks the line %q:\n%s", kv, cfg)
 		}
 	}
-	if cmdline, _ := os.ReadFile(filepath.Join(dir, "boot", "cmdline.txt")); string(cmdline) != "gometal.stats=1 gometal.mount=mmcblk0p2:/perm\n" {
+	if cmdline, _ := os.ReadFile(filepath.Join(dir, "boot", "cmdline.txt")); string(cmdline) != "gometal.stats=1 gometal.mount=mmcblk0p1:/boot gometal.mount=mmcblk0p2:/perm\n" {
 		t.Errorf("cmdline.txt = %q", cmdline)
 	}
 	// The /perm partition: a clean ext4 labelled perm.
@@ -316,9 +317,17 @@ func TestRPi4SDCardImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for boot := 0; boot < 2; boot++ {
-		r := rpi4(t, "run", "-disk", sd, "-bootarg", "gometal.mount=mmcblk0p2:/perm", "./tests/progs/ext4rw", "--", "perm", "/perm")
-		r.expectClean(t, 0, "gometal: mounted mmcblk0p2 (ext4, read-write) at /perm",
+		r := rpi4(t, "run", "-disk", sd, "-bootarg", "gometal.mount=mmcblk0p1:/boot", "-bootarg", "gometal.mount=mmcblk0p2:/perm",
+			"./tests/progs/ext4rw", "--", "perm", "/perm", "/boot")
+		r.expectClean(t, 0, "gometal: mounted mmcblk0p1 (vfat, read-only) at /boot",
+			"gometal: mounted mmcblk0p2 (ext4, read-write) at /perm",
 			fmt.Sprintf("perm: boots before: %d", boot), "ext4rw: perm: logged this boot: ok")
+		// /boot read back: each file of the boot partition, byte for byte.
+		for name, want := range files {
+			if line := fmt.Sprintf("sum: %s %x %d", name, sha256.Sum256(want), len(want)); !strings.Contains(r.out, line) {
+				t.Errorf("boot %d: /boot lacks %q", boot, line)
+			}
+		}
 	}
 	card = mustRead(t, sd)
 	os.WriteFile(permImg, card[perm.Start*512:(perm.Start+perm.Size)*512], 0o644)

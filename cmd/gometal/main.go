@@ -1091,8 +1091,8 @@ func buildArtifacts(b linker.Board, target string, bootargs []string, uroot uroo
 	if err != nil {
 		return nil, err
 	}
-	// The card's second partition is mounted at /perm (linker.PermMount).
-	a.boot, err = linker.PiBootFiles(root, b, image, a.initramfs, append(bootargs[:len(bootargs):len(bootargs)], linker.PermMount))
+	// The card's boot partition is mounted at /boot, its second at /perm.
+	a.boot, err = linker.PiBootFiles(root, b, image, a.initramfs, append(bootargs[:len(bootargs):len(bootargs)], linker.BootMount, linker.PermMount))
 	return a, err
 }
 

@@ -30,6 +30,7 @@ const (
 	TypeDevpts               // devpts: the pty slaves' nodes (kernel/mount/devpts.go)
 	TypeExt4                 // ext4 on a block device (kernel/ext4fs), a backed type (store.go)
 	Type9p                   // 9p: a host directory over virtio-9p (kernel/sharefs_arm64.go), backed
+	TypeVfat                 // FAT16/32 on a block device (kernel/vfatfs), backed, read-only
 	typeCount
 )
 

@@ -5,6 +5,7 @@ import (
 	"github.com/gometal/gometal/kernel/block"
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/mount"
+	"github.com/gometal/gometal/kernel/vfatfs"
 
 	"golang.org/x/sys/unix"
 )
@@ -71,9 +72,9 @@ func mountDisks() {
 	}
 }
 
-// mountDisk mounts the ext4 on /dev/dev at path: read-write, or
-// read-only when the device is (-disk FILE:GUEST:ro) or the volume cannot
-// be written here (the reason is in the log above).
+// mountDisk mounts the file system on /dev/dev at path: a FAT read-only;
+// ext4 read-write, or read-only when the device is (-disk FILE:GUEST:ro)
+// or the volume cannot be written here (the reason is in the log above).
 func mountDisk(dev, path []byte) {
 	n := copy(bootMountDev[:], "/dev/")
 	n += copy(bootMountDev[n:], dev)
@@ -87,6 +88,16 @@ func mountDisk(dev, path []byte) {
 	dir, e := mkdirAll(path)
 	if e != 0 {
 		bootMountSay("mount: cannot make ", path, "", nil, e)
+		return
+	}
+	if vfatfs.Is(fs.Inodes[i].Rdev>>8, fs.Inodes[i].Rdev&0xff) {
+		// A FAT (the Pi's boot partition): read-only, as kernel/vfatfs
+		// reads it.
+		if e = mount.Mount(src, fs.Path{Mnt: sw.Mnt, Ino: i}, dir, []byte("vfat"), unix.MS_RDONLY, nil); e != 0 {
+			bootMountSay("mount: vfat on ", dev, " at ", path, e)
+			return
+		}
+		bootMountSay("mounted ", dev, " (vfat, read-only) at ", path, 0)
 		return
 	}
 	how := " (ext4, read-write) at "

@@ -13,6 +13,7 @@ import (
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/procfs"
+	"github.com/gometal/gometal/kernel/vfatfs"
 
 	"golang.org/x/sys/unix"
 )
@@ -128,6 +129,10 @@ func newMount(source []byte, src, target fs.Path, fstype []byte, flags uint32, d
 		if s, e = ext4Instance(src, flags, data); e != 0 {
 			return e
 		}
+	case "vfat":
+		if s, e = vfatInstance(src, flags); e != 0 {
+			return e
+		}
 	case "9p":
 		// The source is the share's tag (mount -t 9p -o trans=virtio
 		// TAG DIR); v9fs's options (trans=, version=, msize=, cache=,
@@ -173,16 +178,37 @@ func newMount(source []byte, src, target fs.Path, fstype []byte, flags uint32, d
 // NeedsDevice says whether type fstype mounts a block device: the Linux
 // layer then resolves the source as a path (lookup_bdev) and passes it
 // as src.
-func NeedsDevice(fstype []byte) bool { return string(fstype) == "ext4" }
+func NeedsDevice(fstype []byte) bool { return string(fstype) == "ext4" || string(fstype) == "vfat" }
+
+// vfatInstance makes or finds the FAT instance on block device node src
+// (read-only: kernel/vfatfs writes nothing). vfat's options (uid=,
+// umask=, shortname=, iocharset=...) change nothing here and are not
+// checked.
+func vfatInstance(src fs.Path, flags uint32) (uint8, unix.Errno) {
+	rdev, e := blockDevice(src)
+	if e != 0 {
+		return 0, e
+	}
+	return vfatfs.Mount(rdev>>8, rdev&0xff, flags&unix.MS_RDONLY != 0)
+}
 
 // ext4Instance makes or finds the ext4 instance on block device node
-// src (get_tree_bdev): ENOTBLK when it is no block device, EACCES on a
-// nodev mount (may_open_dev), what kernel/ext4fs answers else.
+// src (get_tree_bdev), what kernel/ext4fs answers.
 func ext4Instance(src fs.Path, flags uint32, data []byte) (uint8, unix.Errno) {
 	noload, e := ext4Options(data)
 	if e != 0 {
 		return 0, e
 	}
+	rdev, e := blockDevice(src)
+	if e != 0 {
+		return 0, e
+	}
+	return ext4fs.Mount(rdev>>8, rdev&0xff, flags&unix.MS_RDONLY != 0, noload)
+}
+
+// blockDevice is the device number of block device node src: ENOTBLK
+// when it is no block device, EACCES on a nodev mount (may_open_dev).
+func blockDevice(src fs.Path) (uint32, unix.Errno) {
 	if src.Ino <= 0 {
 		return 0, unix.ENOTBLK
 	}
@@ -193,7 +219,7 @@ func ext4Instance(src fs.Path, flags uint32, data []byte) (uint8, unix.Errno) {
 	case fs.Mounts[src.Mnt].Flags&unix.MS_NODEV != 0:
 		return 0, unix.EACCES
 	}
-	return ext4fs.Mount(n.Rdev>>8, n.Rdev&0xff, flags&unix.MS_RDONLY != 0, noload)
+	return n.Rdev, 0
 }
 
 // devtmpfsInstance makes the devtmpfs instance the first time, with a

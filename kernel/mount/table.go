@@ -22,6 +22,7 @@ var typeNames = [...]string{
 	fs.TypeDevpts:   "devpts",
 	fs.TypeExt4:     "ext4",
 	fs.Type9p:       "9p",
+	fs.TypeVfat:     "vfat",
 }
 
 // mntFlags are the per-mount flags in show_mnt_opts's order.

@@ -215,6 +215,16 @@ func list() {
 // boot, the Pi's /perm): it prints the count so far, appends a line and
 // makes it durable, as a device logging across power cycles does.
 func perm(dir string) {
+	if len(os.Args) > 3 {
+		// The boot partition mounted beside it: each file's checksum.
+		ents, err := os.ReadDir(os.Args[3])
+		fmt.Println("perm: boot partition:", len(ents), "entries", guest.Result(err))
+		for _, e := range ents {
+			if b, err := os.ReadFile(filepath.Join(os.Args[3], e.Name())); err == nil && e.Type().IsRegular() {
+				fmt.Printf("sum: %s %x %d\n", e.Name(), sha256.Sum256(b), len(b))
+			}
+		}
+	}
 	old, err := os.ReadFile(filepath.Join(dir, "boots"))
 	fmt.Printf("perm: boots before: %d (%s)\n", bytes.Count(old, []byte("\n")), guest.Result(err))
 	f, err := os.OpenFile(filepath.Join(dir, "boots"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
