@@ -218,7 +218,7 @@ func (s *Super) SetDirBlockCsum(in *Inode, lblk uint32, b []byte) Errno {
 	if le.Uint32(t[0:]) != 0 || le.Uint16(t[4:]) != direntTailLen || t[6] != 0 || t[7] != ftDirCsum {
 		return EUCLEAN
 	}
-	le.PutUint32(t[8:], Crc32c(in.CsumSeed, b[:bs-direntTailLen]))
+	s.SetLeafBlockCsum(in, b)
 	return OK
 }
 

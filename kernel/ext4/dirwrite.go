@@ -126,17 +126,10 @@ func (s *Super) DirEmpty(b []byte, end uint32) (bool, Errno) {
 // is not there.
 func (s *Super) DirFind(b []byte, end uint32, name []byte) (uint32, uint8, Errno) {
 	var d DirEntry
-	for off := uint32(0); off < end; {
-		next, e := s.DirNext(b, off, end, &d)
-		if e != OK {
-			return 0, 0, e
-		}
-		if d.Ino != 0 && string(d.Name) == string(name) {
-			return d.Ino, d.Type, OK
-		}
-		off = next
+	if _, _, e := s.findEntry(b, end, name, &d); e != OK {
+		return 0, 0, e
 	}
-	return 0, 0, ENOENT
+	return d.Ino, d.Type, OK
 }
 
 // DirSetEntry points name's entry in a block at ino with type typ (a
@@ -144,31 +137,24 @@ func (s *Super) DirFind(b []byte, end uint32, name []byte) (uint32, uint8, Errno
 // when the block does not hold it.
 func (s *Super) DirSetEntry(b []byte, end uint32, name []byte, ino uint32, typ uint8) (uint32, Errno) {
 	var d DirEntry
-	for off := uint32(0); off < end; {
-		next, e := s.DirNext(b, off, end, &d)
-		if e != OK {
-			return 0, e
-		}
-		if d.Ino != 0 && string(d.Name) == string(name) {
-			old := d.Ino
-			binary.LittleEndian.PutUint32(b[off:], ino)
-			if s.Incompat&IncompatFiletype != 0 {
-				b[off+7] = typ
-			}
-			return old, OK
-		}
-		off = next
+	off, _, e := s.findEntry(b, end, name, &d)
+	if e != OK {
+		return 0, e
 	}
-	return 0, ENOENT
+	binary.LittleEndian.PutUint32(b[off:], ino)
+	if s.Incompat&IncompatFiletype != 0 {
+		b[off+7] = typ
+	}
+	return d.Ino, OK
 }
 
 // SetLeafBlockCsum sets a leaf block's tail checksum whatever the
-// directory's index flag says (a block just made a leaf).
+// directory's index flag says (a block just made a leaf; SetDirBlockCsum
+// for a leaf whose tail it has checked).
 func (s *Super) SetLeafBlockCsum(in *Inode, b []byte) {
 	if !s.HasCsum() {
 		return
 	}
-	b = b[:s.BlockSize]
-	t := b[s.BlockSize-direntTailLen:]
-	binary.LittleEndian.PutUint32(t[8:], Crc32c(in.CsumSeed, b[:s.BlockSize-direntTailLen]))
+	bs := s.BlockSize
+	binary.LittleEndian.PutUint32(b[bs-direntTailLen+8:], Crc32c(in.CsumSeed, b[:bs-direntTailLen]))
 }

@@ -217,15 +217,12 @@ func (r *Reader) dxLookup(dir *Inode, name []byte) (uint32, Errno) {
 			return 0, e
 		}
 		var d DirEntry
-		for off := uint32(0); off < end; {
-			next, e := r.DirNext(b, off, end, &d)
-			if e != OK {
-				return 0, e
-			}
-			if d.Ino != 0 && string(d.Name) == string(name) {
-				return d.Ino, OK
-			}
-			off = next
+		switch _, _, e := r.findEntry(b, end, name, &d); e {
+		case OK:
+			return d.Ino, OK
+		case ENOENT:
+		default:
+			return 0, e
 		}
 		// ext4_htree_next_block: step the deepest level that has an
 		// entry left, reload the path below it.

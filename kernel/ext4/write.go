@@ -185,30 +185,41 @@ func (s *Super) DirAdd(b []byte, end, ino uint32, typ uint8, name []byte) Errno 
 // (ext4_generic_delete_entry). It returns the inode the name was for.
 func (s *Super) DirRemove(b []byte, end uint32, name []byte) (uint32, Errno) {
 	var d DirEntry
-	prev := uint32(0)
-	havePrev := false
-	for off := uint32(0); off < end; {
-		next, e := s.DirNext(b, off, end, &d)
+	off, prev, e := s.findEntry(b, end, name, &d)
+	if e != OK {
+		return 0, e
+	}
+	if prev == noPrev {
+		binary.LittleEndian.PutUint32(b[off:], 0)
+		return d.Ino, OK
+	}
+	var p DirEntry
+	if _, e := s.DirNext(b, prev, end, &p); e != OK {
+		return 0, e
+	}
+	s.putRecLen(b[prev+4:], p.RecLen+d.RecLen)
+	return d.Ino, OK
+}
+
+// noPrev is findEntry's prev for the block's first entry.
+const noPrev = ^uint32(0)
+
+// findEntry finds name's entry among a block's entries [0, end): its
+// offset, the offset of the entry before it (noPrev for the first), the
+// entry in d; ENOENT when the block does not hold it.
+func (s *Super) findEntry(b []byte, end uint32, name []byte, d *DirEntry) (off, prev uint32, e Errno) {
+	prev = noPrev
+	for off < end {
+		next, e := s.DirNext(b, off, end, d)
 		if e != OK {
-			return 0, e
+			return 0, 0, e
 		}
 		if d.Ino != 0 && string(d.Name) == string(name) {
-			ino := d.Ino
-			if havePrev {
-				var p DirEntry
-				if _, e := s.DirNext(b, prev, end, &p); e != OK {
-					return 0, e
-				}
-				s.putRecLen(b[prev+4:], p.RecLen+d.RecLen)
-			} else {
-				binary.LittleEndian.PutUint32(b[off:], 0)
-			}
-			return ino, OK
+			return off, prev, OK
 		}
-		prev, havePrev = off, true
-		off = next
+		prev, off = off, next
 	}
-	return 0, ENOENT
+	return 0, 0, ENOENT
 }
 
 // putRecLen is ext4_rec_len_to_disk.
