@@ -99,22 +99,7 @@ func mountImage(t *testing.T, img string) uint8 {
 	if !ok {
 		t.Fatal("no disk slot")
 	}
-	bcache.Reset()
-	bcache.IO = func(k int, write bool, sector uint64, pa uintptr, n uint32) unix.Errno {
-		if write || sector*512+uint64(n) > uint64(len(b)) {
-			return unix.EIO
-		}
-		copy(mm.PageBytes(pa)[:n], b[sector*512:])
-		return 0
-	}
-	bcache.ReadRun = func(k int, sector uint64, pas *[bcache.MaxRun]uintptr, n int) unix.Errno {
-		for j := 0; j < n; j++ {
-			if e := bcache.IO(k, false, sector+uint64(j)*8, pas[j], mm.PageSize); e != 0 {
-				return e
-			}
-		}
-		return 0
-	}
+	bcache.HostDisk(b, true)
 	if !Is(d.Major, d.First) {
 		t.Fatal("Is: not a FAT")
 	}
