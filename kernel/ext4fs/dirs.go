@@ -43,6 +43,28 @@ func dirPhys(v *volume, in *ext4.Inode, lblk uint32) (uint64, unix.Errno) {
 	return m.Phys, 0
 }
 
+// dirLeaf reads block lblk of directory din, checked: its disk block,
+// its bytes and the end of its entries; nil bytes for an index block,
+// which holds no names.
+func dirLeaf(v *volume, din *ext4.Inode, lblk uint32) (uint64, []byte, uint32, unix.Errno) {
+	phys, e := dirPhys(v, din, lblk)
+	if e != 0 {
+		return 0, nil, 0, e
+	}
+	b, ee := v.src.Block(phys)
+	if ee != ext4.OK {
+		return 0, nil, 0, unix.EIO
+	}
+	kind, end, ee := v.r.CheckDirBlock(din, lblk, b)
+	if ee != ext4.OK {
+		return 0, nil, 0, errno(ee)
+	}
+	if kind != ext4.DirLeaf {
+		return phys, nil, 0, 0
+	}
+	return phys, b, end, 0
+}
+
 // dirBlocks is how many blocks directory in has.
 func dirBlocks(v *volume, in *ext4.Inode) uint32 {
 	return uint32(in.Size >> v.r.LogBlockSize)
@@ -66,19 +88,11 @@ func dirAdd(v *volume, dino uint32, name []byte, ino uint32, typ uint8) unix.Err
 	n := dirBlocks(v, din)
 	for k := uint32(0); k < n; k++ {
 		lblk := hinted(v, dino, k, n)
-		phys, e := dirPhys(v, din, lblk)
+		phys, b, end, e := dirLeaf(v, din, lblk)
 		if e != 0 {
 			return e
 		}
-		b, ee := v.src.Block(phys)
-		if ee != ext4.OK {
-			return unix.EIO
-		}
-		kind, end, ee := r.CheckDirBlock(din, lblk, b)
-		if ee != ext4.OK {
-			return errno(ee)
-		}
-		if kind != ext4.DirLeaf {
+		if b == nil {
 			continue
 		}
 		sc := dirScratch[:r.BlockSize]
@@ -152,19 +166,11 @@ func dirEdit(v *volume, dino uint32, name []byte, set bool, ino uint32, typ uint
 	n := dirBlocks(v, din)
 	for k := uint32(0); k < n; k++ {
 		lblk := hinted(v, dino, k, n)
-		phys, e := dirPhys(v, din, lblk)
+		phys, b, end, e := dirLeaf(v, din, lblk)
 		if e != 0 {
 			return 0, e
 		}
-		b, ee := v.src.Block(phys)
-		if ee != ext4.OK {
-			return 0, unix.EIO
-		}
-		kind, end, ee := r.CheckDirBlock(din, lblk, b)
-		if ee != ext4.OK {
-			return 0, errno(ee)
-		}
-		if kind != ext4.DirLeaf {
+		if b == nil {
 			continue
 		}
 		if _, _, ee := r.DirFind(b, end, name); ee == ext4.ENOENT {
@@ -175,6 +181,7 @@ func dirEdit(v *volume, dino uint32, name []byte, set bool, ino uint32, typ uint
 			return 0, e
 		}
 		var old uint32
+		var ee ext4.Errno
 		if set {
 			old, ee = r.DirSetEntry(tb, end, name, ino, typ)
 		} else {
@@ -197,19 +204,11 @@ func dirEmpty(v *volume, dino uint32) (bool, unix.Errno) {
 		return false, errno(e)
 	}
 	for lblk := uint32(0); lblk < dirBlocks(v, din); lblk++ {
-		phys, e := dirPhys(v, din, lblk)
+		_, b, end, e := dirLeaf(v, din, lblk)
 		if e != 0 {
 			return false, e
 		}
-		b, ee := v.src.Block(phys)
-		if ee != ext4.OK {
-			return false, unix.EIO
-		}
-		kind, end, ee := r.CheckDirBlock(din, lblk, b)
-		if ee != ext4.OK {
-			return false, errno(ee)
-		}
-		if kind != ext4.DirLeaf {
+		if b == nil {
 			continue
 		}
 		if empty, ee := r.DirEmpty(b, end); ee != ext4.OK || !empty {
