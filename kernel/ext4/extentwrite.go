@@ -107,6 +107,37 @@ func OpenEntry(b []byte, k int) Errno {
 	return OK
 }
 
+// EntryLblk is the first logical block entry k of a node covers: a
+// leaf's extent start or an index's key (both the entry's first le32).
+func EntryLblk(b []byte, k int) uint32 { return binary.LittleEndian.Uint32(entryAt(b, k)) }
+
+// MoveEntries moves src's entries from k on to the end of dst, a node
+// of the same depth: the upper half a split gives its new sibling
+// (ext4_ext_split), or a full root's entries into the block that takes
+// its place (ext4_ext_grow_indepth). ENOSPC when dst has no room for
+// them, EINVAL when the depths differ or k is past src's entries.
+func MoveEntries(dst, src []byte, k int) Errno {
+	dn, dmax, dd, e := ExtentNode(dst)
+	if e != OK {
+		return e
+	}
+	sn, _, sd, e := ExtentNode(src)
+	if e != OK {
+		return e
+	}
+	if dd != sd || k < 0 || k > int(sn) {
+		return EINVAL
+	}
+	m := int(sn) - k
+	if int(dn)+m > int(dmax) {
+		return ENOSPC
+	}
+	copy(entryAt(dst, int(dn))[:extentEntrySize*m], entryAt(src, k)[:extentEntrySize*m])
+	SetExtentEntries(dst, dn+uint16(m))
+	SetExtentEntries(src, uint16(k))
+	return OK
+}
+
 // CloseEntry removes entry k, moving those after it down.
 func CloseEntry(b []byte, k int) {
 	n := binary.LittleEndian.Uint16(b[2:])

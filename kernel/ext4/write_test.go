@@ -123,3 +123,42 @@ func TestWritePrimitives(t *testing.T) {
 		}
 	}
 }
+
+// MoveEntries moves a node's upper entries to the end of another of the
+// same depth, refusing a different depth or too many.
+func TestMoveEntries(t *testing.T) {
+	a, b := make([]byte, 1024), make([]byte, 1024)
+	InitExtentNode(a, 0)
+	InitExtentNode(b, 0)
+	for k := 0; k < 10; k++ {
+		if e := ExtentInsert(a, uint32(3*k), uint64(100+3*k), 1); e != OK {
+			t.Fatal(e)
+		}
+	}
+	if e := MoveEntries(b, a, 6); e != OK {
+		t.Fatal(e)
+	}
+	if na, nb := entryCount(a), entryCount(b); na != 6 || nb != 4 {
+		t.Fatalf("after a move of 4: %d and %d entries", na, nb)
+	}
+	if l := EntryLblk(b, 0); l != 18 {
+		t.Fatalf("the moved first entry starts at %d, want 18", l)
+	}
+	root := make([]byte, 60)
+	InitExtentNode(root, 1)
+	if e := MoveEntries(root, a, 0); e != EINVAL {
+		t.Fatalf("a move between depths: %v, want EINVAL", e)
+	}
+	InitExtentNode(root, 0)
+	if e := MoveEntries(root, a, 0); e != ENOSPC {
+		t.Fatalf("six entries into a root of four: %v, want ENOSPC", e)
+	}
+	if e := MoveEntries(root, a, 7); e != EINVAL {
+		t.Fatalf("a move from past the end: %v, want EINVAL", e)
+	}
+}
+
+func entryCount(b []byte) uint16 {
+	n, _, _, _ := ExtentNode(b)
+	return n
+}

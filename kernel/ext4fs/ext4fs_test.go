@@ -31,16 +31,22 @@ import (
 
 func mkfs(t *testing.T, src string, blockSize int, extra ...string) string {
 	t.Helper()
+	return mkfsSize(t, src, blockSize, "16M", extra...)
+}
+
+// mkfsSize is mkfs of an image of size (mke2fs's syntax: "48M").
+func mkfsSize(t *testing.T, src string, blockSize int, size string, extra ...string) string {
+	t.Helper()
 	for _, c := range []string{"mke2fs", "e2fsck"} {
 		if _, err := exec.LookPath(c); err != nil {
 			if _, err := os.Stat("/sbin/" + c); err != nil {
-				t.Skipf("TestMount: e2fsprogs missing (%s): make deps installs it", c)
+				t.Skipf("%s: e2fsprogs missing (%s): make deps installs it", t.Name(), c)
 			}
 		}
 	}
 	img := filepath.Join(t.TempDir(), "disk.img")
 	args := append([]string{"-q", "-F", "-t", "ext4", "-b", fmt.Sprint(blockSize)}, extra...)
-	args = append(args, "-d", src, img, "16M")
+	args = append(args, "-d", src, img, size)
 	if out, err := exec.Command("mke2fs", args...).CombinedOutput(); err != nil {
 		t.Fatalf("mke2fs %v: %v\n%s", args, err, out)
 	}
