@@ -168,16 +168,7 @@ func (s *Super) ParseInode(ino uint32, raw []byte, in *Inode) Errno {
 	if fits(x, inodeCrtime, 4) {
 		in.Crtime = decodeTime(le.Uint32(raw[inodeCrtime:]), extraAt(raw, x, inodeCrtimeExtra), fits(x, inodeCrtimeExtra, 4))
 	}
-	// ext4_inode_blocks: 48 bits with huge_file, in file-system blocks
-	// when the inode says so.
-	blocks := uint64(le.Uint32(raw[28:]))
-	if s.RoCompat&RoCompatHugeFile != 0 {
-		blocks |= uint64(le.Uint16(raw[116:])) << 32
-		if in.Flags&FlagHugeFile != 0 {
-			blocks <<= s.LogBlockSize - 9
-		}
-	}
-	in.Blocks = blocks
+	in.Blocks = s.InodeBlocks(raw)
 	// A size above 2^63 is ext4_iget's "bad i_size" (EFSCORRUPTED).
 	if int64(in.Size) < 0 {
 		return EUCLEAN

@@ -137,19 +137,15 @@ func InodeBlockArea(raw []byte) []byte { return raw[inodeBlockOff : inodeBlockOf
 func (s *Super) AddInodeBlocks(raw []byte, delta int64) Errno {
 	le := binary.LittleEndian
 	huge := s.RoCompat&RoCompatHugeFile != 0
-	v := uint64(le.Uint32(raw[inodeBlocksLo:]))
-	if huge {
-		v |= uint64(le.Uint16(raw[inodeBlocksHi:])) << 32
-	}
 	shift := uint32(0)
 	if huge && InodeFlags(raw)&FlagHugeFile != 0 {
 		shift = s.LogBlockSize - 9
 	}
-	n := int64(v<<shift) + delta
+	n := int64(s.InodeBlocks(raw)) + delta
 	if n < 0 {
 		n = 0
 	}
-	v = uint64(n) >> shift
+	v := uint64(n) >> shift
 	if !huge && v>>32 != 0 || v>>48 != 0 {
 		return EFBIG
 	}
@@ -158,6 +154,21 @@ func (s *Super) AddInodeBlocks(raw []byte, delta int64) Errno {
 		le.PutUint16(raw[inodeBlocksHi:], uint16(v>>32))
 	}
 	return OK
+}
+
+// InodeBlocks is i_blocks in 512-byte units, as stat's st_blocks
+// (ext4_inode_blocks: 48 bits with huge_file, in file-system blocks when
+// EXT4_HUGE_FILE_FL says so).
+func (s *Super) InodeBlocks(raw []byte) uint64 {
+	le := binary.LittleEndian
+	v := uint64(le.Uint32(raw[inodeBlocksLo:]))
+	if s.RoCompat&RoCompatHugeFile != 0 {
+		v |= uint64(le.Uint16(raw[inodeBlocksHi:])) << 32
+		if InodeFlags(raw)&FlagHugeFile != 0 {
+			v <<= s.LogBlockSize - 9
+		}
+	}
+	return v
 }
 
 // PutDevice stores device number major:minor in i_block as

@@ -207,6 +207,7 @@ func Mount(major, minor uint32, readOnly, noload bool) (uint8, unix.Errno) {
 	fs.Stores[fs.TypeExt4] = &store
 	fs.Writers[fs.TypeExt4] = &wstore
 	v.used, v.super = true, s
+	fs.Supers[s].MaxBytes = int64(maxBytes(v))
 	bySuper[s] = int8(k + 1)
 	if readOnly {
 		fs.Supers[s].ReadOnly = true

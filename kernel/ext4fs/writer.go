@@ -84,6 +84,11 @@ func (*ext4Writer) Create(dir int32, nm []byte, mode, rdev uint32, target []byte
 		return e
 	}
 	r := &v.r
+	if mode&unix.S_IFMT == unix.S_IFLNK && len(target) >= int(r.BlockSize) {
+		// The target and its NUL must fit a block (ext4_symlink),
+		// checked before anything changes.
+		return unix.ENAMETOOLONG
+	}
 	dino := fs.Inodes[dir].Store
 	isDir := mode&unix.S_IFMT == unix.S_IFDIR
 	if isDir {
@@ -200,9 +205,6 @@ func newDirBlock(v *volume, in *ext4.Inode, raw []byte, parent uint32) unix.Errn
 
 // symlinkBlock writes a slow symlink's target into a block of its own.
 func symlinkBlock(v *volume, in *ext4.Inode, raw, target []byte) unix.Errno {
-	if len(target) >= int(v.r.BlockSize) {
-		return unix.ENAMETOOLONG
-	}
 	b, e := firstBlock(v, in, raw)
 	if e != 0 {
 		return e
@@ -474,6 +476,7 @@ func (*ext4Writer) Setattr(i int32, a *fs.Attr) unix.Errno {
 	}
 	r.InodeTimes(raw, ext4.TimeC, t)
 	r.SetInodeCsum(ino, raw)
+	fs.StoreBlocks(i, int64(r.InodeBlocks(raw)))
 	return 0
 }
 
@@ -485,7 +488,7 @@ func truncate(v *volume, ino uint32, size int64) unix.Errno {
 	if e := r.Inode(ino, in); e != ext4.OK {
 		return errno(e)
 	}
-	if size < 0 || uint64(size) > maxFileSize {
+	if size < 0 || uint64(size) > maxBytes(v) {
 		return unix.EFBIG
 	}
 	bs := uint64(r.BlockSize)
@@ -539,10 +542,10 @@ func zeroTail(v *volume, in *ext4.Inode, old uint64) unix.Errno {
 	return bcache.Write(v.disk, v.sector(m.Phys), dataBuf[:bs])
 }
 
-// maxFileSize is what 32-bit logical block numbers reach with 4 KiB
-// blocks (16 TiB, less a block); smaller blocks reach less, which
-// extentAdd answers.
-const maxFileSize = 1<<44 - 4096
+// maxBytes is the largest file v holds, Linux's s_maxbytes
+// (ext4_max_size): 32-bit logical block numbers, so 2^32-1 blocks (4 TiB
+// less a block with 1 KiB blocks, 16 TiB less one with 4 KiB).
+func maxBytes(v *volume) uint64 { return (1<<32 - 1) << v.r.LogBlockSize }
 
 // dataBuf is a block of file data being changed.
 var dataBuf [mm.PageSize]byte
@@ -568,7 +571,7 @@ func (*ext4Writer) Write(i int32, off int64, pas *[fs.StoreRun]uintptr, in, n ui
 	}
 	bs := uint64(r.BlockSize)
 	end := uint64(off) + uint64(n)
-	if n == 0 || end > maxFileSize || end>>r.LogBlockSize > 1<<32 {
+	if n == 0 || end > maxBytes(v) {
 		return unix.EFBIG
 	}
 	base := uint64(off) - uint64(in) // the file offset of pas[0]'s first byte
@@ -598,7 +601,7 @@ func (*ext4Writer) Write(i int32, off int64, pas *[fs.StoreRun]uintptr, in, n ui
 			}
 			phys, got, e := allocBlocks(v, goal, uint32(min(cnt, ext4.MaxExtentLen)))
 			if e != 0 {
-				return writeFailed(v, ino, old, e)
+				return writeFailed(v, i, ino, old, e)
 			}
 			raw, e := inodeRaw(v, ino)
 			if e != 0 {
@@ -606,7 +609,7 @@ func (*ext4Writer) Write(i int32, off int64, pas *[fs.StoreRun]uintptr, in, n ui
 			}
 			if e := extentAdd(v, fin, raw, uint32(lb), phys, got); e != 0 {
 				freeBlocks(v, phys, got)
-				return writeFailed(v, ino, old, e)
+				return writeFailed(v, i, ino, old, e)
 			}
 			if e := errno(r.AddInodeBlocks(raw, int64(got)*int64(bs/512))); e != 0 {
 				return failed(v, e)
@@ -635,6 +638,7 @@ func (*ext4Writer) Write(i int32, off int64, pas *[fs.StoreRun]uintptr, in, n ui
 	mt := fs.Inodes[i].Mtime
 	r.InodeTimes(raw, ext4.TimeM|ext4.TimeC, ext4.Time{Sec: mt / 1e9, Nsec: uint32(mt % 1e9)})
 	r.SetInodeCsum(ino, raw)
+	fs.StoreBlocks(i, int64(r.InodeBlocks(raw)))
 	return 0
 }
 
@@ -643,7 +647,7 @@ func (*ext4Writer) Write(i int32, off int64, pas *[fs.StoreRun]uintptr, in, n ui
 // counts none of the run's bytes, and ext4 wants no initialized block
 // past i_size), so the volume stays consistent; other errors make it
 // read-only.
-func writeFailed(v *volume, ino uint32, old uint64, e unix.Errno) unix.Errno {
+func writeFailed(v *volume, i int32, ino uint32, old uint64, e unix.Errno) unix.Errno {
 	if failed(v, e); !v.rw {
 		return e
 	}
@@ -660,6 +664,7 @@ func writeFailed(v *volume, ino uint32, old uint64, e unix.Errno) unix.Errno {
 		return failed(v, ee)
 	}
 	v.r.SetInodeCsum(ino, raw)
+	fs.StoreBlocks(i, int64(v.r.InodeBlocks(raw)))
 	return e
 }
 

@@ -16,10 +16,21 @@ import (
 // changed; then its bytes are copied into pages (copy on write), so the
 // root file system is writable, as Linux's initramfs (a tmpfs) is.
 
+// A file's pages are found through an index of pages of indexN slots,
+// as tall as the file's last page needs (Linux's xarray grows the same
+// way): height 1 is one page of slots pointing at data pages (2 MiB of
+// file), each level more multiplies by indexN (1 GiB, 512 GiB, 256 TiB).
+// A small file pays one index page; growing past what the height holds
+// puts a new root over the old one, which becomes its slot 0.
 const (
-	indexN  = mm.PageSize / 8 // entries per index page
-	MaxSize = indexN * indexN * mm.PageSize
+	indexN     = mm.PageSize / 8 // slots per index page
+	indexShift = 9               // log2(indexN)
+	maxHeight  = 4
+	MaxSize    = 1 << (indexShift*maxHeight + mm.PageShift) // 256 TiB
 )
+
+// The shift must be indexN's.
+const _ = uint(indexN-1<<indexShift) + uint(1<<indexShift-indexN)
 
 // The size limit, as Linux's tmpfs has one: past it a write fails with
 // ENOSPC instead of taking the memory the app's own page faults need.
@@ -39,20 +50,82 @@ func page(n *Inode, off int64, alloc bool) uintptr { return pageOf(n, off, alloc
 // that writes every byte of it (storedPage).
 func pageOf(n *Inode, off int64, alloc, raw bool) uintptr {
 	pg := uint64(off) / mm.PageSize
-	root := indexSlot(&n.root, alloc, n.Super)
-	if root == 0 {
+	if pg >= MaxSize/mm.PageSize {
 		return 0
 	}
-	leaf := indexSlot(&indexWords(root)[pg/indexN], alloc, n.Super)
-	if leaf == 0 {
+	if !growIndex(n, pg, alloc) {
 		return 0
 	}
-	slot := &indexWords(leaf)[pg%indexN]
+	node := n.root
+	for h := n.height; h > 1; h-- {
+		node = indexSlot(&indexWords(node)[pg>>(indexShift*(h-1))%indexN], alloc, n.Super)
+		if node == 0 {
+			return 0
+		}
+	}
+	slot := &indexWords(node)[pg%indexN]
 	if *slot == 0 && alloc && raw {
 		*slot = uint64(getCachePageAs(n.Super, true))
 	}
 	return indexSlot(slot, alloc, n.Super)
 }
+
+// heightFor is the index height that reaches page pg.
+func heightFor(pg uint64) uint8 {
+	h := uint8(1)
+	for pg>>(indexShift*uint64(h)) != 0 {
+		h++
+	}
+	return h
+}
+
+// growIndex makes n's index reach page pg when alloc is set: a first
+// root as tall as pg needs, or new roots over the old one. It reports
+// whether the index reaches pg (false: no memory, or a hole past it).
+func growIndex(n *Inode, pg uint64, alloc bool) bool {
+	want := heightFor(pg)
+	if n.root == 0 {
+		if !alloc {
+			return false
+		}
+		if n.root = getPage(n.Super); n.root == 0 {
+			return false
+		}
+		n.height = want
+		return true
+	}
+	for n.height < want {
+		if !alloc {
+			return false
+		}
+		top := getPage(n.Super)
+		if top == 0 {
+			return false
+		}
+		indexWords(top)[0] = uint64(n.root)
+		n.root, n.height = top, n.height+1
+	}
+	return true
+}
+
+// leafSlot is the slot of n's index that holds page pg's address, nil
+// when no index page reaches it.
+func leafSlot(n *Inode, pg uint64) *uint64 {
+	if n.root == 0 || heightFor(pg) > n.height {
+		return nil
+	}
+	node := n.root
+	for h := n.height; h > 1; h-- {
+		if node = uintptr(indexWords(node)[pg>>(indexShift*(h-1))%indexN]); node == 0 {
+			return nil
+		}
+	}
+	return &indexWords(node)[pg%indexN]
+}
+
+// slotPages is how many pages one slot of an index page at level h
+// covers (1 at the level of data pages).
+func slotPages(h uint8) uint64 { return 1 << (indexShift * uint64(h-1)) }
 
 // indexSlot returns the page a slot points to, filling an empty slot with
 // a new zeroed page when alloc is set.
@@ -98,6 +171,31 @@ func putPage(s uint8, p uintptr) {
 
 func indexWords(pa uintptr) *[indexN]uint64 {
 	return (*[indexN]uint64)(usermem.PtrOf(mm.PageBytes(pa)))
+}
+
+// dropFrom frees the data pages from page keep on under index page node
+// of height h, whose first page is base, and the index pages below it
+// that are left empty; it reports whether node is empty now.
+func dropFrom(s uint8, node uintptr, h uint8, base, keep uint64) (empty bool) {
+	w := indexWords(node)
+	span := slotPages(h)
+	empty = true
+	for k := range w {
+		if w[k] == 0 {
+			continue
+		}
+		first := base + uint64(k)*span
+		switch {
+		case first+span <= keep:
+			empty = false // wholly kept
+		case h == 1 || dropFrom(s, uintptr(w[k]), h-1, first, keep):
+			putPage(s, uintptr(w[k]))
+			w[k] = 0
+		default:
+			empty = false
+		}
+	}
+	return empty
 }
 
 // unshare copies a file's archive bytes into pages of its own, before
@@ -167,32 +265,10 @@ func dropPast(n *Inode, size int64) {
 		return
 	}
 	keep := (uint64(size) + mm.PageSize - 1) / mm.PageSize
-	rootW := indexWords(n.root)
-	for hi := uint64(0); hi < indexN; hi++ {
-		if rootW[hi] == 0 {
-			continue
-		}
-		leaf := indexWords(uintptr(rootW[hi]))
-		empty := true
-		for lo := uint64(0); lo < indexN; lo++ {
-			if leaf[lo] == 0 {
-				continue
-			}
-			if hi*indexN+lo >= keep {
-				putPage(n.Super, uintptr(leaf[lo]))
-				leaf[lo] = 0
-			} else {
-				empty = false
-			}
-		}
-		if empty {
-			putPage(n.Super, uintptr(rootW[hi]))
-			rootW[hi] = 0
-		}
-	}
+	dropFrom(n.Super, n.root, n.height, 0, keep)
 	if keep == 0 {
 		putPage(n.Super, n.root)
-		n.root = 0
+		n.root, n.height = 0, 0
 	} else if rem := size % mm.PageSize; rem != 0 {
 		if p := page(n, size, false); p != 0 {
 			clear(mm.PageBytes(p)[rem:])
@@ -260,9 +336,13 @@ func readData(n *Inode, buf uintptr, count uint64, off int64) uint64 {
 
 // writeData copies app bytes into the file at off.
 func writeData(n *Inode, buf uintptr, count uint64, off int64) uint64 {
-	if off < 0 || uint64(off)+count > MaxSize {
+	// Past the largest file the instance holds: EFBIG, and a write that
+	// reaches over it stops there (generic_write_check_limits).
+	max := FileMax(n.Super)
+	if off < 0 || off >= max {
 		return vfs.Err(unix.EFBIG)
 	}
+	count = min(count, uint64(max-off))
 	if e := unshare(n); e != 0 {
 		return vfs.Err(e)
 	}
@@ -377,7 +457,7 @@ func Chunk(n *Inode, off int64, zero *[mm.PageSize]byte) ([]byte, unix.Errno) {
 // free it at the next failed write): the call only checks those fit.
 func Fallocate(n *Inode, off, length int64, keep bool) unix.Errno {
 	end := off + length
-	if end > MaxSize || end < off {
+	if end > FileMax(n.Super) || end < off {
 		return unix.EFBIG
 	}
 	if e := unshare(n); e != 0 {
@@ -472,15 +552,22 @@ func MappedPages() uintptr {
 		if !in.Used || in.root == 0 {
 			continue
 		}
-		for _, leaf := range indexWords(in.root) {
-			if leaf == 0 {
-				continue
-			}
-			for _, p := range indexWords(uintptr(leaf)) {
-				if p != 0 && mm.Pages.Refs(uintptr(p)) > 1 {
-					n++
-				}
-			}
+		n += mappedUnder(in.root, in.height)
+	}
+	return n
+}
+
+// mappedUnder counts the data pages under index page node of height h
+// that an address space maps too.
+func mappedUnder(node uintptr, h uint8) uintptr {
+	n := uintptr(0)
+	for _, p := range indexWords(node) {
+		switch {
+		case p == 0:
+		case h > 1:
+			n += mappedUnder(uintptr(p), h-1)
+		case mm.Pages.Refs(uintptr(p)) > 1:
+			n++
 		}
 	}
 	return n

@@ -72,6 +72,11 @@ func (n *Inode) Seek(f *vfs.File, off int64, whence int) uint64 {
 	if n.IsDir() {
 		return SeekDir(f, off, whence)
 	}
+	if m := Supers[n.Super].MaxBytes; m != 0 {
+		// generic_file_llseek_size's bound, the file system's
+		// s_maxbytes (ext4_llseek): EINVAL past it.
+		return seekFileMax(f, off, whence, n.Size, m)
+	}
 	return SeekFile(f, off, whence, n.Size)
 }
 
@@ -97,6 +102,11 @@ func (n *Inode) Kind() vfs.Kind {
 
 // SeekFile is lseek on a file of size bytes.
 func SeekFile(f *vfs.File, off int64, whence int, size int64) uint64 {
+	return seekFileMax(f, off, whence, size, 1<<63-1)
+}
+
+// seekFileMax is SeekFile where no position may pass max.
+func seekFileMax(f *vfs.File, off int64, whence int, size, max int64) uint64 {
 	var base int64
 	switch whence {
 	case unix.SEEK_SET:
@@ -107,7 +117,7 @@ func SeekFile(f *vfs.File, off int64, whence int, size int64) uint64 {
 	default:
 		return vfs.Err(unix.EINVAL)
 	}
-	if base+off < 0 {
+	if base+off < 0 || base+off > max {
 		return vfs.Err(unix.EINVAL)
 	}
 	f.Pos = base + off

@@ -46,12 +46,14 @@ type Inode struct {
 	// executable.
 	Running int32
 
-	// A regular file's data: pages under a two-level index (data.go),
-	// or, for a file the initramfs brought that nobody has written yet,
-	// the archive's own bytes (no copy). A symlink's target is in
-	// archive too when it came in the initramfs, else in a page of its
-	// own, so that it may be as long as Linux allows (PATH_MAX).
+	// A regular file's data: pages under an index of height levels
+	// (data.go), or, for a file the initramfs brought that nobody has
+	// written yet, the archive's own bytes (no copy). A symlink's
+	// target is in archive too when it came in the initramfs, else in
+	// a page of its own, so that it may be as long as Linux allows
+	// (PATH_MAX).
 	root     uintptr
+	height   uint8
 	archive  []byte
 	linkPage uintptr
 	linkLen  int
@@ -92,6 +94,9 @@ type Inode struct {
 	mappedWrite bool
 	storeLinks  uint32
 	storeBlocks int64
+	// blocksKept: the store set storeBlocks after its last write
+	// (StoreBlocks), so the estimate from the size is not wanted.
+	blocksKept bool
 	// UID and GID own the file (what the store says; 0 for the
 	// memory file systems); Ctime is the store's change time (ns; 0:
 	// the modification time stands for it).

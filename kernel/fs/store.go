@@ -146,7 +146,7 @@ func setStored(i int32, st *Stored) {
 		n.Ino = st.Ino
 	}
 	n.storeLinks, n.UID, n.GID = st.Links, st.UID, st.GID
-	n.Size, n.Rdev, n.storeBlocks = st.Size, st.Rdev, st.BlocksUsed
+	n.Size, n.Rdev, n.storeBlocks, n.blocksKept = st.Size, st.Rdev, st.BlocksUsed, false
 	n.Mtime, n.Atime, n.Ctime = st.Mtime, st.Atime, st.Ctime
 }
 
@@ -285,11 +285,10 @@ func storedPage(n *Inode, off int64) (uintptr, unix.Errno) {
 // dropPage gives back n's page at off (one whose read failed: it must
 // not be found up to date).
 func dropPage(n *Inode, off int64) {
-	pg := uint64(off) / mm.PageSize
-	leaf := indexWords(n.root)[pg/indexN]
-	w := indexWords(uintptr(leaf))
-	putPage(n.Super, uintptr(w[pg%indexN]))
-	w[pg%indexN] = 0
+	if slot := leafSlot(n, uint64(off)/mm.PageSize); slot != nil && *slot != 0 {
+		putPage(n.Super, uintptr(*slot))
+		*slot = 0
+	}
 }
 
 // The page cache of backed files: its pages are copies of the store's
@@ -353,6 +352,42 @@ func getPageAs(raw bool) uintptr {
 	return mm.Pages.Get()
 }
 
+// reclaimUnder frees, under index page node of height h whose first
+// page is base, the data pages no mapping holds (but the run being
+// read: filling, runFirst) and the index pages that leaves empty,
+// counting them in freed; it reports whether it kept anything. The
+// file being read keeps its index pages.
+func reclaimUnder(n *Inode, node uintptr, h uint8, base uint64, freed *int) (kept bool) {
+	w := indexWords(node)
+	span := slotPages(h)
+	for k := range w {
+		p := uintptr(w[k])
+		if p == 0 {
+			continue
+		}
+		first := base + uint64(k)*span
+		if h == 1 {
+			inRun := n == filling && int64(first) >= runFirst && int64(first) < runFirst+StoreRun
+			if mm.Pages.Refs(p) == 1 && !inRun {
+				putPage(n.Super, p)
+				w[k] = 0
+				*freed++
+			} else {
+				kept = true // mapped, or being read: it stays
+			}
+			continue
+		}
+		if reclaimUnder(n, p, h-1, first, freed) || n == filling {
+			kept = true
+		} else {
+			putPage(n.Super, p)
+			w[k] = 0
+			*freed++
+		}
+	}
+	return kept
+}
+
 // reclaimCache frees up to reclaimBatch cached data pages of backed
 // regular files that no mapping holds (the allocator counts only the
 // file's use), and the index pages left empty, going round the inode
@@ -365,37 +400,9 @@ func reclaimCache() int {
 		if !n.Used || n.Store == 0 || n.root == 0 || n.IsDir() || n.mappedWrite {
 			continue
 		}
-		rootW := indexWords(n.root)
-		kept := false
-		for hi := range rootW {
-			if rootW[hi] == 0 {
-				continue
-			}
-			leaf := indexWords(uintptr(rootW[hi]))
-			leafKept := false
-			for lo := range leaf {
-				pg := int64(hi*indexN + lo)
-				inRun := n == filling && pg >= runFirst && pg < runFirst+StoreRun
-				switch p := uintptr(leaf[lo]); {
-				case p != 0 && mm.Pages.Refs(p) == 1 && !inRun:
-					putPage(n.Super, p)
-					leaf[lo] = 0
-					freed++
-				case p != 0:
-					leafKept = true // mapped: it stays
-				}
-			}
-			if leafKept || n == filling {
-				kept = true
-			} else {
-				putPage(n.Super, uintptr(rootW[hi]))
-				rootW[hi] = 0
-				freed++
-			}
-		}
-		if !kept && n != filling {
+		if !reclaimUnder(n, n.root, n.height, 0, &freed) && n != filling {
 			putPage(n.Super, n.root)
-			n.root = 0
+			n.root, n.height = 0, 0
 			freed++
 		}
 		reclaimHand = i + 1

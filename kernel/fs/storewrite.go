@@ -138,9 +138,18 @@ func rehomeStored(i, gone int32) {
 }
 
 // storeWrote keeps st_blocks of a file written through at least what its
-// bytes take (the store's own count is read again with the directory).
+// bytes take, when its store did not say (StoreBlocks): a share's count
+// is the host's, read again with the directory.
 func storeWrote(n *Inode) {
-	n.storeBlocks = max(n.storeBlocks, (n.Size+511)/512)
+	if !n.blocksKept {
+		n.storeBlocks = max(n.storeBlocks, (n.Size+511)/512)
+	}
+}
+
+// StoreBlocks is a Writer's word on stored inode i's st_blocks (512-byte
+// units) after a change: what the disk maps, holes not counted.
+func StoreBlocks(i int32, blocks int64) {
+	Inodes[i].storeBlocks, Inodes[i].blocksKept = blocks, true
 }
 
 // writePage is writeData's page at pos for a chunk of n bytes from byte

@@ -59,6 +59,19 @@ type Super struct {
 	// Dev is the block device a backed instance is on, as st_dev
 	// encodes it (0: none, an anonymous device number is used).
 	Dev uint64
+	// MaxBytes is the largest file the instance holds (Linux's
+	// s_maxbytes: ext4's depends on its block size); 0 is MaxSize, the
+	// page cache's own bound, with no bound on a seek.
+	MaxBytes int64
+}
+
+// FileMax is the largest size a file of instance s may have: a truncate
+// past it is EFBIG, and a write stops there.
+func FileMax(s uint8) int64 {
+	if m := Supers[s].MaxBytes; m != 0 && m < MaxSize {
+		return m
+	}
+	return MaxSize
 }
 
 // Supers is the superblock table.

@@ -318,9 +318,10 @@ func TestTmpfsLimit(t *testing.T) {
 	big := bytes.Repeat([]byte{'y'}, 8*mm.PageSize)
 	usermem.CopyOut(buf, big)
 	r := f.Impl.Write(f, buf, uint64(len(big)), -1)
-	// Two index pages (root and leaf) and two data pages fit in four.
-	if r != 2*mm.PageSize {
-		t.Fatalf("write past the limit = %#x, want %#x", r, 2*mm.PageSize)
+	// An index page (a small file's index is one page) and three data
+	// pages fit in four.
+	if r != 3*mm.PageSize {
+		t.Fatalf("write past the limit = %#x, want %#x", r, 3*mm.PageSize)
 	}
 	if r := f.Impl.Write(f, buf, 1, -1); r != vfs.Err(unix.ENOSPC) {
 		t.Errorf("write when full = %#x, want ENOSPC", r)
@@ -473,13 +474,13 @@ func TestTmpfsFallocateAndMapPage(t *testing.T) {
 		t.Fatal("InitRefs")
 	}
 	n := create(t, "/tmp/f", unix.S_IFREG|0o644)
-	if e := Fallocate(n, 0, 3*mm.PageSize, false); e != 0 || n.Size != 3*mm.PageSize || dataPages != 5 {
-		t.Fatalf("fallocate: %v, size %d, %d pages (want 3 data and 2 index)", e, n.Size, dataPages)
+	if e := Fallocate(n, 0, 3*mm.PageSize, false); e != 0 || n.Size != 3*mm.PageSize || dataPages != 4 {
+		t.Fatalf("fallocate: %v, size %d, %d pages (want 3 data and 1 index)", e, n.Size, dataPages)
 	}
-	if e := Fallocate(n, 0, 5*mm.PageSize, true); e != 0 || n.Size != 3*mm.PageSize || dataPages != 5 {
+	if e := Fallocate(n, 0, 5*mm.PageSize, true); e != 0 || n.Size != 3*mm.PageSize || dataPages != 4 {
 		t.Fatalf("KEEP_SIZE: %v, size %d, %d pages", e, n.Size, dataPages)
 	}
-	if e := Fallocate(n, 0, 9*mm.PageSize, false); e != unix.ENOSPC || n.Size != 3*mm.PageSize || dataPages != 5 {
+	if e := Fallocate(n, 0, 9*mm.PageSize, false); e != unix.ENOSPC || n.Size != 3*mm.PageSize || dataPages != 4 {
 		t.Fatalf("past the limit: %v, size %d, %d pages", e, n.Size, dataPages)
 	}
 	p, r := MapPage(n.Index(), 2*mm.PageSize)
@@ -521,4 +522,55 @@ func TestRenameInMountedInstance(t *testing.T) {
 	if _, ok := lookup("/mnt/b"); !ok {
 		t.Error("/mnt/b missing")
 	}
+}
+
+// A file's index is as tall as its last page needs: one index page for
+// a small file, new roots over the old as it grows (a page at 5 GiB is
+// height 3), the same pages found after each growth, and truncation
+// giving back every index page it empties.
+func TestIndexGrows(t *testing.T) {
+	buf := setup(t, 64, 1)
+	n := create(t, "/tmp/tall", unix.S_IFREG|0o644)
+	f := open(t, n)
+	put := func(off int64, b byte) {
+		t.Helper()
+		usermem.CopyOut(buf, []byte{b})
+		if r := f.Impl.Write(f, buf, 1, off); r != 1 {
+			t.Fatalf("write at %d: %#x", off, r)
+		}
+	}
+	put(0, 'a')
+	if n.height != 1 || dataPages != 2 {
+		t.Fatalf("a one-page file: height %d, %d pages, want 1 and 2", n.height, dataPages)
+	}
+	at := []int64{3 << 20, 5 << 30, 1 << 40}
+	for k, off := range at {
+		put(off, byte('b'+k))
+	}
+	if n.height != 4 {
+		t.Fatalf("a page at 1 TiB: height %d, want 4", n.height)
+	}
+	// Every page is found again under the new roots.
+	for k, off := range append([]int64{0}, at...) {
+		p := page(n, off, false)
+		if want := byte('a' + k); p == 0 || mm.PageBytes(p)[off%mm.PageSize] != want {
+			t.Fatalf("page at %d after growing: %#x", off, p)
+		}
+	}
+	if page(n, 2<<30, false) != 0 {
+		t.Fatal("a hole at 2 GiB has a page")
+	}
+	if r := f.Impl.Write(f, buf, 1, MaxSize); r != vfs.Err(unix.EFBIG) {
+		t.Errorf("a write at MaxSize: %#x, want EFBIG", r)
+	}
+	held := dataPages
+	Truncate(n, 4<<20) // drops the pages at 5 GiB and 1 TiB and their index paths
+	if page(n, 3<<20, false) == 0 || page(n, 5<<30, false) != 0 || dataPages >= held-2 {
+		t.Fatalf("truncate to 4 MiB: %d pages (were %d)", dataPages, held)
+	}
+	Truncate(n, 0)
+	if dataPages != 0 || n.root != 0 || n.height != 0 {
+		t.Fatalf("truncate to 0: %d pages, root %#x, height %d", dataPages, n.root, n.height)
+	}
+	vfs.DecRef(f.Index())
 }

@@ -107,12 +107,15 @@ func sysFtruncate(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EBADF)
 	}
 	size := int64(f.X[1])
-	if size < 0 || size > fs.MaxSize {
+	if size < 0 {
 		return errno(unix.EINVAL)
 	}
 	nd, ok := fl.Impl.(*fs.Inode)
 	if !ok || nd.IsDir() || !fl.Writable() {
 		return errno(unix.EINVAL)
+	}
+	if size > fs.FileMax(nd.Super) {
+		return errno(unix.EFBIG) // inode_newsize_ok: past s_maxbytes
 	}
 	return errno(fs.Truncate(nd, size))
 }
@@ -154,7 +157,7 @@ func sysTruncate(t *sched.Thread, f *sched.Frame) uint64 {
 	switch {
 	case e != 0:
 		return errno(e)
-	case size < 0 || size > fs.MaxSize:
+	case size < 0:
 		return errno(unix.EINVAL)
 	case fs.Inodes[i].IsDir():
 		return errno(unix.EISDIR)
@@ -162,6 +165,8 @@ func sysTruncate(t *sched.Thread, f *sched.Frame) uint64 {
 		return errno(unix.EINVAL)
 	case fs.ReadOnlyAt(w.NodePath()) != 0:
 		return errno(unix.EROFS) // do_sys_truncate: mnt_want_write
+	case size > fs.FileMax(fs.Inodes[i].Super):
+		return errno(unix.EFBIG) // inode_newsize_ok: past s_maxbytes
 	}
 	return errno(fs.Truncate(&fs.Inodes[i], size))
 }

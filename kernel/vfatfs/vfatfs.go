@@ -146,6 +146,8 @@ func Mount(major, minor uint32, readOnly bool) (uint8, unix.Errno) {
 	}
 	fs.Stores[fs.TypeVfat] = &store
 	fs.Supers[s].ReadOnly = true
+	// A FAT file's size is 32 bits (fs/fat/inode.c: s_maxbytes).
+	fs.Supers[s].MaxBytes = 1<<32 - 1
 	v.used, v.super = true, s
 	bySuper[s] = int8(k + 1)
 	return s, 0
