@@ -9,6 +9,7 @@ import (
 	"github.com/gometal/gometal/kernel/ext4fs"
 	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/vfatfs"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )
@@ -124,6 +125,7 @@ func parseRead(n uint64, b *[512]byte) bool {
 // Called under the kernel lock; it waits for the device.
 func BlockIO(d *block.Disk, write bool, sector uint64, pas *[virtio.MaxSegments]uintptr, n uint32) uint8 {
 	cpu.Progress.Add(1) // waiters on the kernel lock: this is work (spinlock.go)
+	sched.LendQueue()   // threads queued here run elsewhere meanwhile
 	if d.Major == block.MMCMajor {
 		return sdIO(write, sector, pas, n)
 	}
@@ -208,6 +210,7 @@ func sdIO(write bool, sector uint64, pas *[virtio.MaxSegments]uintptr, n uint32)
 	for i := 0; n > 0; i++ {
 		k := min(n, mm.PageSize)
 		cpu.Progress.Add(1) // a page by PIO is slow under QEMU: work, for the lock's waiters
+		sched.LendQueue()
 		var e sdhci.Err
 		if write {
 			e = SDCard.Write(sector, k/sdhci.BlockSize, cpu.KVA(pas[i]))

@@ -149,3 +149,50 @@ func spreadBuddy(c *CPU) {
 	c.Stats.Spreads++
 	enqueue(t, core)
 }
+
+// LendQueue is for a core that stays in the kernel a long time with its
+// interrupts masked (polling a slow device under the kernel lock: a read
+// of a large file from the Pi's SD card by PIO takes seconds). The
+// threads queued on it would wait for all of that: no tick comes to
+// switch or to move a wake-up's buddy on (spreadBuddy), an idle core
+// sleeps until told, and a busy one steals only once it runs out of
+// work. So it hands each to another core, as Linux's active balancing
+// pushes a task off a busy CPU: an idle one, else the least loaded,
+// where it runs within a slice. A thread allowed nowhere else stays.
+func LendQueue() {
+	me := self()
+	if runQueues[me.ID].n == 0 { // a hint, read without the lock
+		return
+	}
+	LockState()
+	q := &runQueues[me.ID]
+	for q.n > 0 {
+		i := q.head
+		core := otherCore(&Threads[i], me.ID)
+		if core < 0 {
+			break
+		}
+		q.pop()
+		me.Stats.Spreads++
+		enqueue(&Threads[i], core)
+	}
+	UnlockState()
+}
+
+// otherCore is the core other than busy that t goes to: idle first,
+// else the least loaded; -1 if none may run it.
+func otherCore(t *Thread, busy int) int {
+	best, bestLoad := -1, 0
+	for i := range CPUs {
+		if i == busy || !allowedOn(t, i) {
+			continue
+		}
+		if idleFor(i) {
+			return i
+		}
+		if l := load(i); best < 0 || l < bestLoad {
+			best, bestLoad = i, l
+		}
+	}
+	return best
+}
