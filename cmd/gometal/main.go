@@ -67,6 +67,9 @@ const usage = `usage:
   gometal bench [-side both|gometal|linux] [-runs N] [-quick] [-o FILE] [FIGURE...]
                                                            the benchmark program on gometal and on
                                                            Debian's arm64 Linux, alternating; a table
+  gometal linux [-disk FILE[:ro]]... <pkg-dir | app.elf> [-- args...]
+                                                           the same program as /init on the benchmark's
+                                                           Debian arm64 Linux (nokaslr): the reference
   gometal trace [-o OUT.html] [-json OUT.json] [-go GOTRACE] FILE
                                                            a kernel trace (run -trace): per-core table;
                                                            -o: an HTML timeline (offline; zoom, pan, hover);
@@ -175,6 +178,8 @@ func run(args []string) int {
 		return relayCmd(args[1:])
 	case "disk":
 		return diskCmd(args[1:])
+	case "linux":
+		return linuxCmd(args[1:])
 	case "help", "-h", "-help", "--help":
 		fmt.Print(usage)
 		return 0
