@@ -68,6 +68,9 @@ RPI4_FIGURES := boot_to_first_line_ms kernel_ready_ms getpid_ns timer_wakeups_pe
 # The process figures, gometal vs Linux on 1 core and on 4, in one
 # document (docs/BENCHMARKS-processes.md).
 PROC_FIGURES := fork_exit_wait_us vfork_exec_wait_us exec_command_us exec_go_us fork_64mib_us proc_pingpong_us
+# go build inside each side, cold and warm (docs/BENCHMARKS-gobuild.md):
+# about 25 minutes a round of three boots, so three rounds, not five.
+GOBUILD_FIGURES := gobuild_cold_s gobuild_warm_s
 bench: deps build
 	bin/gometal bench -runs 5 -trace-cost $(if $(wildcard docs/BENCHMARKS.json),-compare docs/BENCHMARKS.json) -json docs/BENCHMARKS.json -o docs/BENCHMARKS.md
 	bin/gometal bench -board rpi4 -side gometal -runs 3 -o docs/BENCHMARKS-rpi4.md $(RPI4_FIGURES)
@@ -75,6 +78,7 @@ bench: deps build
 	bin/gometal bench -runs 5 -smp 1 -o build/bench-procs-smp1.md $(PROC_FIGURES)
 	bin/gometal bench -runs 5 -smp 4 -o build/bench-procs-smp4.md $(PROC_FIGURES)
 	scripts/bench-procs-doc.sh build/bench-procs-smp1.md build/bench-procs-smp4.md > docs/BENCHMARKS-processes.md
+	bin/gometal bench -runs 3 -timeout 30m -o docs/BENCHMARKS-gobuild.md $(GOBUILD_FIGURES)
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 60m ./tests
 
 clean:

@@ -181,7 +181,7 @@ func knownFigure(name string) bool {
 
 func (o *benchOptions) wants(name string) bool {
 	if len(o.figures) == 0 {
-		return true
+		return !isGoBuildFigure(name)
 	}
 	for _, f := range o.figures {
 		if f == name {
@@ -329,17 +329,25 @@ func runBench(o *benchOptions, old *benchResults) error {
 
 	if dargs := o.diskArgs(); len(dargs) > 0 {
 		n := 0
+		size, goroot := int64(benchDiskBytes), ""
+		if o.wants("gobuild_cold_s") || o.wants("gobuild_warm_s") {
+			if goroot, err = benchToolchain(tmp); err != nil {
+				return fmt.Errorf("the go build figures' toolchain: %v", err)
+			}
+			size = benchGoBuildDiskBytes
+		}
 		for i := 1; i <= o.runs; i++ {
 			for _, s := range sides {
 				fmt.Fprintf(os.Stderr, "gometal bench: storage run %d/%d on %s ... ", i, o.runs, s.name)
 				n++
-				img, err := benchDiskImage(tmp, n)
+				img, err := benchDiskImage(tmp, n, size, goroot)
 				if err != nil {
 					fmt.Fprintln(os.Stderr, "failed")
 					return err
 				}
 				figs, why, err := benchDiskBoot(s, dargs, img, o.timeout)
 				os.Remove(img)
+				os.RemoveAll(benchShareDir(img))
 				if err != nil {
 					fmt.Fprintln(os.Stderr, "failed")
 					return fmt.Errorf("%s: %v", s.name, err)

@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/gometal/gometal/linker"
 	"github.com/gometal/gometal/qemu"
 )
 
@@ -24,8 +26,17 @@ const benchDiskBytes = 256 << 20
 // isDiskFigure reports whether name is a storage figure: ext4's, and
 // the host share's (9p), which run in the same boots.
 func isDiskFigure(name string) bool {
-	return strings.HasPrefix(name, "ext4_") || strings.HasPrefix(name, "p9_")
+	return strings.HasPrefix(name, "ext4_") || strings.HasPrefix(name, "p9_") || isGoBuildFigure(name)
 }
+
+// isGoBuildFigure reports whether name is a go build figure: storage
+// figures too, that run only when named (a cold build takes minutes a
+// boot), on a bigger disk, with the toolchain on the share.
+func isGoBuildFigure(name string) bool { return strings.HasPrefix(name, "gobuild_") }
+
+// benchGoBuildDiskBytes is the disk of a boot with the go build figures:
+// room for the standard library's packages in GOCACHE besides the rest.
+const benchGoBuildDiskBytes = 1 << 30
 
 // diskArgs are the storage figures asked for, as the program's
 // arguments, -quick first; none: none was asked for.
@@ -65,15 +76,16 @@ var storageModulePaths = []string{
 	"kernel/drivers/virtio/virtio_mmio.ko",
 }
 
-// benchDiskImage makes run n's fresh image in tmp.
-func benchDiskImage(tmp string, n int) (string, error) {
+// benchDiskImage makes run n's fresh image in tmp, of size bytes; with
+// goroot (not ""), the share holds that toolchain as go/.
+func benchDiskImage(tmp string, n int, size int64, goroot string) (string, error) {
 	img := filepath.Join(tmp, fmt.Sprintf("disk-%d.img", n))
 	os.Remove(img)
 	from, err := benchDiskTree(tmp)
 	if err != nil {
 		return "", err
 	}
-	if err := makeExt4Image(img, benchDiskBytes, from, "bench"); err != nil {
+	if err := makeExt4Image(img, size, from, "bench"); err != nil {
 		return "", err
 	}
 	// The share beside it: a fresh directory holding the same read.dat
@@ -87,7 +99,39 @@ func benchDiskImage(tmp string, n int) (string, error) {
 	if err := os.Link(filepath.Join(from, "read.dat"), filepath.Join(share, "read.dat")); err != nil {
 		return "", err
 	}
+	if goroot != "" {
+		if err := linkTree(goroot, filepath.Join(share, "go")); err != nil {
+			return "", err
+		}
+	}
 	return img, nil
+}
+
+// benchToolchain is the linux/arm64 Go toolchain the go build figures
+// run, fetched once a bench run into tmp (linker.ArmToolchain).
+func benchToolchain(tmp string) (string, error) {
+	dir := filepath.Join(tmp, "go-linux-arm64")
+	if _, err := os.Stat(filepath.Join(dir, "bin", "go")); err == nil {
+		return dir, nil
+	}
+	os.RemoveAll(dir)
+	fmt.Fprintln(os.Stderr, "gometal bench: fetching the linux/arm64 Go toolchain through the module proxy for the go build figures ...")
+	return dir, linker.ArmToolchain(dir)
+}
+
+// linkTree makes dst a copy of the tree src of hard links (no bytes
+// copied: the share of each boot is a fresh directory).
+func linkTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		return os.Link(p, filepath.Join(dst, rel))
+	})
 }
 
 // benchShareDir is the host directory shared in the boot that has img.

@@ -67,6 +67,8 @@ var benchFigures = []benchFigure{
 	{"ext4_unlink_per_s", "/s", true, "unlink those 1000 files, then fsync the directory"},
 	{"p9_read_mib_per_s", "MiB/s", true, "a host directory shared over virtio-9p (QEMU's local fsdev, security_model=none), mounted by its tag with each kernel's default options: read a 64 MiB file in 1 MiB reads after unmounting and mounting the share again (cold)"},
 	{"p9_write_mib_per_s", "MiB/s", true, "write 64 MiB to a new file on the share in 1 MiB writes, then fsync"},
+	{"gobuild_cold_s", "s", false, "go build of a module that imports fmt, with the linux/arm64 toolchain (golang.org/toolchain, the host's Go version) on the share, the module, GOCACHE and GOTMPDIR on the ext4 disk (1 GiB): an empty cache, so the standard library is compiled from source; the built program run and checked; asked for by name only (make bench)"},
+	{"gobuild_warm_s", "s", false, "the same go build again, the cache warm"},
 	{figHTTPRate, "/s", true, "examples/httpserver: GET / on 8 keep-alive connections from the host, 5 s (through QEMU's isolated user networking)"},
 	{figHTTPP99, "ms", false, "the same run's 99th-percentile request latency"},
 	{figTCPIn, "MiB/s", true, "examples/httpserver: POST 64 MiB to /sha256 over one connection, host to guest"},

@@ -93,6 +93,7 @@ var figures = []figure{
 	{"ext4_create_unlink", diskCreateUnlink},
 	{"p9_write_mib_per_s", shareWrite},
 	{"p9_read_mib_per_s", shareRead},
+	{"gobuild_s", goBuild}, // prints gobuild_cold_s and gobuild_warm_s
 }
 
 // argsMark starts the program's own arguments when the harness boots it
@@ -169,17 +170,19 @@ func printKernelLog() {
 // want says whether figure name was asked for (all but the storage
 // figures when none was named;
 // gc_pause_p50_us and gc_pause_max_us both name the GC figure,
-// ext4_create_per_s and ext4_unlink_per_s the create-unlink one, and
+// ext4_create_per_s and ext4_unlink_per_s the create-unlink one,
+// gobuild_cold_s and gobuild_warm_s the go build one, and
 // scale4_getpid_x names scale_getpid).
 func want(args []string, name string) bool {
 	if len(args) == 0 {
 		// The storage figures need the disk the harness attaches for
 		// them alone: they run only when named.
-		return !strings.HasPrefix(name, "ext4_") && !strings.HasPrefix(name, "p9_")
+		return !strings.HasPrefix(name, "ext4_") && !strings.HasPrefix(name, "p9_") && !strings.HasPrefix(name, "gobuild_")
 	}
 	for _, a := range args {
 		if a == name || name == "gc_pause_us" && (a == "gc_pause_p50_us" || a == "gc_pause_max_us") ||
-			name == "ext4_create_unlink" && (a == "ext4_create_per_s" || a == "ext4_unlink_per_s") {
+			name == "ext4_create_unlink" && (a == "ext4_create_per_s" || a == "ext4_unlink_per_s") ||
+			name == "gobuild_s" && (a == "gobuild_cold_s" || a == "gobuild_warm_s") {
 			return true
 		}
 		if kind, ok := strings.CutPrefix(name, "scale_"); ok && strings.HasPrefix(a, "scale") && strings.HasSuffix(a, "_"+kind+"_x") {
