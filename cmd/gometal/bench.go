@@ -40,7 +40,8 @@ const benchUsage = `usage: gometal bench [-board virt|rpi4] [-side both|gometal|
   the sampling's cost.
   -board rpi4 boots gometal on QEMU's raspi4b instead (4 cores, 2G; the
   gometal side only).
-  FIGURE names rows to run (default: all):
+  FIGURE names rows to run (default: all but gobuild_cold_s and
+  gobuild_warm_s, which take minutes a boot and run only when named):
 `
 
 // The machine both sides boot on (bench -smp changes the cores).
