@@ -69,7 +69,7 @@ RPI4_FIGURES := boot_to_first_line_ms kernel_ready_ms getpid_ns timer_wakeups_pe
 # document (docs/BENCHMARKS-processes.md).
 PROC_FIGURES := fork_exit_wait_us vfork_exec_wait_us exec_command_us exec_go_us fork_64mib_us proc_pingpong_us
 # go build inside each side, cold and warm (docs/BENCHMARKS-gobuild.md):
-# about 25 minutes a round of three boots, so three rounds, not five.
+# about 17 minutes a round of three boots, so three rounds, not five.
 GOBUILD_FIGURES := gobuild_cold_s gobuild_warm_s
 bench: deps build
 	bin/gometal bench -runs 5 -trace-cost $(if $(wildcard docs/BENCHMARKS.json),-compare docs/BENCHMARKS.json) -json docs/BENCHMARKS.json -o docs/BENCHMARKS.md
