@@ -125,10 +125,10 @@ func parseRead(n uint64, b *[512]byte) bool {
 // Called under the kernel lock; it waits for the device.
 func BlockIO(d *block.Disk, write bool, sector uint64, pas *[virtio.MaxSegments]uintptr, n uint32) uint8 {
 	cpu.Progress.Add(1) // waiters on the kernel lock: this is work (spinlock.go)
-	sched.LendQueue()   // threads queued here run elsewhere meanwhile
 	if d.Major == block.MMCMajor {
-		return sdIO(write, sector, pas, n)
+		return sdIO(write, sector, pas, n) // lends its queue a page at a time
 	}
+	sched.LendQueue() // threads queued here run elsewhere meanwhile
 	b := &blks[d.Driver]
 	if write {
 		return b.Write(sector, pas, n)

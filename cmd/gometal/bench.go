@@ -180,6 +180,12 @@ func knownFigure(name string) bool {
 	return false
 }
 
+// wantsGoBuild reports whether a go build figure was asked for: the
+// storage boots then get the bigger disk and the toolchain.
+func (o *benchOptions) wantsGoBuild() bool {
+	return o.wants("gobuild_cold_s") || o.wants("gobuild_warm_s")
+}
+
 func (o *benchOptions) wants(name string) bool {
 	if len(o.figures) == 0 {
 		return !isGoBuildFigure(name)
@@ -331,7 +337,7 @@ func runBench(o *benchOptions, old *benchResults) error {
 	if dargs := o.diskArgs(); len(dargs) > 0 {
 		n := 0
 		size, goroot := int64(benchDiskBytes), ""
-		if o.wants("gobuild_cold_s") || o.wants("gobuild_warm_s") {
+		if o.wantsGoBuild() {
 			if goroot, err = benchToolchain(tmp); err != nil {
 				return fmt.Errorf("the go build figures' toolchain: %v", err)
 			}
@@ -718,7 +724,7 @@ func benchDoc(o *benchOptions, table string, res *benchResults) string {
 	}
 	if len(o.diskArgs()) > 0 {
 		size := "256 MiB"
-		if o.wants("gobuild_cold_s") || o.wants("gobuild_warm_s") {
+		if o.wantsGoBuild() {
 			size = "1 GiB"
 		}
 		fmt.Fprintf(&b, "- The storage figures (`ext4_*`, `p9_*`, `gobuild_*`) run in boots of their own, each with a fresh %s image made by e2fsprogs' `mke2fs -t ext4` (Debian's defaults: extents, 64bit, metadata_csum, the journal) holding a 64 MiB `read.dat` (`mke2fs -d`), attached as the same `virtio-blk-device` (QEMU's default cache, writeback on the host), mounted at `/mnt/disk` by the program; on Linux it first loads Debian's modules for it (virtio-mmio, virtio-blk, ext4 and what ext4 needs) ([`cmd/gometal/benchdisk.go`](../cmd/gometal/benchdisk.go), [`tests/progs/bench/storage.go`](../tests/progs/bench/storage.go)). A side that cannot mount it prints why, and its cells say \"does not run\"; a side that can mount it read-only only runs the read figure alone. Beside it a host directory is shared over virtio-9p (QEMU's local fsdev), mounted at `/mnt/share`; for the go build figures it holds the linux/arm64 Go toolchain of the host's Go version (the module proxy's `golang.org/toolchain`), which both sides run from there ([`tests/progs/bench/gobuild.go`](../tests/progs/bench/gobuild.go)).\n", size)

@@ -53,17 +53,10 @@ func pageOf(n *Inode, off int64, alloc, raw bool) uintptr {
 	if pg >= MaxSize/mm.PageSize {
 		return 0
 	}
-	if !growIndex(n, pg, alloc) {
+	slot := leafSlot(n, pg, alloc)
+	if slot == nil {
 		return 0
 	}
-	node := n.root
-	for h := n.height; h > 1; h-- {
-		node = indexSlot(&indexWords(node)[pg>>(indexShift*(h-1))%indexN], alloc, n.Super)
-		if node == 0 {
-			return 0
-		}
-	}
-	slot := &indexWords(node)[pg%indexN]
 	if *slot == 0 && alloc && raw {
 		*slot = uint64(getCachePageAs(n.Super, true))
 	}
@@ -108,15 +101,16 @@ func growIndex(n *Inode, pg uint64, alloc bool) bool {
 	return true
 }
 
-// leafSlot is the slot of n's index that holds page pg's address, nil
-// when no index page reaches it.
-func leafSlot(n *Inode, pg uint64) *uint64 {
-	if n.root == 0 || heightFor(pg) > n.height {
+// leafSlot is the slot of n's index that holds page pg's address,
+// making the index pages on the way when alloc is set; nil when none
+// reaches it (or no memory).
+func leafSlot(n *Inode, pg uint64, alloc bool) *uint64 {
+	if !growIndex(n, pg, alloc) {
 		return nil
 	}
 	node := n.root
 	for h := n.height; h > 1; h-- {
-		if node = uintptr(indexWords(node)[pg>>(indexShift*(h-1))%indexN]); node == 0 {
+		if node = indexSlot(&indexWords(node)[pg>>(indexShift*(h-1))%indexN], alloc, n.Super); node == 0 {
 			return nil
 		}
 	}

@@ -285,7 +285,7 @@ func storedPage(n *Inode, off int64) (uintptr, unix.Errno) {
 // dropPage gives back n's page at off (one whose read failed: it must
 // not be found up to date).
 func dropPage(n *Inode, off int64) {
-	if slot := leafSlot(n, uint64(off)/mm.PageSize); slot != nil && *slot != 0 {
+	if slot := leafSlot(n, uint64(off)/mm.PageSize, false); slot != nil && *slot != 0 {
 		putPage(n.Super, uintptr(*slot))
 		*slot = 0
 	}
