@@ -704,7 +704,7 @@ func TestProcesses(t *testing.T) {
 	r.expect(t, 0, "ok pid", "ok setsid", "ok fork-copy", "ok vfork-shared", "ok waitid-wnowait", "ok sigchld",
 		"ok wait4-status-efault-reaps", "ok waitid-info-efault-reaps", "ok wait4-stop-efault",
 		"ok kill-killed", "ok sigqueue-eperm-0", "ok sigqueue-queue", "ok orphan", "ok exec-args", "ok exec-status", "ok exec-cloexec", "ok exec-enoexec",
-		"ok exec-script", "ok exec-written", "ok exec-executable", "ok exec-etxtbsy", "ok stop", "ok cont", "ok stop-kill",
+		"ok exec-script", "ok exec-written", "ok exec-executable", "ok exec-text-mapped", "ok exec-etxtbsy", "ok stop", "ok cont", "ok stop-kill",
 		"ok pidfd-ready", "ok pidfd-waitid", "ok pidfd-self-echild", "ok pidfd-getfd", "ok pidfd-getfd-shared",
 		"ok exec-nested-5", "ok exec-nested-6", "ok prctl-name", "ok pdeathsig-process", "ok pdeathsig-thread",
 		"ok rusage-wait", "ok rusage-maxrss", "ok cputime-clocks", "ok rt-queue", "ok clone3",

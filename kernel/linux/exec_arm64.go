@@ -134,7 +134,7 @@ func execveAt(t *sched.Thread, f *sched.Frame, dirfd int64, pathAddr, argv, envp
 			execFound, mnt = true, execWalk.Mnt
 			continue
 		}
-		r := execProgram(t, f, i, img, pages == 0, &args, argv, envp, path)
+		r := execProgram(t, f, i, mnt, img, pages == 0, &args, argv, envp, path)
 		releaseImage(pages)
 		return r
 	}
@@ -153,30 +153,36 @@ func checkExecutable(i, mnt int32) unix.Errno {
 }
 
 // programImage returns file i's bytes as one slice: the archive's own
-// for a file the initramfs brought, else a copy in the exec window
-// (pages > 0: release it with releaseImage); ENOMEM when there is no
-// room for the copy, EIO when a backed file's store cannot be read.
+// for a file the initramfs brought, else its page-cache frames mapped
+// in order in the exec window (pages > 0: release it with releaseImage),
+// each read from the store first if it is not cached, and counted while
+// mapped so that nothing reclaims it; ENOMEM when there is no room,
+// EIO when a backed file's store cannot be read.
 func programImage(i int32) ([]byte, int, unix.Errno) {
 	n := &fs.Inodes[i]
 	if a := fs.ArchiveData(i); a != nil || n.Size == 0 {
 		return a, 0, 0
 	}
 	pages := int(mm.PageUp(uintptr(n.Size)) / mm.PageSize)
-	va := kernel.MapExecImage(pages)
-	if va == 0 {
-		return nil, 0, unix.ENOMEM
-	}
-	img := unsafe.Slice((*byte)(cpu.Ptr(va)), n.Size)
-	var zero [mm.PageSize]byte
-	for off := int64(0); off < n.Size; {
-		c, e := fs.Chunk(n, off, &zero)
+	for k := 0; k < pages; k++ {
+		pa, r := fs.MapPage(i, uintptr(k)*mm.PageSize)
+		e := unix.Errno(0)
+		switch {
+		case r != mm.FaultOK:
+			e = unix.EIO // a store that cannot be read (or no page for a hole)
+		case !mm.Pages.Ref(pa):
+			e = unix.ENOMEM
+		case !kernel.MapExecFrame(k, pa):
+			mm.Pages.Unref(pa)
+			e = unix.ENOMEM
+		}
 		if e != 0 {
-			releaseImage(pages)
+			releaseImage(k)
 			return nil, 0, e
 		}
-		off += int64(copy(img[off:], c))
 	}
-	return img, pages, 0
+	mm.PublishWindow()
+	return unsafe.Slice((*byte)(cpu.Ptr(kernel.ExecImage)), n.Size), pages, 0
 }
 
 func releaseImage(pages int) {
@@ -293,14 +299,18 @@ func scriptArgs(a *execArgs, interp, arg, path []byte) unix.Errno {
 // worked, makes it t's process's program. path is the file as given
 // (AT_EXECFN, comm); archived says img is the initramfs's own bytes
 // (programImage made no copy).
-func execProgram(t *sched.Thread, f *sched.Frame, i int32, img []byte, archived bool, args *execArgs, argv, envp uintptr, path []byte) uint64 {
+func execProgram(t *sched.Thread, f *sched.Frame, i, mnt int32, img []byte, archived bool, args *execArgs, argv, envp uintptr, path []byte) uint64 {
 	ns := mm.NewSpace(&mm.Pages)
 	if ns < 0 {
 		return errno(unix.ENOMEM)
 	}
 	s := &mm.Spaces[ns]
 	drop := func() { s.Put() } // no core holds it: torn down at once
-	pr, fail := loadProgram(s, img, archived)
+	var file imageFile
+	if !archived {
+		file = imageFile{Ino: i, Mnt: mnt}
+	}
+	pr, fail := loadProgram(s, img, archived, file)
 	if fail.What != loadOK {
 		drop()
 		return errno(fail.errno())

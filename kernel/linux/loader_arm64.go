@@ -82,7 +82,7 @@ func loadInit() *sched.Thread {
 	if !makeKernelPages() {
 		kernel.Panic("out of memory making the signal trampoline and the vDSO")
 	}
-	img2, fail := loadProgram(&mm.Spaces[t.Space], img, true)
+	img2, fail := loadProgram(&mm.Spaces[t.Space], img, true, imageFile{})
 	if fail.What != loadOK {
 		kernel.Puts("gometal: /init ")
 		fail.report()
@@ -164,12 +164,8 @@ func protOfFlags(fl uint32) mm.Prot {
 // must read as zeroes) is copied still.
 func loadSegment(s *mm.Space, img []byte, p *elf.Prog, bias uint64, c *imageEntry) bool {
 	vaddr := p.Vaddr + bias
-	if vaddr < bias || vaddr+p.Memsz < vaddr {
-		return false
-	}
-	start := mm.PageDown(uintptr(vaddr))
-	end := mm.PageUp(uintptr(vaddr + p.Memsz))
-	if end <= start || end > mm.UserTop || start < mm.PageSize {
+	start, end, ok := segmentPages(p, bias)
+	if !ok {
 		return false
 	}
 	prot := protOfFlags(p.Flags)
@@ -225,6 +221,19 @@ func loadSegment(s *mm.Space, img []byte, p *elf.Prog, bias uint64, c *imageEntr
 		}
 	}
 	return true
+}
+
+// segmentPages is the page range segment p occupies moved by bias;
+// false when it wraps, is empty, or lies outside the app's half (page 0
+// included).
+func segmentPages(p *elf.Prog, bias uint64) (start, end uintptr, ok bool) {
+	vaddr := p.Vaddr + bias
+	if vaddr < bias || vaddr+p.Memsz < vaddr {
+		return 0, 0, false
+	}
+	start = mm.PageDown(uintptr(vaddr))
+	end = mm.PageUp(uintptr(vaddr + p.Memsz))
+	return start, end, end > start && end <= mm.UserTop && start >= mm.PageSize
 }
 
 // mapCached maps at va, with rights prot, the cache's frame of the file's

@@ -73,11 +73,19 @@ func (l loadFailure) report() {
 	}
 }
 
+// imageFile is the file a program is loaded from when its pages are in
+// the page cache (a file of a disk, a share or tmpfs, not the
+// initramfs's archive): its inode's slot and the mount it was reached
+// through. Ino 0: none.
+type imageFile struct{ Ino, Mnt int32 }
+
 // loadProgram maps img's PT_LOAD segments, the signal trampoline and the
 // vDSO into the empty space s. archived says img is the initramfs's own
 // bytes of the file, which never change: its read-only segments then map
-// the program page cache's frames (imagecache_arm64.go).
-func loadProgram(s *mm.Space, img []byte, archived bool) (program, loadFailure) {
+// the program page cache's frames (imagecache_arm64.go). Otherwise, with
+// f, the read-only segments map f's own pages in the page cache
+// (filemap_arm64.go's loadFileSegment), as Linux's elf_map does.
+func loadProgram(s *mm.Space, img []byte, archived bool, f imageFile) (program, loadFailure) {
 	var pr program
 	var c *imageEntry
 	if archived {
@@ -93,6 +101,9 @@ func loadProgram(s *mm.Space, img []byte, archived bool) (program, loadFailure) 
 	if ef.Type == elf.ET_DYN {
 		pr.Base = dynBase
 	}
+	if f.Ino != 0 && !segmentsApart(&ef, img) {
+		f.Ino = 0 // segments share a page: copy them, as loadSegment can
+	}
 	var end uintptr
 	for i := 0; i < int(ef.Phnum); i++ {
 		p, err := ef.Prog(img, i)
@@ -105,7 +116,11 @@ func loadProgram(s *mm.Space, img []byte, archived bool) (program, loadFailure) 
 		if p.Off <= ef.Phoff && ef.Phoff < p.Off+p.Filesz {
 			pr.PhdrVA = p.Vaddr + ef.Phoff - p.Off + pr.Base
 		}
-		if !loadSegment(s, img, &p, pr.Base, c) {
+		if f.Ino != 0 && fileSegment(&p) {
+			if !loadFileSegment(s, &p, pr.Base, f) {
+				return pr, loadFailure{What: loadNoFit}
+			}
+		} else if !loadSegment(s, img, &p, pr.Base, c) {
 			return pr, loadFailure{What: loadNoFit}
 		}
 		if e := mm.PageUp(uintptr(p.Vaddr + pr.Base + p.Memsz)); e > end {

@@ -242,6 +242,13 @@ func (s *Space) fileFault(v *VMA, va uintptr, table *[512]uint64, acc Access) Fa
 		s.mapFileAround(v, va, table, p)
 	}
 	s.Peak = max(s.Peak, s.Resident)
+	if p&ProtExec != 0 {
+		// The cache's frames were written as data (a device's DMA, a
+		// copy): no core may fetch stale instructions from them
+		// (ARM ARM B2.4.4, "Instruction cache maintenance"), as the
+		// loader's copies are made visible too.
+		syncICache()
+	}
 	publish()
 	*e = userPTE(pa, p)
 	publish()

@@ -8,6 +8,10 @@ import "github.com/gometal/gometal/drivers/cpu"
 // mappings (window.go).
 func flushPage(va uintptr) { cpu.TLBIPage(va) }
 
+// flushKernel removes every translation of every ASID from every core's
+// TLB (TLBI VMALLE1IS): for an unmap of many kernel pages at once.
+func flushKernel() { cpu.TLBIAll() }
+
 // flushUserPage removes va's translation in the address space whose ID
 // (asid.go) is *id from every core's TLB: TLBI VAE1IS with its ASID,
 // as Linux's flush_tlb_page (arch/arm64/include/asm/tlbflush.h). The
@@ -31,3 +35,8 @@ func publish() { cpu.BarrierISHST() }
 // but QEMU's TCG does not keep them in order on an x86 host (README),
 // and a DMB is a full fence there.
 func fence() { cpu.BarrierISH() }
+
+// syncICache makes data just written to frames fetchable as
+// instructions on every core (IC IALLUIS): a file's page-cache frames
+// mapped executable (fileFault).
+func syncICache() { cpu.ICacheInvalidate() }

@@ -61,3 +61,57 @@ func UnmapWindow(a *Alloc, root, va uintptr, n int) {
 		a.Put(pa)
 	}
 }
+
+// MapWindowFrame maps the frame at pa (a page-cache frame, whose use
+// the caller counted: Alloc.Ref) at va in the kernel table at root, to
+// be read as part of a window (execve's program image). False when no
+// page-table page is to be had.
+func MapWindowFrame(a *Alloc, root, va, pa uintptr) bool {
+	pt := PageTable{Root: root}
+	e := pt.leaf(a, va, true)
+	if e == nil {
+		return false
+	}
+	*e = kernPTE(pa)
+	return true
+}
+
+// PublishWindow makes the entries MapWindowFrame wrote visible to every
+// core's walker (an invalid entry is never in a TLB: no invalidation).
+func PublishWindow() { publish() }
+
+// windowFlushAll is how many pages an unmap drops one at a time; past
+// it one invalidation of the whole TLB is cheaper (Linux's
+// flush_tlb_kernel_range does the same past MAX_DVM_OPS pages). Under
+// QEMU's TCG each broadcast TLBI is work on every vCPU: a 20 MiB program
+// image was 5,000 of them an execve.
+const windowFlushAll = 64
+
+// UnmapWindowFrames unmaps the n frames at va that MapWindowFrame
+// mapped and drops the counted use of each (Alloc.Unref), only once no
+// core's TLB can reach it through the window: the entries are first
+// made invalid with their addresses kept (the architecture ignores
+// every other bit of an invalid descriptor, ARM ARM D8.3), then
+// invalidated in the TLBs, then read back and cleared.
+func UnmapWindowFrames(a *Alloc, root, va uintptr, n int) {
+	pt := PageTable{Root: root}
+	all := n > windowFlushAll
+	for i := 0; i < n; i++ {
+		p := va + uintptr(i)*PageSize
+		if e := pt.leaf(nil, p, false); e != nil && *e&descValid != 0 {
+			*e &^= descValid
+			if !all {
+				flushPage(p)
+			}
+		}
+	}
+	if all {
+		flushKernel()
+	}
+	for i := 0; i < n; i++ {
+		if e := pt.leaf(nil, va+uintptr(i)*PageSize, false); e != nil && *e != 0 {
+			a.Unref(pteAddr(*e))
+			*e = 0
+		}
+	}
+}

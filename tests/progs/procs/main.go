@@ -437,6 +437,27 @@ func child(args []string) {
 	case "exe":
 		exe, err := os.Executable()
 		fmt.Println(exe, err)
+	case "text":
+		// The mapping that holds this code, as /proc/self/maps shows
+		// it: its rights, offset, whether it maps a file (an inode
+		// number, not 0) and its name (show_map_vma's fields 2, 3, 5, 6).
+		maps, _ := os.ReadFile("/proc/self/maps")
+		pc, _, _, _ := runtime.Caller(0)
+		for _, l := range strings.Split(string(maps), "\n") {
+			var lo, hi uintptr
+			f := strings.Fields(l)
+			if len(f) < 6 || len(f[0]) < 3 {
+				continue
+			}
+			fmt.Sscanf(f[0], "%x-%x", &lo, &hi)
+			if lo <= pc && pc < hi {
+				kind := "file"
+				if f[4] == "0" {
+					kind = "anonymous"
+				}
+				fmt.Println(f[1], f[2], kind, f[5])
+			}
+		}
 	case "fds":
 		_, _, e := syscall.RawSyscall(syscall.SYS_FCNTL, 3, syscall.F_GETFD, 0)
 		fmt.Println("fd3", e == 0)
@@ -537,6 +558,10 @@ func execs() {
 	cmd.Dir = "/tmp"
 	out, err = cmd.Output()
 	check("exec-executable", err == nil && strings.TrimSpace(string(out)) == "/tmp/copy <nil>", "os.Executable in the child: %q, %v", out, err)
+	// Its text is the file's pages mapped (elf_map), not an anonymous
+	// copy: /proc/self/maps names the file at offset 0.
+	out, err = exec.Command("/tmp/copy", "child", "text").Output()
+	check("exec-text-mapped", err == nil && strings.TrimSpace(string(out)) == "r-xp 00000000 file /tmp/copy", "the text's line of /proc/self/maps in the child: %q, %v", out, err)
 	err = os.WriteFile("/init", []byte("x"), 0o755)
 	check("exec-etxtbsy", errors.Is(err, syscall.ETXTBSY), "writing the running /init: %v, want ETXTBSY", err)
 }
