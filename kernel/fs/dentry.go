@@ -182,6 +182,7 @@ func dropName(k int32) {
 		namePages[g] = 0
 	}
 	*d = dentry{}
+	rehomeStored(i, dir) // a stored file named elsewhere too walks from there now
 	release(i)
 }
 

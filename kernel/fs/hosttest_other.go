@@ -8,6 +8,7 @@ func resetTables() {
 	Inodes = [MaxInodes]Inode{}
 	dentries = [MaxDentries]dentry{}
 	buckets = [hashBuckets]int32{}
+	storedHash = [storedBuckets]int32{}
 	namePages = [len(namePages)]uintptr{}
 	namesUsed = [len(namesUsed)]uint16{}
 	dataPages, maxDataPages, cachePages = 0, 0, 0
@@ -24,4 +25,11 @@ func HostReset(limit uint64) bool {
 	Archive = nil
 	_, ok := Init(limit)
 	return ok
+}
+
+// HostForget drops the entries of backed directory dir, to be read from
+// its store again at its next lookup (reclaimTrees' work, on demand).
+func HostForget(dir int32) {
+	removeTree(dir)
+	Inodes[dir].Filled = false
 }

@@ -88,6 +88,9 @@ type Inode struct {
 	Store    uint32
 	Filled   bool
 	storeDir int32 // a stored file's directory, where its name is (StoredPath)
+	// storeNext links a stored file in its chain of storedHash
+	// (storedhash.go): slot+1 of the next, 0 at the end.
+	storeNext int32
 	// mappedWrite: a shared mapping that may write has been made of
 	// this backed file: its cache pages may hold bytes the store has
 	// not (WriteBackMapped), so reclaim leaves them.
@@ -182,6 +185,9 @@ func release(i int32) {
 	}
 	if n.linkPage != 0 {
 		mm.Pages.Put(n.linkPage)
+	}
+	if n.Store != 0 && !n.IsDir() {
+		unhashStored(i)
 	}
 	Supers[n.Super].Inodes--
 	*n = Inode{}

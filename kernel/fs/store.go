@@ -75,8 +75,24 @@ func NewStoredSuper(t Type, dev uint64, root *Stored) (uint8, unix.Errno) {
 }
 
 // MakeStored makes entry nm of directory dir (being filled) from what the
-// store says of it: ENOSPC when the tables are full.
+// store says of it: ENOSPC when the tables are full. A file with more
+// than one link that the tree has already, through a name elsewhere,
+// gets nm as one more name (storedhash.go): its inode, with its pages and
+// what was written through it, is the tree's, not the store's answer.
 func MakeStored(dir int32, nm []byte, st *Stored) (int32, unix.Errno) {
+	dirMode := st.Mode&unix.S_IFMT == unix.S_IFDIR
+	if !dirMode && st.Links > 1 {
+		ino := uint64(st.Num)
+		if st.Ino != 0 {
+			ino = st.Ino
+		}
+		if i := findStored(Inodes[dir].Super, ino); i >= 0 {
+			if _, e := addName(dir, nm, i); e != 0 {
+				return -1, e
+			}
+			return i, 0
+		}
+	}
 	i, e := makeNode(dir, nm, st.Mode)
 	if e != 0 {
 		return -1, e
@@ -89,6 +105,9 @@ func MakeStored(dir int32, nm []byte, st *Stored) (int32, unix.Errno) {
 	}
 	setStored(i, st)
 	Inodes[i].storeDir = dir
+	if !dirMode {
+		hashStored(i)
+	}
 	return i, 0
 }
 
