@@ -110,6 +110,7 @@ func ShareInstance(tag []byte, readOnly bool) (uint8, unix.Errno) {
 		return 0, e
 	}
 	fs.Stores[fs.Type9p] = &shareStore
+	fs.Revalidators[fs.Type9p] = &shareStore
 	fs.Writers[fs.Type9p] = &shareStore
 	fs.Supers[sb].ReadOnly = shareRO
 	shareMounts[k] = shareMount{super: sb}
@@ -199,6 +200,21 @@ func (s *share) fillEntry(dir int32, dfid uint32, name []byte) unix.Errno {
 		return e
 	}
 	_, e := fs.MakeStored(dir, name, &st)
+	return e
+}
+
+// Revalidate is fs.Revalidator's: what the host says of inode i now,
+// walked to from the root by its path (Twalk, Tgetattr, Tclunk), as
+// Linux's v9fs asks at every lookup with cache=none. The host's
+// programs change the shared directory while the guest runs.
+func (*ninepStore) Revalidate(i int32, st *fs.Stored) unix.Errno {
+	s, _ := shareOf(i)
+	fid, e := s.walkTo(i)
+	if e != 0 {
+		return e
+	}
+	e = s.getattr(fid, st)
+	s.clunk(fid)
 	return e
 }
 

@@ -164,3 +164,37 @@ func TestShareWritten(t *testing.T) {
 		t.Errorf("the host's directory holds %q", names)
 	}
 }
+
+// What the host changes in a shared directory while the guest runs is
+// seen (tests/progs/share hostchange): the directory is shared twice, at
+// /a and /b, and the guest's writes through /b reach the host's
+// directory past /a's cache as a host program's do. A second later, /a
+// shows the new bytes, the made and removed names; a file open across
+// the change keeps what it had until it is opened again.
+func TestShareHostChanges(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, f := range [][2]string{{"f", "v1"}, {"kept", "old kept"}, {"old", "x"}} {
+		must(t, os.WriteFile(filepath.Join(dir, f[0]), []byte(f[1]), 0o644))
+	}
+	r := gometal(t, "run", "-v", dir+":/a", "-v", dir+":/b", "./tests/progs/share", "--", "hostchange")
+	r.expectClean(t, 0,
+		"share: host f before: v1 <nil>",
+		"share: host names before: [f kept old]",
+		"share: host kept before: old kept",
+		"share: host f after: changed by the host, longer <nil>",
+		"share: host old after: ENOENT",
+		"share: host new after: new <nil>",
+		"share: host dir after: true",
+		"share: host names after: [dir f kept new] true",
+		"share: host kept while open: old kept",
+		"share: host kept reopened: new kept <nil>")
+}
+
+// must fails the test at once on err.
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

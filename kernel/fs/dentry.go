@@ -25,6 +25,7 @@ type dentry struct {
 	next, prev int32 // the directory's entries in order (-1: none)
 	seq        int64 // its getdents position in dir
 	nameLen    uint8
+	stale      bool // not yet found again while dir is read again (revalidate.go)
 }
 
 var dentries [MaxDentries]dentry

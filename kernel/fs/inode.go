@@ -91,6 +91,9 @@ type Inode struct {
 	// storeNext links a stored file in its chain of storedHash
 	// (storedhash.go): slot+1 of the next, 0 at the end.
 	storeNext int32
+	// checked is when the store was last asked about this inode
+	// (monotonic ns; revalidate.go), for a store others change.
+	checked int64
 	// mappedWrite: a shared mapping that may write has been made of
 	// this backed file: its cache pages may hold bytes the store has
 	// not (WriteBackMapped), so reclaim leaves them.

@@ -80,6 +80,11 @@ func NewStoredSuper(t Type, dev uint64, root *Stored) (uint8, unix.Errno) {
 // gets nm as one more name (storedhash.go): its inode, with its pages and
 // what was written through it, is the tree's, not the store's answer.
 func MakeStored(dir int32, nm []byte, st *Stored) (int32, unix.Errno) {
+	if dir == refilling {
+		if i := mergeStored(dir, nm, st); i >= 0 {
+			return i, 0
+		}
+	}
 	dirMode := st.Mode&unix.S_IFMT == unix.S_IFDIR
 	if !dirMode && st.Links > 1 {
 		ino := uint64(st.Num)
@@ -174,8 +179,11 @@ func setStored(i int32, st *Stored) {
 // read (the entries made so far stay, and the next call tries again).
 func Fill(dir int32) unix.Errno {
 	n := &Inodes[dir]
-	if n.Store == 0 || n.Filled || !n.IsDir() {
+	if n.Store == 0 || !n.IsDir() {
 		return 0
+	}
+	if n.Filled {
+		return revalidateDir(dir)
 	}
 	st := StoreOf(dir)
 	if st == nil {
@@ -191,6 +199,7 @@ func Fill(dir int32) unix.Errno {
 		return e
 	}
 	n.Filled = true
+	filled(dir)
 	return 0
 }
 

@@ -156,6 +156,9 @@ func Resolve(w *Walk, base Path, p []byte, flags WalkFlags) unix.Errno {
 			return e
 		}
 		k := lookupName(cur.Ino, comp)
+		if k >= 0 && Inodes[cur.Ino].Store != 0 {
+			k = revalidateEntry(k) // a share's file the host changed
+		}
 		if k < 0 && Inodes[cur.Ino].Synth.Kind != 0 && SynthLookup != nil {
 			SynthLookup(cur.Ino, copy(SynthName[:], comp))
 			k = lookupName(cur.Ino, comp)

@@ -6,7 +6,8 @@
 // to compare with the directory itself; it runs a program from the
 // share, maps a file, checks every change is EROFS on the read-only
 // mount, and mounts the same share again with mount(2) by its tag.
-// "share write" changes a writable share at /rw (write.go).
+// "share write" changes a writable share at /rw (write.go); "share
+// hostchange" reads a share while the host changes it (hostchange.go).
 package main
 
 import (
@@ -25,6 +26,10 @@ import (
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "write" {
 		write("/rw")
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "hostchange" {
+		hostChange()
 		return
 	}
 	for _, l := range strings.Split(guest.ReadFile("/proc/mounts"), "\n") {
