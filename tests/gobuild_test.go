@@ -16,10 +16,10 @@ import (
 // through the journal, e2fsck-clean afterwards), runs the binary, and
 // builds again with the cache warm.
 // With a cold cache go build compiles the standard library from source:
-// about 6 minutes under QEMU on a 2-core host, so make test-long runs it.
+// about 4 minutes under QEMU on a 2-core host, so make test-long runs it.
 func TestGoBuildInside(t *testing.T) {
 	if os.Getenv("GOMETAL_STD_FULL") != "1" {
-		t.Skip("TestGoBuildInside: go build of the standard library from source inside gometal takes about 6 minutes on a 2-core host; make test-long runs it")
+		t.Skip("TestGoBuildInside: go build of the standard library from source inside gometal takes about 4 minutes on a 2-core host; make test-long runs it")
 	}
 	t.Parallel()
 	goroot := armToolchain(t)
