@@ -183,6 +183,24 @@ func revalidateDir(dir int32) unix.Errno {
 	return e
 }
 
+// KeepEntry says whether the store may skip entry nm of directory dir
+// while dir is read again: the tree has the name already (its stale mark
+// is cleared), and its inode is asked about on its own when a walk next
+// reaches it. A read of a directory the guest itself just changed (its
+// mtime differs from the host's after each create) then costs the
+// listing, not a question a name.
+func KeepEntry(dir int32, nm []byte) bool {
+	if dir != refilling {
+		return false
+	}
+	k := lookupName(dir, nm)
+	if k < 0 {
+		return false
+	}
+	dentries[k].stale = false
+	return true
+}
+
 // mergeStored is MakeStored's way while dir is read again: a name the
 // tree has already is kept (and its unused inode brought up to date),
 // -1 when nm is new.
