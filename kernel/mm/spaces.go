@@ -79,6 +79,12 @@ func atomicAnd(p *uint32, v uint32) {
 func (s *Space) Put() {
 	s.Refs--
 	if s.Refs == 0 {
+		// The files' uses go now, even if a core still points at the
+		// space and its teardown waits: Linux's exit_mmap drops them
+		// before the parent hears of the exit (exit_notify), so a
+		// umount of the mount a program ran from is not EBUSY after
+		// the wait for it returned.
+		s.dropFiles()
 		ReapSpaces()
 		// Cores that ran its threads and went idle while it was
 		// still referenced point at it yet: woken, they let go of it
@@ -139,16 +145,22 @@ func (s *Space) destroy() {
 		}
 		clearPages(a, s.PT.Root, v.Start, v.End)
 	}
-	// The files' uses go last, each cleared from its VMA first: the
-	// last use of an unlinked file frees it (kernel/fs release), whose
-	// truncation looks for mappings of it (UnmapFile) in every space.
+	s.dropFiles() // gone already unless the space never had a use
+	freeTables(a, s.PT.Root, 0)
+	*s = Space{}
+}
+
+// dropFiles gives back the uses of their files that s's VMAs hold (no
+// thread runs in s any more), each cleared from its VMA first: the last
+// use of an unlinked file frees it (kernel/fs release), whose truncation
+// looks for mappings of it (UnmapFile) in every space. Frames of the
+// files s's tables still map stay counted by them until destroy.
+func (s *Space) dropFiles() {
 	for i := 0; i < s.VMAs.Len(); i++ {
 		v := *s.VMAs.At(i)
 		s.VMAs.At(i).File = 0
 		fileRef(&v, -1)
 	}
-	freeTables(a, s.PT.Root, 0)
-	*s = Space{}
 }
 
 // leaves calls fn for every level-3 entry in use (a hidden page's
