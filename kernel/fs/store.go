@@ -87,11 +87,7 @@ func MakeStored(dir int32, nm []byte, st *Stored) (int32, unix.Errno) {
 	}
 	dirMode := st.Mode&unix.S_IFMT == unix.S_IFDIR
 	if !dirMode && st.Links > 1 {
-		ino := uint64(st.Num)
-		if st.Ino != 0 {
-			ino = st.Ino
-		}
-		if i := findStored(Inodes[dir].Super, ino); i >= 0 {
+		if i := findStored(Inodes[dir].Super, storedIno(st)); i >= 0 {
 			if _, e := addName(dir, nm, i); e != 0 {
 				return -1, e
 			}
@@ -165,10 +161,7 @@ func trimSlash(buf []byte, k int) int {
 
 func setStored(i int32, st *Stored) {
 	n := &Inodes[i]
-	n.Store, n.Ino, n.Mode = st.Num, uint64(st.Num), st.Mode
-	if st.Ino != 0 {
-		n.Ino = st.Ino
-	}
+	n.Store, n.Ino, n.Mode = st.Num, storedIno(st), st.Mode
 	n.storeLinks, n.UID, n.GID = st.Links, st.UID, st.GID
 	n.Size, n.Rdev, n.storeBlocks, n.blocksKept = st.Size, st.Rdev, st.BlocksUsed, false
 	n.Mtime, n.Atime, n.Ctime = st.Mtime, st.Atime, st.Ctime
@@ -243,9 +236,7 @@ func reclaimTrees() int {
 // droppable says whether no entry of directory d is in use.
 func droppable(d int32) bool {
 	for k := Inodes[d].first; k >= 0; k = dentries[k].next {
-		c := dentries[k].inode
-		n := &Inodes[c]
-		if n.Opens > 0 || n.Running > 0 || n.covered > 0 || c == fillingDir || n.IsDir() && n.first >= 0 {
+		if c := dentries[k].inode; inUse(c) || c == fillingDir {
 			return false
 		}
 	}
