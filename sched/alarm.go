@@ -40,11 +40,19 @@ func SetAlarm(i int, when uint64, core int) {
 // notifies files, so the caller holds KernelLock (and not StateLock).
 func ExpireAlarms(now uint64) {
 	for i := range Alarms {
-		if a := &Alarms[i]; a.When != 0 && a.When <= now {
-			due := a.When
-			a.When = 0
-			AlarmFired(i, due, now)
-		}
+		ExpireAlarm(i, now)
+	}
+}
+
+// ExpireAlarm runs alarm i's hook now if it is due at now, as
+// ExpireAlarms would: a reader of a timer need not wait for the owning
+// core's interrupt, which a core busy with interrupts masked serves
+// late. The caller holds KernelLock.
+func ExpireAlarm(i int, now uint64) {
+	if a := &Alarms[i]; a.When != 0 && a.When <= now {
+		due := a.When
+		a.When = 0
+		AlarmFired(i, due, now)
 	}
 }
 

@@ -255,6 +255,7 @@ func sysZero(t *sched.Thread, f *sched.Frame) uint64 { return 0 }
 func Install() {
 	kernel.OS = kernel.Personality{Syscall: syscall, Unlocked: unlocked, LockFree: lockFree, Fault: fault, Exception: exception, Resume: deliverSignals, Pending: signalsPending, Init: loadInit, LogWritten: kmsgWritten}
 	sched.AlarmFired = alarmFired
+	vfs.TimerfdCatchUp = timerfdCatchUp
 	tty.Signal = ttySignal
 	tty.SysRq = sysrq
 	tty.JobControl = ttyJobControl
