@@ -63,6 +63,14 @@ func watchdog(c *sched.CPU, now uint64) {
 		return
 	}
 	nextStarvedCheck[c.ID] = now + timer.NanosToTicks(starvedCheckNanos)
+	// A thread queued behind a core that waits for the kernel lock,
+	// while the lock's holder polls a slow device (the Pi's SD card
+	// under QEMU reads a 27 MB file for seconds), is waiting on work,
+	// not lost: the watchdog looks again once the polling has stopped
+	// for silentSeconds, and a thread still waiting then was lost.
+	if working {
+		return
+	}
 	if i := sched.Starved(now, timer.NanosToTicks(starvedSeconds*1e9)); i >= 0 {
 		claimPanic()
 		t := &sched.Threads[i]
