@@ -114,6 +114,17 @@ func seekFileMax(f *vfs.File, off int64, whence int, size, max int64) uint64 {
 		base = f.Pos
 	case unix.SEEK_END:
 		base = size
+	case unix.SEEK_DATA, unix.SEEK_HOLE:
+		// generic_file_llseek_size: no file system here keeps a map of
+		// its holes for lseek, so the whole file is data and its one
+		// hole is at its end, the simplest answer lseek(2) allows; an
+		// offset at or past the end (or negative) is ENXIO.
+		if off < 0 || off >= size {
+			return vfs.Err(unix.ENXIO)
+		}
+		if whence == unix.SEEK_HOLE {
+			off = size
+		}
 	default:
 		return vfs.Err(unix.EINVAL)
 	}

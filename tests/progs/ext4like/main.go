@@ -157,6 +157,7 @@ func counts() {
 	must("link g h", unix.Link(p("g"), p("h")))
 	unix.Stat(p("g"), &st)
 	sayf("g: links %d, size %d, blocks %d", st.Nlink, st.Size, st.Blocks)
+	seekDataHole(p("g"))
 	// A sparse file: one byte at 10 MiB is one block, then 1 MiB after
 	// a hole.
 	f, err := os.OpenFile(p("sparse"), os.O_CREATE|os.O_RDWR, 0o644)
@@ -217,6 +218,32 @@ func limits() {
 	_, err = f.Seek(1<<50, 0)
 	say("seek to 1 PiB", err)
 	say("truncate to 0", f.Truncate(0))
+}
+
+// seekDataHole: lseek's SEEK_DATA and SEEK_HOLE on a file with no
+// hole (gometal keeps no map of holes: its answer for a sparse file is
+// the simplest lseek(2) allows, all data, which is not ext4's).
+func seekDataHole(name string) {
+	f, err := os.Open(name)
+	must("open "+name, err)
+	defer f.Close()
+	for _, c := range []struct {
+		what   string
+		off    int64
+		whence int
+	}{
+		{"SEEK_DATA 0", 0, unix.SEEK_DATA},
+		{"SEEK_HOLE 0", 0, unix.SEEK_HOLE},
+		{"SEEK_DATA at the end", 1, unix.SEEK_DATA},
+		{"SEEK_HOLE at the end", 1, unix.SEEK_HOLE},
+		{"SEEK_DATA -1", -1, unix.SEEK_DATA},
+	} {
+		off, err := unix.Seek(int(f.Fd()), c.off, c.whence)
+		if err != nil {
+			off = -1
+		}
+		sayf("g: %s: %d, %s", c.what, off, guest.Result(err))
+	}
 }
 
 func ignoreEOF(err error) error {
