@@ -29,13 +29,13 @@ import (
 // the tree as kernel/fs shows it is compared with the host's own view
 // of the directory it was made from.
 
-func mkfs(t *testing.T, src string, blockSize int, extra ...string) string {
+func mkfs(t testing.TB, src string, blockSize int, extra ...string) string {
 	t.Helper()
 	return mkfsSize(t, src, blockSize, "16M", extra...)
 }
 
 // mkfsSize is mkfs of an image of size (mke2fs's syntax: "48M").
-func mkfsSize(t *testing.T, src string, blockSize int, size string, extra ...string) string {
+func mkfsSize(t testing.TB, src string, blockSize int, size string, extra ...string) string {
 	t.Helper()
 	for _, c := range []string{"mke2fs", "e2fsck"} {
 		if _, err := exec.LookPath(c); err != nil {
@@ -60,7 +60,7 @@ func mkfsSize(t *testing.T, src string, blockSize int, size string, extra ...str
 }
 
 // sourceTree makes the directory an image is made from.
-func sourceTree(t *testing.T) string {
+func sourceTree(t testing.TB) string {
 	t.Helper()
 	d := t.TempDir()
 	put := func(name string, n int) {

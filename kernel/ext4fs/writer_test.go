@@ -383,30 +383,39 @@ func TestRandomOps(t *testing.T) {
 
 func randomOps(t *testing.T, img string, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 11))
+	opsOn(t, img, 240, rng.IntN)
+}
+
+// opsOn makes n random changes to a read-write mount of img, choosing
+// with intn (a random source, or a fuzzer's bytes): writes, truncates,
+// renames over other names and unlinks in two directories, checked
+// with e2fsck -fn every 60 and at the end, and each file's bytes read
+// back from a fresh mount against a model.
+func opsOn(t *testing.T, img string, n int, intn func(int) int) {
 	m := mountRW(t, img)
 	m.create("/mnt/r", unix.S_IFDIR|0o755)
 	m.create("/mnt/r/sub", unix.S_IFDIR|0o755)
 	model := map[string][]byte{}
 	name := func() string {
 		d := "/mnt/r/"
-		if rng.IntN(3) == 0 {
+		if intn(3) == 0 {
 			d = "/mnt/r/sub/"
 		}
-		return fmt.Sprintf("%sf%d", d, rng.IntN(12))
+		return fmt.Sprintf("%sf%d", d, intn(12))
 	}
-	for op := 0; op < 240; op++ {
+	for op := 0; op < n; op++ {
 		p := name()
 		cur, ok := model[p]
-		switch k := rng.IntN(10); {
+		switch k := intn(10); {
 		case k < 5: // write
 			if !ok {
 				m.create(p, unix.S_IFREG|0o644)
 			}
-			off := rng.IntN(len(cur) + 20000)
-			if rng.IntN(4) == 0 {
+			off := intn(len(cur) + 20000)
+			if intn(4) == 0 {
 				off = len(cur)
 			}
-			data := pattern(1+rng.IntN(70000), op)
+			data := pattern(1+intn(70000), op)
 			m.writeAt(p, int64(off), data)
 			if off+len(data) > len(cur) {
 				cur = append(cur, make([]byte, off+len(data)-len(cur))...)
@@ -414,7 +423,7 @@ func randomOps(t *testing.T, img string, seed uint64) {
 			copy(cur[off:], data)
 			model[p] = cur
 		case k < 7 && ok: // truncate
-			size := rng.IntN(len(cur) + 30000)
+			size := intn(len(cur) + 30000)
 			var w fs.Walk
 			i, e := fs.Lookup(&w, fs.RootPath(), []byte(p), 0)
 			m.errno("lookup "+p, e)
@@ -456,6 +465,41 @@ func randomOps(t *testing.T, img string, seed uint64) {
 			t.Errorf("%s: %d bytes, want %d (equal prefix %d)", p, len(got), len(want), prefix(got, want))
 		}
 	}
+}
+
+// FuzzWriteOps is TestRandomOps with the fuzzer choosing the changes:
+// each three bytes of the input one choice (which file, which change,
+// the offset, the length), on an image of 1 KiB blocks or 4 KiB (the
+// first byte's low bit). Every run ends in e2fsck -fn and a fresh
+// mount that reads back what the model holds. go test -fuzz
+// FuzzWriteOps ./kernel/ext4fs; plain go test runs the seeds.
+func FuzzWriteOps(f *testing.F) {
+	src := sourceTree(f)
+	imgs := [2]string{mkfs(f, src, 1024), mkfs(f, src, 4096)}
+	for seed := uint64(1); seed <= 3; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 13))
+		b := make([]byte, 1+3*4*40)
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 {
+			return
+		}
+		img, choices := imgs[b[0]&1], b[1:]
+		intn := func(n int) int {
+			if len(choices) < 3 {
+				return 0
+			}
+			v := int(choices[0]) | int(choices[1])<<8 | int(choices[2])<<16
+			choices = choices[3:]
+			return v % n
+		}
+		// About four choices an op; 240 at most, as TestRandomOps.
+		opsOn(t, img, min(len(choices)/12, 240), intn)
+	})
 }
 
 // TestWriteCorrupt mounts images damaged at random in their metadata
