@@ -36,6 +36,7 @@ func (n *Inode) Read(f *vfs.File, buf uintptr, count uint64, off int64) uint64 {
 	if n.Synth.Kind != 0 {
 		r = SynthRead(n.Index(), buf, count, pos)
 	} else {
+		RevalidateOpen(n.Index()) // a share's file the host changed
 		r = readData(n, buf, count, pos)
 	}
 	if off < 0 && !vfs.IsErr(r) {
@@ -81,6 +82,7 @@ func (n *Inode) Seek(f *vfs.File, off int64, whence int) uint64 {
 }
 
 func (n *Inode) Stat(f *vfs.File) unix.Stat_t {
+	RevalidateOpen(n.Index())
 	var st unix.Stat_t
 	n.StatTo(&st)
 	return st

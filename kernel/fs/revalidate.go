@@ -2,6 +2,7 @@ package fs
 
 import (
 	"github.com/gometal/gometal/kernel/clock"
+	"github.com/gometal/gometal/kernel/mm"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,12 +14,17 @@ import (
 // modification time changed has its cached pages dropped and the store's
 // attributes taken; a file gone from the store loses its name; a
 // directory whose modification time changed is read again, its entries
-// merged (new names made, names the store no longer has dropped). What
-// is in use (open, mapped, running, a working directory, a directory
-// with entries in use) keeps the view it had until it is not: the
-// close-to-open consistency of NFS (nfs(5), "Data and metadata
-// coherence"), with a one-second attribute cache (Linux's v9fs with
-// cache=none asks at every use and caches nothing).
+// merged (new names made, names the store no longer has dropped). A
+// file open for reading is asked again too when it is read or fstat'ed
+// a second after the last answer, and its cached pages go (its
+// mappings fault in the new bytes) if the same file changed in the
+// store, as NFS revalidates an open file's attributes and drops its
+// data cache when its modification time moved (nfs(5), "Data and
+// metadata coherence"; Linux's v9fs with cache=none asks at every use
+// and caches nothing). What else is in use keeps the view it had until
+// it is not: a running program's file (its text is mapped from the
+// cache), one with a shared writable mapping (its pages may hold bytes
+// the store has not), a directory with entries in use.
 
 // A Revalidator is a Store whose files others change.
 type Revalidator interface {
@@ -105,7 +111,9 @@ func revalidateEntry(k int32) int32 {
 	case e == unix.ENOENT && !inUse(i):
 		dropName(k)
 		return -1
-	case e != 0 || inUse(i):
+	case e != 0:
+	case inUse(i):
+		refreshOpen(i, st)
 	case st.Mode&unix.S_IFMT != n.Mode&unix.S_IFMT:
 		// Another kind of file by that name now: its directory
 		// changed too, and is read again at the next walk.
@@ -114,6 +122,44 @@ func revalidateEntry(k int32) int32 {
 		takeStored(i, st)
 	}
 	return k
+}
+
+// RevalidateOpen asks the store again about open file i when its last
+// answer is old (a read or fstat of it: Inode.Read, Inode.Stat), and
+// takes what it says if the file changed there (refreshOpen).
+func RevalidateOpen(i int32) {
+	n := &Inodes[i]
+	r := revalidator(i)
+	if r == nil || n.Mode&unix.S_IFMT != unix.S_IFREG || !due(n) {
+		return
+	}
+	st := &revalStored
+	if r.Revalidate(i, st) == 0 {
+		refreshOpen(i, st)
+	}
+}
+
+// refreshOpen makes in-use regular file i what the store says of it now
+// (st), dropping its cached pages if it changed, unless something holds
+// its pages as they are: a mapping (a private one's copies are the
+// process's own, which Linux keeps: the file keeps its view until it is
+// unmapped), a running program, a mount over it. A file the
+// store replaced under its name (another number) becomes the new one
+// too: a store without a handle per open file (9p here: one fid a
+// mount, walked to by the name) reads its uncached pages from the new
+// file, and dropping the old file's cached ones keeps its bytes from
+// being a mix of the two.
+func refreshOpen(i int32, st *Stored) {
+	n := &Inodes[i]
+	if n.Mode&unix.S_IFMT != unix.S_IFREG || st.Mode&unix.S_IFMT != unix.S_IFREG ||
+		n.Running > 0 || n.mappedWrite || n.covered > 0 {
+		return
+	}
+	changed := n.Size != st.Size || n.Mtime != st.Mtime || storedIno(st) != n.Ino
+	if changed && mm.FileMapped(i) {
+		return
+	}
+	takeStored(i, st)
 }
 
 // takeStored makes unused stored inode i what the store says of it

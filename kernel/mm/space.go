@@ -309,6 +309,27 @@ func UnmapFile(file int32, off uintptr) {
 	}
 }
 
+// FileMapped reports whether some address space maps file. Under the
+// kernel lock, with no space's lock held.
+func FileMapped(file int32) bool {
+	for i := range Spaces {
+		s := &Spaces[i]
+		if s.PT.Root == 0 {
+			continue
+		}
+		s.lock()
+		found := false
+		for k := 0; k < s.VMAs.Len() && !found; k++ {
+			found = s.VMAs.At(k).File == file
+		}
+		s.unlock()
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
 // pte is the entry for the frame pa with rights p in s: read-only
 // while another address space shares the frame (fork's copy-on-write),
 // whatever p says, so that the first write faults and copies.
