@@ -169,7 +169,8 @@ func TestShareWritten(t *testing.T) {
 // seen (tests/progs/share hostchange): the directory is shared twice, at
 // /a and /b, and the guest's writes through /b reach the host's
 // directory past /a's cache as a host program's do. A second later, /a
-// shows the new bytes, the made and removed names; a file open across
+// shows the new bytes, the made and removed names, a symlink's new
+// target; a file open across
 // the change reads the new bytes too, and so does one the host replaced
 // by a rename over its name (no fid is held per open file: it reads by
 // the name; Linux's v9fs keeps the old file).
@@ -179,17 +180,21 @@ func TestShareHostChanges(t *testing.T) {
 	for _, f := range [][2]string{{"f", "v1"}, {"kept", "old kept"}, {"old", "x"}, {"swapped", "old swapped"}} {
 		must(t, os.WriteFile(filepath.Join(dir, f[0]), []byte(f[1]), 0o644))
 	}
+	must(t, os.Symlink("f", filepath.Join(dir, "link")))
 	r := gometal(t, "run", "-v", dir+":/a", "-v", dir+":/b", "./tests/progs/share", "--", "hostchange")
 	r.expectClean(t, 0,
 		"share: host f before: v1 <nil>",
-		"share: host names before: [f kept old swapped]",
+		"share: host names before: [f kept link old swapped]",
+		"share: host link before: f <nil>",
 		"share: host kept before: old kept",
 		"share: host swapped before: old swapped",
 		"share: host f after: changed by the host, longer <nil>",
 		"share: host old after: ENOENT",
 		"share: host new after: new <nil>",
+		"share: host link after: new <nil>",
+		"share: host link followed: new <nil>",
 		"share: host dir after: true",
-		"share: host names after: [dir f kept new swapped] true",
+		"share: host names after: [dir f kept link new swapped] true",
 		"share: host kept while open: new kept",
 		"share: host swapped while open: new swapped",
 		"share: host swapped reopened: new swapped <nil>",

@@ -164,15 +164,21 @@ func refreshOpen(i int32, st *Stored) {
 
 // takeStored makes unused stored inode i what the store says of it
 // now (of the same kind: the caller checked): its cached pages go if its
-// bytes may have changed. A symlink keeps its target.
+// bytes may have changed, a symlink takes its new target (one too long
+// for a link page keeps the old).
 func takeStored(i int32, st *Stored) {
 	n := &Inodes[i]
 	if n.Size == st.Size && n.Mtime == st.Mtime && storedIno(st) == n.Ino {
 		n.storeLinks, n.UID, n.GID, n.Mode, n.Atime, n.Ctime = st.Links, st.UID, st.GID, st.Mode, st.Atime, st.Ctime
 		return
 	}
-	if n.Mode&unix.S_IFMT == unix.S_IFREG {
+	switch n.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
 		dropPast(n, 0) // clean copies of the store's bytes (a share is written through)
+	case unix.S_IFLNK:
+		if st.Link != nil {
+			n.SetLink(st.Link) // ENAMETOOLONG, ENOSPC: the old target stays
+		}
 	}
 	hashed := !n.IsDir()
 	if hashed {

@@ -36,6 +36,8 @@ func hostChange() {
 	b, err := os.ReadFile("/a/f")
 	say("f before", string(b), err)
 	say("names before", names())
+	target, err := os.Readlink("/a/link")
+	say("link before", target, err)
 	kept, err := os.Open("/a/kept")
 	guest.Check("open /a/kept", err == nil, err)
 	var buf [16]byte
@@ -51,6 +53,8 @@ func hostChange() {
 	guest.Check("create /b/new", os.WriteFile("/b/new", []byte("new"), 0o644) == nil)
 	guest.Check("remove /b/old", os.Remove("/b/old") == nil)
 	guest.Check("mkdir /b/dir", os.Mkdir("/b/dir", 0o755) == nil)
+	guest.Check("remove /b/link", os.Remove("/b/link") == nil)
+	guest.Check("symlink /b/link", os.Symlink("new", "/b/link") == nil)
 	// An editor's save: a new file renamed over the name.
 	guest.Check("write /b/swapped.new", os.WriteFile("/b/swapped.new", []byte("new swapped"), 0o644) == nil)
 	guest.Check("rename over /b/swapped", os.Rename("/b/swapped.new", "/b/swapped") == nil)
@@ -61,6 +65,10 @@ func hostChange() {
 	say("old after", guest.Result(err))
 	b, err = os.ReadFile("/a/new")
 	say("new after", string(b), err)
+	target, err = os.Readlink("/a/link")
+	say("link after", target, err)
+	b, err = os.ReadFile("/a/link")
+	say("link followed", string(b), err)
 	st, err := os.Stat("/a/dir")
 	say("dir after", err == nil && st.IsDir())
 	ns := names()
