@@ -16,15 +16,14 @@ import (
 // directory whose modification time changed is read again, its entries
 // merged (new names made, names the store no longer has dropped). A
 // file open for reading is asked again too when it is read or fstat'ed
-// a second after the last answer, and its cached pages go (its
-// mappings fault in the new bytes) if the same file changed in the
-// store, as NFS revalidates an open file's attributes and drops its
-// data cache when its modification time moved (nfs(5), "Data and
+// a second after the last answer, and its cached pages go if it changed
+// in the store, as NFS revalidates an open file's attributes and drops
+// its data cache when its modification time moved (nfs(5), "Data and
 // metadata coherence"; Linux's v9fs with cache=none asks at every use
 // and caches nothing). What else is in use keeps the view it had until
-// it is not: a running program's file (its text is mapped from the
-// cache), one with a shared writable mapping (its pages may hold bytes
-// the store has not), a directory with entries in use.
+// it is not (refreshOpen): a mapped file (a private mapping's written
+// pages are the process's own), a running program's (its text is
+// mapped from the cache), a directory with entries in use.
 
 // A Revalidator is a Store whose files others change.
 type Revalidator interface {
