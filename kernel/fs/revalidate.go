@@ -154,20 +154,27 @@ func refreshOpen(i int32, st *Stored) {
 		n.Running > 0 || n.mappedWrite || n.covered > 0 {
 		return
 	}
-	changed := n.Size != st.Size || n.Mtime != st.Mtime || storedIno(st) != n.Ino
-	if changed && mm.FileMapped(i) {
+	if storedChanged(n, st) && mm.FileMapped(i) {
 		return
 	}
 	takeStored(i, st)
 }
 
-// takeStored makes unused stored inode i what the store says of it
-// now (of the same kind: the caller checked): its cached pages go if its
-// bytes may have changed, a symlink takes its new target (one too long
-// for a link page keeps the old).
+// storedChanged says whether what the store says of inode n now (st)
+// may be other bytes than the tree has: another size, modification
+// time or number.
+func storedChanged(n *Inode, st *Stored) bool {
+	return n.Size != st.Size || n.Mtime != st.Mtime || storedIno(st) != n.Ino
+}
+
+// takeStored makes stored inode i, unused or held only as refreshOpen
+// allows, what the store says of it now (of the same kind: the caller
+// checked): its cached pages go if its bytes may have changed, a
+// symlink takes its new target (one too long for a link page keeps the
+// old).
 func takeStored(i int32, st *Stored) {
 	n := &Inodes[i]
-	if n.Size == st.Size && n.Mtime == st.Mtime && storedIno(st) == n.Ino {
+	if !storedChanged(n, st) {
 		n.storeLinks, n.UID, n.GID, n.Mode, n.Atime, n.Ctime = st.Links, st.UID, st.GID, st.Mode, st.Atime, st.Ctime
 		return
 	}
