@@ -1,7 +1,10 @@
 package kernel
 
 import (
+	"math/bits"
+
 	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/drivers/gic"
 	"github.com/gometal/gometal/drivers/sdhci"
 	"github.com/gometal/gometal/drivers/virtio"
 	"github.com/gometal/gometal/kernel/bcache"
@@ -16,9 +19,12 @@ import (
 
 // The disks: every virtio-blk device QEMU virt has (gometal run -disk),
 // and the Pi's SD card (sdcard_arm64.go), registered with kernel/block,
-// their partition tables read at boot. I/O goes through BlockIO, one
-// request at a time under the kernel lock, the caller waiting for the
-// device (docs/ARCHITECTURE.md, "Storage": what is built, what comes).
+// their partition tables read at boot. I/O goes through BlockIO under
+// the kernel lock, the caller polling the device for its answer, or,
+// for a read the page cache lets its caller sleep on, BlockStart: the
+// request stays in flight (several at once, up to the device's slots)
+// and completes in the device's interrupt (docs/ARCHITECTURE.md,
+// "Storage").
 
 var (
 	blks  [block.MaxDisks]virtio.Blk
@@ -28,6 +34,10 @@ var (
 	// parsing is the disk Parse reads (a function value's argument can
 	// be no pointer to a fixed table entry the hook does not know).
 	parsing *block.Disk
+	// blkIRQ is each device's GIC INTID (0: none, so nothing goes in
+	// flight on it), blkDisk its index in block.Disks.
+	blkIRQ  [block.MaxDisks]uint32
+	blkDisk [block.MaxDisks]int
 )
 
 // diskMounts are the gometal.mount=DEV:GUEST words of the command line
@@ -51,6 +61,7 @@ func DiskMount(k int) (v []byte, ok bool) {
 // the buffer cache and ext4 get their way to the disks and the log.
 func initBlock() {
 	bcache.IO, bcache.ReadRun, bcache.WriteRun, bcache.FlushIO = cacheIO, cacheRun, cacheWriteRun, cacheFlush
+	bcache.StartRun, block.Poll = cacheStartRun, blkPoll
 	ext4fs.Say, vfatfs.Say = fsSay, fsSay
 	for n, addr, modern := nextVirtio(-1, virtio.DeviceBlk); n >= 0; n, addr, modern = nextVirtio(n, virtio.DeviceBlk) {
 		if nblks == len(blks) {
@@ -67,11 +78,16 @@ func initBlock() {
 			continue
 		}
 		d, ok := block.AddVirtio(b.Sectors, b.ReadOnly, b.Flush, nblks)
-		nblks++
 		if !ok {
 			logLine("block: too many disks; the rest are left out")
 			return
 		}
+		blkDisk[nblks] = d.Index()
+		if irq := spiOf(n); irq != 0 {
+			blkIRQ[nblks] = irq
+			gic.Enable(ThisCPU().ID, irq)
+		}
+		nblks++
 		addDisk(d)
 	}
 }
@@ -128,12 +144,116 @@ func BlockIO(d *block.Disk, write bool, sector uint64, pas *[virtio.MaxSegments]
 	if d.Major == block.MMCMajor {
 		return sdIO(write, sector, pas, n) // lends its queue a page at a time
 	}
-	sched.LendQueue() // threads queued here run elsewhere meanwhile
-	b := &blks[d.Driver]
-	if write {
-		return b.Write(sector, pas, n)
+	if !mm.HoldsSpace() { // a fault's: LendQueue's state locks rank before it
+		sched.LendQueue() // threads queued here run elsewhere meanwhile
 	}
-	return b.Read(sector, pas, n)
+	b := &blks[d.Driver]
+	var st uint8
+	if write {
+		st = b.Write(sector, pas, n)
+	} else {
+		st = b.Read(sector, pas, n)
+	}
+	blkCompleted(d.Driver) // reads in flight the polling answered
+	return st
+}
+
+// BlockStart submits a read of n bytes at sector of disk d into the
+// pages pas, to complete in the device's interrupt (block.Complete
+// then wakes whoever sleeps on it): the request, or -1 when it cannot
+// be in flight (the SD card is read by PIO; a device without an
+// interrupt; every request or slot taken), and the caller reads with
+// BlockIO instead.
+func BlockStart(d *block.Disk, sector uint64, pas *[virtio.MaxSegments]uintptr, n uint32) int32 {
+	if d.Major == block.MMCMajor || blkIRQ[d.Driver] == 0 {
+		return -1
+	}
+	r := block.NewRequest(d.Index())
+	if r < 0 {
+		return -1
+	}
+	slot, ok := blks[d.Driver].Submit(false, sector, pas, n)
+	if !ok {
+		block.End(r)
+		return -1
+	}
+	block.Requests[r].Slot = slot
+	return r
+}
+
+// blkCompleted hands the reads in flight that virtio-blk device k
+// answered (in its interrupt, or to a caller polling it) to their
+// requests, and wakes their sleepers unless this core holds an address
+// space's lock (a fault reading a page): the device's interrupt, which
+// the polling leaves unacknowledged, wakes them once it lets go.
+func blkCompleted(k int) {
+	blkTake(k)
+	if !mm.HoldsSpace() {
+		block.Wake()
+	}
+}
+
+// blkTake is blkCompleted without the wake-up.
+func blkTake(k int) {
+	b := &blks[k]
+	for m := b.TakeDone(); m != 0; m &= m - 1 {
+		slot := bits.TrailingZeros32(m)
+		for i := range block.Requests {
+			q := &block.Requests[i]
+			if !q.Used || q.Done || q.Disk != blkDisk[k] || q.Slot != slot {
+				continue
+			}
+			if st, done := b.Status(slot); done {
+				block.Complete(int32(i), st != virtio.BlkOK)
+			}
+			break
+		}
+	}
+}
+
+// blkInterrupt handles a virtio-blk device's interrupt if id is one's
+// (kernel lock held): its answers complete their requests.
+func blkInterrupt(id uint32) bool {
+	hit := false
+	for k := 0; k < nblks; k++ {
+		if blkIRQ[k] == id {
+			blks[k].Interrupt()
+			blkTake(k)
+			hit = true
+		}
+	}
+	if hit {
+		block.Wake() // those a poller took too
+	}
+	return hit
+}
+
+// blkPoll is block.Poll: request r's device polled until it answers r,
+// for a caller that must not sleep (the answer comes as the interrupt
+// would bring it).
+func blkPoll(r int32) {
+	q := &block.Requests[r]
+	k := block.Disks[q.Disk].Driver
+	for !q.Done {
+		cpu.Progress.Add(1) // waiters on the kernel lock: this is work
+		blks[k].Reap()
+		blkCompleted(k)
+		if !q.Done {
+			cpu.WFE()
+		}
+	}
+}
+
+// cacheStartRun is bcache.StartRun: n pages from sector of disk k in one
+// request in flight, or -1 (bcache.StartRun says when).
+func cacheStartRun(k int, sector uint64, pas *[bcache.MaxRun]uintptr, n int) int32 {
+	d := &block.Disks[k]
+	if n > BlockSegMax(d) {
+		return -1
+	}
+	var seg [virtio.MaxSegments]uintptr
+	copy(seg[:n], pas[:n])
+	return BlockStart(d, sector, &seg, uint32(n)*mm.PageSize)
 }
 
 // cacheIO is bcache.IO: one page of disk k through BlockIO.
@@ -194,7 +314,19 @@ func BlockFlush(d *block.Disk) uint8 {
 	if d.Major == block.MMCMajor || !d.Flush {
 		return 0 // the SD card is written through (no cache command is sent)
 	}
-	return blks[d.Driver].FlushCache()
+	st := blks[d.Driver].FlushCache()
+	blkCompleted(d.Driver)
+	return st
+}
+
+// BlockStats is the virtio-blk requests made on every device, and the
+// most one device held in flight at once (gometal.stats=1).
+func BlockStats() (requests, most uint64) {
+	for k := 0; k < nblks; k++ {
+		requests += blks[k].Requests
+		most = max(most, uint64(blks[k].MaxInFlight))
+	}
+	return requests, most
 }
 
 // BlockSegMax is how many pages one BlockIO of d may carry.

@@ -18,7 +18,8 @@ import (
 //     sched.StateLock, the others on this core's own state.
 //   - A due alarm (a timerfd's: its hook notifies files), the console's
 //     UART (the terminal), the network device (kernel/inet's state is the
-//     kernel lock's) and any other interrupt take the kernel lock,
+//     kernel lock's), a disk's (its reads in flight are the kernel
+//     lock's) and any other interrupt take the kernel lock,
 //     the first time one comes.
 //
 // So a core woken from WFI to run a thread another core readied, or
@@ -100,6 +101,8 @@ func takeIRQs(c *sched.CPU) {
 				trace.Record(c.ID, trace.KindIRQ, trace.IRQUART, 0, id)
 				c.Stats.UARTIRQs++
 			} else if nicInterrupt(id) {
+				trace.Record(c.ID, trace.KindIRQ, trace.IRQOther, 0, id)
+			} else if blkInterrupt(id) {
 				trace.Record(c.ID, trace.KindIRQ, trace.IRQOther, 0, id)
 			} else {
 				trace.Record(c.ID, trace.KindIRQ, trace.IRQOther, 0, id)

@@ -225,6 +225,11 @@ func (*ninepStore) Revalidate(i int32, st *fs.Stored) unix.Errno {
 // leaves after Rread's header (three of 16 KiB's four pages).
 const shareRunPages = (shareMsize - ninep.ReadHeaderLen) / mm.PageSize
 
+// StartPages: a share's messages are polled (fs.Store).
+func (*ninepStore) StartPages(int32, int64, *[fs.StoreRun]uintptr, int) (int32, int, unix.Errno) {
+	return -1, 0, 0
+}
+
 // ReadPages reads inode i's pages from off: up to shareRunPages in one
 // Tread, its data landing in the pages (a descriptor each); a short
 // answer that is not the file's end leaves the pages it did not cover

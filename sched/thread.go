@@ -36,6 +36,7 @@ const (
 	WaitVfork            // for its vfork child to exec or exit; no signal ends it
 	WaitExec             // in execve, for its process's other threads to end; no signal ends it
 	WaitStopped          // stopped with its process (SIGSTOP) until SIGCONT; only SIGCONT and SIGKILL end it
+	WaitDisk             // for a disk read in flight (Linux's TASK_KILLABLE page lock); only SIGKILL ends it
 	waitKinds
 )
 

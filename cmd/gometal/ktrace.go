@@ -186,7 +186,7 @@ var stopReasons = map[uint8]string{
 }
 
 // waitKinds names sched.WaitKind values (sched/thread.go).
-var waitKinds = []string{"none", "futex", "sleep", "file", "epoll", "signal", "child", "vfork", "exec", "stopped"}
+var waitKinds = []string{"none", "futex", "sleep", "file", "epoll", "signal", "child", "vfork", "exec", "stopped", "disk"}
 
 var irqNames = map[uint8]string{trace.IRQTimer: "timer", trace.IRQSGI: "SGI", trace.IRQUART: "UART", trace.IRQOther: "other"}
 

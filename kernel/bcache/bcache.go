@@ -39,6 +39,13 @@ const MaxRun = 32
 // splits it into as few requests as the device takes): 0 or EIO.
 var ReadRun func(disk int, sector uint64, pas *[MaxRun]uintptr, n int) unix.Errno
 
+// StartRun submits a read of n whole pages from sector of disk into
+// pages pas[:n] as one request that completes by interrupt, and returns
+// it (an index into block.Requests; kernel/fs sleeps on it), or -1 when
+// it cannot go in flight (a disk read by PIO, every slot busy, more
+// pages than one request carries): the caller reads with ReadRun then.
+var StartRun func(disk int, sector uint64, pas *[MaxRun]uintptr, n int) int32
+
 // WriteRun writes n whole pages from pages pas[:n] to sector of disk
 // (a file's data, straight from the page cache): 0 or EIO. Use
 // WriteData, which keeps the cache true.

@@ -6,5 +6,8 @@
 // virtio_blk registers; partitions take the minors after their disk's).
 // It knows sectors and tables, not drivers or files: the Linux layer
 // opens a device through it and the core's driver reads and writes.
-// Pure logic, host-tested and fuzzed.
+// It also keeps the requests in flight (request.go): what the device
+// answered for each and the queue its sleepers wait on, the driver's
+// completion and the page cache's reads meeting there. Pure logic,
+// host-tested and fuzzed.
 package block

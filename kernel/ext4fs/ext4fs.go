@@ -328,18 +328,11 @@ func (*ext4Store) Fill(dir int32) unix.Errno {
 // end are zeros, whatever the last block holds there. Every byte of the
 // pages it fills is written (they come unzeroed: fs.Store).
 func (*ext4Store) ReadPages(i int32, off int64, pas *[fs.StoreRun]uintptr, n int) (int, unix.Errno) {
-	v := volOf(fs.Inodes[i].Super)
+	v, m, k, sector, e := runAt(i, off, n)
+	if e != 0 {
+		return 0, e
+	}
 	in := &pageInode
-	if e := v.r.Inode(fs.Inodes[i].Store, in); e != ext4.OK {
-		return 0, errno(e)
-	}
-	bs := uint64(v.r.BlockSize)
-	perPage := mm.PageSize / bs
-	var m ext4.Mapping
-	if e := v.r.MapBlock(in, uint32(uint64(off)/bs), &m); e != ext4.OK {
-		return 0, errno(e)
-	}
-	k := min(n, int(uint64(m.Len)/perPage))
 	switch {
 	case (m.Hole || m.Unwritten) && k > 0:
 		clear(mm.PageBytes(pas[0])[:]) // the pages come unzeroed (fs.Store)
@@ -355,11 +348,8 @@ func (*ext4Store) ReadPages(i int32, off int64, pas *[fs.StoreRun]uintptr, n int
 		clear(pb[got:])
 		return 1, 0
 	}
-	if m.Phys+uint64(k)*perPage > v.r.BlocksCount {
-		return 0, unix.EUCLEAN
-	}
 	copy(runBuf[:k], pas[:k])
-	if e := bcache.ReadRun(v.disk, v.start+m.Phys*(bs/bcache.SectorSize), &runBuf, k); e != 0 {
+	if e := bcache.ReadRun(v.disk, sector, &runBuf, k); e != 0 {
 		return 0, e
 	}
 	last := off + int64(k-1)*mm.PageSize
@@ -367,6 +357,52 @@ func (*ext4Store) ReadPages(i int32, off int64, pas *[fs.StoreRun]uintptr, n int
 		clear(mm.PageBytes(pas[k-1])[max(rest, 0):])
 	}
 	return k, 0
+}
+
+// StartPages is ReadPages's common case without waiting (fs.Store): the
+// pages the first page's extent maps whole go to the disk as one
+// request in flight (bcache.StartRun); a hole, an unwritten extent or
+// an extent that ends inside the page is ReadPages's.
+func (*ext4Store) StartPages(i int32, off int64, pas *[fs.StoreRun]uintptr, n int) (int32, int, unix.Errno) {
+	if bcache.StartRun == nil {
+		return -1, 0, 0
+	}
+	v, m, k, sector, e := runAt(i, off, n)
+	if e != 0 || m.Hole || m.Unwritten || k == 0 {
+		return -1, 0, e
+	}
+	copy(runBuf[:k], pas[:k])
+	r := bcache.StartRun(v.disk, sector, &runBuf, k)
+	if r < 0 {
+		return -1, 0, 0
+	}
+	return r, k, 0
+}
+
+// runAt maps inode i's page at off (its inode read into pageInode):
+// its volume, the mapping of the page's first block, how many of the n
+// pages from there that mapping holds whole (k; 0 when it ends inside
+// the page), and, for data on the disk, the whole disk's sector the run
+// starts at (EUCLEAN when the mapping points past the volume).
+func runAt(i int32, off int64, n int) (v *volume, m ext4.Mapping, k int, sector uint64, e unix.Errno) {
+	v = volOf(fs.Inodes[i].Super)
+	in := &pageInode
+	if e := v.r.Inode(fs.Inodes[i].Store, in); e != ext4.OK {
+		return v, m, 0, 0, errno(e)
+	}
+	bs := uint64(v.r.BlockSize)
+	perPage := mm.PageSize / bs
+	if e := v.r.MapBlock(in, uint32(uint64(off)/bs), &m); e != ext4.OK {
+		return v, m, 0, 0, errno(e)
+	}
+	k = min(n, int(uint64(m.Len)/perPage))
+	if m.Hole || m.Unwritten || k == 0 {
+		return v, m, k, 0, 0
+	}
+	if m.Phys+uint64(k)*perPage > v.r.BlocksCount {
+		return v, m, k, 0, unix.EUCLEAN
+	}
+	return v, m, k, v.start + m.Phys*(bs/bcache.SectorSize), 0
 }
 
 // runBuf is a run's pages as bcache.ReadRun takes them; bcache.MaxRun

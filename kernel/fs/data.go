@@ -1,10 +1,12 @@
 package fs
 
 import (
+	"github.com/gometal/gometal/kernel/block"
 	"github.com/gometal/gometal/kernel/clock"
 	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/kernel/vfs"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )
@@ -255,6 +257,7 @@ func Truncate(n *Inode, size int64) unix.Errno {
 // the page size ends in, so that nothing past the end is kept or
 // becomes visible when the file grows (holes read as zeros).
 func dropPast(n *Inode, size int64) {
+	endInflight(n) // what is in flight comes in, to be dropped with the rest
 	if n.root == 0 {
 		return
 	}
@@ -280,8 +283,18 @@ func readPage(n *Inode, off int64) (uintptr, unix.Errno) {
 	return page(n, off, false), 0
 }
 
-// readData copies file bytes at off to the app.
+// readData copies file bytes at off to the app. A sleepy caller
+// (read(2) through vfs.Read) may get vfs.DiskWaitErr: a backed file's
+// page is being read in flight, and it sleeps until that completes
+// (inflight.go).
 func readData(n *Inode, buf uintptr, count uint64, off int64) uint64 {
+	return readDataAs(n, buf, count, off, false)
+}
+
+func readDataAs(n *Inode, buf uintptr, count uint64, off int64, sleepy bool) uint64 {
+	if sleepy && n.Store != 0 {
+		sweepInflight()
+	}
 	if off >= n.Size {
 		return 0
 	}
@@ -301,7 +314,23 @@ func readData(n *Inode, buf uintptr, count uint64, off int64) uint64 {
 		in := uint64(pos % mm.PageSize)
 		chunk := min(mm.PageSize-in, count-done)
 		var ok bool
-		p, e := readPage(n, pos)
+		var p uintptr
+		var e unix.Errno
+		if sleepy && n.Store != 0 {
+			var q *sched.Queue
+			if p, e, q = pageOrSleep(n, pos); q != nil {
+				// Start the rest of this read's runs too, so that they
+				// are in flight together, then sleep on the first
+				// unless the polling that started them answered it.
+				readAhead(n, pos+mm.PageSize, off+int64(count), aheadRuns)
+				if k := findInflight(n.Index(), pos/mm.PageSize); k >= 0 && !block.Requests[inflight[k].req].Done {
+					return sleepFor(q, done)
+				}
+				continue
+			}
+		} else {
+			p, e = readPage(n, pos)
+		}
 		if e != 0 {
 			if done > 0 {
 				return done
@@ -324,6 +353,10 @@ func readData(n *Inode, buf uintptr, count uint64, off int64) uint64 {
 			return vfs.Err(unix.EFAULT)
 		}
 		done += chunk
+	}
+	if sleepy && n.Store != 0 {
+		// The next run, before the reader asks for it.
+		readAhead(n, off+int64(count), off+int64(count)+StoreRun*mm.PageSize, 1)
 	}
 	return done
 }

@@ -37,10 +37,13 @@ func (n *Inode) Read(f *vfs.File, buf uintptr, count uint64, off int64) uint64 {
 		r = SynthRead(n.Index(), buf, count, pos)
 	} else {
 		RevalidateOpen(n.Index()) // a share's file the host changed
-		r = readData(n, buf, count, pos)
+		r = readDataAs(n, buf, count, pos, vfs.MayWaitDisk)
 	}
 	if off < 0 && !vfs.IsErr(r) {
 		f.Pos += int64(r)
+	}
+	if off < 0 && r == vfs.DiskWaitErr {
+		f.Pos += int64(vfs.DiskMoved) // read on from there (vfs.Read)
 	}
 	return r
 }

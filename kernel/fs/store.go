@@ -33,6 +33,14 @@ type Store interface {
 	// be read later): readahead, one request for a run the store keeps
 	// together.
 	ReadPages(i int32, off int64, pas *[StoreRun]uintptr, n int) (int, unix.Errno)
+	// StartPages is ReadPages without waiting: it submits one request
+	// that reads the first k of the pages (a run the store keeps
+	// together on a disk that completes by interrupt) and returns it
+	// (a kernel/block request), leaving the bytes of the last page
+	// past the file's end for the caller to zero. req -1 with no error
+	// says the store cannot (a hole, a block smaller than the run, a
+	// share, a disk read by PIO, every slot busy): ReadPages then.
+	StartPages(i int32, off int64, pas *[StoreRun]uintptr, n int) (req int32, k int, e unix.Errno)
 	// Statfs fills statfs(2)'s answer for instance s.
 	Statfs(s uint8, st *unix.Statfs_t)
 	// Release ends instance s: its last mount went and nothing of it
@@ -260,6 +268,13 @@ func storedPage(n *Inode, off int64) (uintptr, unix.Errno) {
 	if p := page(n, off, false); p != 0 {
 		return p, 0
 	}
+	// A read in flight holding it is polled for and taken (inflight.go).
+	if e := finishInflight(n, off/mm.PageSize); e != 0 {
+		return 0, e
+	}
+	if p := page(n, off, false); p != 0 {
+		return p, 0
+	}
 	st := Stores[Supers[n.Super].Type]
 	off &^= mm.PageSize - 1
 	// page walks n's index while it takes pages, and the run's pages
@@ -268,7 +283,7 @@ func storedPage(n *Inode, off int64) (uintptr, unix.Errno) {
 	k := 0
 	for k < StoreRun {
 		o := off + int64(k)*mm.PageSize
-		if o >= n.Size || k > 0 && page(n, o, false) != 0 {
+		if o >= n.Size || k > 0 && (page(n, o, false) != 0 || findInflight(n.Index(), o/mm.PageSize) >= 0) {
 			break
 		}
 		// Unzeroed: ReadPages writes every byte of the pages it fills

@@ -167,8 +167,9 @@ func signalWake(t *sched.Thread) {
 	switch t.State {
 	case sched.Blocked:
 		// A vfork parent waits for its child whatever comes
-		// (TASK_KILLABLE; only its group's end, dieWake, ends it).
-		if t.Wait != sched.WaitNone && t.Wait != sched.WaitVfork && t.Wait != sched.WaitExec && t.Wait != sched.WaitStopped {
+		// (TASK_KILLABLE; only its group's end, dieWake, ends it),
+		// and a reader for the disk (it comes back soon).
+		if t.Wait != sched.WaitNone && !killableOnly(t.Wait) {
 			// A futex wait moved no bytes; a file wait may have
 			// (t.Progress), and a pipe written without the kernel lock
 			// may be retrying it right now: StateLock decides.
@@ -181,6 +182,14 @@ func signalWake(t *sched.Thread) {
 		}
 	}
 	sched.UnlockState()
+}
+
+// killableOnly says whether a wait of kind w is one no signal ends but
+// its process's end (Linux's TASK_KILLABLE): a vfork parent's, an
+// execve's, a stopped thread's, and a read waiting for the disk
+// (folio_lock_killable: a disk read is not given up for a handler).
+func killableOnly(w sched.WaitKind) bool {
+	return w == sched.WaitVfork || w == sched.WaitExec || w == sched.WaitStopped || w == sched.WaitDisk
 }
 
 // cancelWait ends the wait t's system call just blocked in, for a
@@ -199,7 +208,7 @@ func cancelWait(t *sched.Thread, f *sched.Frame) {
 		return
 	}
 	sched.LockState()
-	if t.State == sched.Blocked && (lx(t).Dying || t.Wait != sched.WaitVfork && t.Wait != sched.WaitExec && t.Wait != sched.WaitStopped) {
+	if t.State == sched.Blocked && (lx(t).Dying || !killableOnly(t.Wait)) {
 		r := interruptResult(t)
 		sched.CancelBlockLocked(t)
 		f.X[0] = r

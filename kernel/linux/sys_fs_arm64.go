@@ -333,11 +333,13 @@ func iovecIO(t *sched.Thread, fl *vfs.File, iov uintptr, cnt uint64, write bool)
 				return total
 			}
 		default:
+			// As for a write: what earlier runs read is skipped above.
+			t.Retried, t.Progress = false, 0
 			r = vfs.Read(t, fl, base, n, -1)
 		}
 		if t.State != sched.Running {
 			// Blocked: the next run skips everything moved so far
-			// (vfs.Write left this segment's part in t.Progress).
+			// (vfs.Write or vfs.Read left this segment's part in t.Progress).
 			t.Progress += total
 			return 0
 		}

@@ -5,6 +5,7 @@ import (
 	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/ext4fs"
+	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/inet"
 	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/proc"
@@ -270,6 +271,17 @@ func printStats() {
 	putCounter("cow-copies", mm.COWCopies)
 	putCounter("cow-reuses", mm.COWReuses)
 	putCounter("asid-rollovers", kernel.ASIDRollovers())
+	kernel.Puts("\n")
+	// Disks: virtio-blk requests made and the most one device held at
+	// once, and the page cache's reads in flight: started, the read(2)
+	// calls that slept on one, the callers that polled one instead.
+	req, most := kernel.BlockStats()
+	kernel.Puts("gometal: stats: disk:")
+	putCounter("requests", req)
+	putCounter("most-in-flight", most)
+	putCounter("reads-in-flight", fs.InflightStats.Started)
+	putCounter("sleeps", fs.InflightStats.Sleeps)
+	putCounter("polled", fs.InflightStats.Polled)
 	kernel.Puts("\n")
 	kernel.Puts("gometal: stats: signals:")
 	for sig := 1; sig < nsig; sig++ {

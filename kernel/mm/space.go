@@ -112,8 +112,27 @@ var kernelHeld = holdsKernel
 
 func holdsKernel() bool { return sched.KernelLock.Owner() == sched.SelfID() }
 
-func (s *Space) lock()   { s.mu.Lock(sched.SelfID()) }
-func (s *Space) unlock() { s.mu.Unlock() }
+func (s *Space) lock() {
+	id := sched.SelfID()
+	s.mu.Lock(id)
+	spacesHeld[id]++
+}
+
+func (s *Space) unlock() {
+	spacesHeld[sched.SelfID()]--
+	s.mu.Unlock()
+}
+
+// spacesHeld counts the spaces' locks each core holds: a fault that
+// reads a file's page from the disk holds its space's, which ranks
+// after the scheduler's state locks, so what the disk's polling does
+// meanwhile must take none of those (HoldsSpace).
+var spacesHeld [cpu.MaxCPUs]int32
+
+// HoldsSpace reports whether this core holds a space's lock: then it
+// may take no lock ranked before it (sched.RankSpace), such as the
+// state locks a wake-up or sched.LendQueue takes.
+func HoldsSpace() bool { return spacesHeld[sched.SelfID()] != 0 }
 
 // Lock and Unlock take and drop the space's lock for a reader of its
 // VMAs that is not the space's own (/proc/PID/maps, stat, status): the

@@ -243,6 +243,11 @@ func (v *volume) next(c uint32) (uint32, unix.Errno) {
 	return n, 0
 }
 
+// StartPages: FAT is the Pi's, whose SD card is read by PIO (fs.Store).
+func (*vfatStore) StartPages(int32, int64, *[fs.StoreRun]uintptr, int) (int32, int, unix.Errno) {
+	return -1, 0, 0
+}
+
 // ReadPages fills pages from off of file i from its clusters: the
 // whole pages the chain keeps on consecutive clusters go from the disk
 // straight into the pages in one request (bcache.ReadRun: a file copied

@@ -89,6 +89,7 @@ var figures = []figure{
 	{"proc_pingpong_us", procPingpong},
 	{"ext4_write_mib_per_s", diskWrite},
 	{"ext4_read_mib_per_s", diskRead},
+	{"ext4_parallel_read_mib_per_s", diskParallelRead},
 	{"ext4_fsync_us", diskFsync},
 	{"ext4_create_unlink", diskCreateUnlink},
 	{"p9_write_mib_per_s", shareWrite},
