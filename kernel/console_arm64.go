@@ -113,6 +113,17 @@ func PutHex(v uint64) {
 	}
 }
 
+// putHexDigits prints v as exactly n lower-case hex digits (n ≤ 16),
+// without 0x: an SD card's RCA, the Pi's board revision and serial.
+func putHexDigits(v uint64, n int) {
+	var b [16]byte
+	for i := n - 1; i >= 0; i-- {
+		b[i] = hexDigits[v&0xf]
+		v >>= 4
+	}
+	PutBytes(b[:n])
+}
+
 func PutDec(v int64) {
 	if v < 0 {
 		putc('-')

@@ -67,11 +67,11 @@ func logSDCard() {
 			Puts("SD")
 		}
 		Puts(" card at address ")
-		putHex4(SDCard.RCA())
+		putHexDigits(uint64(SDCard.RCA()), 4)
 		InfoEnd()
 	}
 	if Info("mmcblk0: mmc0:") {
-		putHex4(SDCard.RCA())
+		putHexDigits(uint64(SDCard.RCA()), 4)
 		Puts(" ")
 		name := SDCard.Name()
 		PutBytes(name[:])
@@ -79,17 +79,6 @@ func logSDCard() {
 		putMiB(SDCard.Blocks * sdhci.BlockSize)
 		InfoEnd()
 	}
-}
-
-// putHex4 prints v as four lower-case hex digits (an RCA).
-func putHex4(v uint32) {
-	const digits = "0123456789abcdef"
-	var b [4]byte
-	for i := 3; i >= 0; i-- {
-		b[i] = digits[v&0xf]
-		v >>= 4
-	}
-	PutBytes(b[:])
 }
 
 // putMiB prints a size in MiB with one decimal.

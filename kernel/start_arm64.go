@@ -91,6 +91,7 @@ func Start(b *BootInfo) {
 	}
 	initMemory(dtbPA)
 	initPowerManagement()
+	initFirmware()
 	if crashTest {
 		crashTarget.ID = 1 // nil dereference in the kernel
 	}

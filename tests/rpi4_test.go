@@ -48,6 +48,43 @@ func TestRPi4ExitStatus(t *testing.T) {
 	rpi4(t, "run", "./tests/progs/panic").expect(t, 2, "panic: boom from gometal")
 }
 
+// TestRPi4FirmwareProperties: the kernel asks the VideoCore's firmware
+// (the mailbox's property channel) for the board's properties at boot,
+// and a program reads them where the Pi's Linux shows them: /proc/cpuinfo's
+// Hardware, Revision, Serial and Model lines, and the SoC's temperature in
+// /sys/class/thermal/thermal_zone0. QEMU 10's raspi4b answers a revision
+// that says a Pi 4 Model B with the RAM QEMU gave it (2 GiB), serial 0,
+// its NIC's MAC and 25 °C (hw/misc/bcm2835_property.c's fixed reading).
+// On virt, which has no such firmware, none of it is there, as on Linux.
+func TestRPi4FirmwareProperties(t *testing.T) {
+	t.Parallel()
+	r := rpi4(t, "run", "./tests/progs/pifirmware")
+	r.expect(t, 0, "pifirmware: Hardware: BCM2835", "pifirmware: Model: Raspberry Pi 4 Model B",
+		"pifirmware: thermal type: cpu-thermal", "pifirmware: thermal temp: 25000", "pifirmware: done")
+	m := regexp.MustCompile(`pifirmware: Revision: ([0-9a-f]{6})\b`).FindStringSubmatch(r.out)
+	if m == nil {
+		t.Fatalf("no revision line:\n%s", r.out)
+	}
+	rev, _ := strconv.ParseUint(m[1], 16, 32)
+	// The new-style revision code (raspberrypi.com's "Raspberry Pi
+	// revision codes"): bit 23 set, type in bits 4-11 (0x11: 4B),
+	// memory in bits 20-22 (3: 2 GB).
+	if rev>>23&1 != 1 || rev>>4&0xff != 0x11 || rev>>20&7 != 3 {
+		t.Errorf("revision %s: want a new-style code for a Pi 4B with 2 GB", m[1])
+	}
+	for _, re := range []string{`pifirmware: Serial: [0-9a-f]{16}\n`,
+		`gometal: firmware: board revision ` + m[1] + `, serial [0-9a-f]{16}, MAC 52:54:00:12:34:56, ARM memory [0-9.]+ MiB, VideoCore [0-9.]+ MiB`} {
+		if !regexp.MustCompile(re).MatchString(r.out) {
+			t.Errorf("output lacks a line matching %q", re)
+		}
+	}
+	v := gometal(t, "run", "./tests/progs/pifirmware")
+	v.expect(t, 0, "pifirmware: thermal temp: open /sys/class/thermal/thermal_zone0/temp: no such file or directory", "pifirmware: done")
+	if strings.Contains(v.out, "pifirmware: Revision") || strings.Contains(v.out, "gometal: firmware:") {
+		t.Errorf("virt shows a Pi's firmware properties:\n%s", v.out)
+	}
+}
+
 // The Pi has no real-time clock: only the monotonic clock and timers are
 // checked (tests/progs/sleep no-rtc).
 func TestRPi4SleepAndTimers(t *testing.T) {

@@ -17,6 +17,11 @@ func BarrierISHST()
 // CleanDcache cleans [va, va+n) to the point of coherency (DC CVAC).
 func CleanDcache(va, n uintptr)
 
+// CleanInvalidateDcache cleans [va, va+n) to the point of coherency and
+// drops the lines (DC CIVAC), for memory another agent that does not
+// snoop the caches reads and then writes (the Pi's VideoCore).
+func CleanInvalidateDcache(va, n uintptr)
+
 // ISB: make a system-register write take effect (ARM ARM D1.7).
 func ISB()
 

@@ -298,6 +298,24 @@ cleaned:
 	DSB	$0xf
 	RET
 
+// CleanInvalidateDcache cleans [va, va+n) to the point of coherency and
+// invalidates the lines (DC CIVAC, ARM ARM C5.3.13): what this core wrote
+// reaches memory, and its next read comes from memory.
+TEXT ·CleanInvalidateDcache(SB),NOSPLIT|NOFRAME,$0-16
+	MOVD	va+0(FP), R0
+	MOVD	n+8(FP), R1
+	ADD	R0, R1, R1
+	AND	$~63, R0, R0	// CleanDcache's line size
+civac:
+	CMP	R1, R0
+	BHS	civaced
+	DC	CIVAC, R0
+	ADD	$64, R0
+	B	civac
+civaced:
+	DSB	$0xf
+	RET
+
 TEXT ·ReadTPIDREL1(SB),NOSPLIT|NOFRAME,$0-8
 	MRS	TPIDR_EL1, R0
 	MOVD	R0, ret+0(FP)

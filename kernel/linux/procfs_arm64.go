@@ -647,6 +647,14 @@ func procCpuinfo(o *procfs.Buf) {
 		o.Str("\nCPU part\t: 0x").Hex(midr>>4&0xfff, 3)
 		o.Str("\nCPU revision\t: ").Dec(int64(midr & 0xf)).Str("\n\n")
 	}
+	if b := &kernel.Board; b.Present {
+		// The lines the Raspberry Pi's kernel adds (its arm64
+		// cpuinfo.c's c_show): "BCM2835" on every Pi, the revision
+		// code and serial the firmware gave, the device tree's model.
+		o.Str("Hardware\t: BCM2835\nRevision\t: ").Hex(uint64(b.Revision), 4)
+		o.Str("\nSerial\t\t: ").Hex(b.Serial, 16)
+		o.Str("\nModel\t\t: ").Raw(kernel.BoardModel()).Byte('\n')
+	}
 }
 
 // hwcapNames are the AT_HWCAP bits' names in /proc/cpuinfo

@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/procfs"
 	"github.com/gometal/gometal/kernel/socket"
 	"github.com/gometal/gometal/kernel/sysfs"
@@ -24,6 +25,7 @@ func sysfsInstance() (uint8, unix.Errno) {
 		n = 2
 	}
 	sysfs.Interfaces = sysIfaces[:n]
+	sysfs.Thermal = kernel.Board.Present
 	return sysfs.Instance()
 }
 
@@ -66,6 +68,18 @@ func readSys(o *procfs.Buf, kind uint8, ifindex, arg int32) {
 			o.Str("0x").Hex(uint64(flags&^(unix.IFF_RUNNING|unix.IFF_LOWER_UP|unix.IFF_DORMANT)), 0)
 		case sysfs.NetCarrier:
 			o.Byte('1')
+		}
+		o.Byte('\n')
+	case sysfs.KThermal:
+		switch arg {
+		case sysfs.ThermalTemp:
+			// The firmware's reading now, in millidegrees (as
+			// bcm2711_thermal's get_temp); EIO-free: a firmware that
+			// stopped answering reads as 0, as a failed sensor's zone.
+			t, _ := kernel.SoCTemperature()
+			o.Dec(int64(t))
+		case sysfs.ThermalType:
+			o.Str("cpu-thermal") // the Pi 4 device tree's zone name
 		}
 		o.Byte('\n')
 	}

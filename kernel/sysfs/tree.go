@@ -2,7 +2,8 @@
 // at its top, the CPU lists Go's runtime and tools read
 // (/sys/devices/system/cpu/{online,possible,present}), a directory per
 // network interface under /sys/class/net with the attributes `ip` and
-// friends read, and the empty directories other file systems mount on
+// friends read, the SoC's thermal zone on a Raspberry Pi
+// (/sys/class/thermal/thermal_zone0), and the empty directories other file systems mount on
 // (/sys/kernel/security, /sys/kernel/debug, /sys/fs/cgroup: mounting
 // those types answers ENODEV here, as on a kernel without them). Its
 // inodes are kernel/fs's synthetic ones, as /proc's; what a file says
@@ -22,6 +23,7 @@ const (
 	KDir                        // any other directory
 	KCPUList                    // a CPU list; Arg: which (cpuOnline…)
 	KNetAttr                    // /sys/class/net/IF/ATTR; PID: the ifindex, Arg: the attribute
+	KThermal                    // /sys/class/thermal/thermal_zone0/ATTR; Arg: the attribute
 )
 
 // Is says whether kind k is sysfs's.
@@ -45,6 +47,19 @@ const (
 	NetCarrier
 )
 
+// The thermal zone's attributes (Documentation/ABI/testing/sysfs-class-thermal).
+const (
+	ThermalTemp = iota // millidegrees Celsius
+	ThermalType        // the zone's name
+)
+
+var thermalAttrs = [...]string{ThermalTemp: "temp", ThermalType: "type"}
+
+// Thermal says whether the machine has a thermal zone to show (the Pi's
+// SoC sensor, read through its firmware); the Linux layer sets it
+// before the first mount.
+var Thermal bool
+
 var netAttrs = [...]string{NetAddress: "address", NetMTU: "mtu", NetIfindex: "ifindex",
 	NetOperstate: "operstate", NetType: "type", NetFlags: "flags", NetCarrier: "carrier"}
 
@@ -66,7 +81,7 @@ const (
 // topDirs are the directories at /sys's top on Linux 6.1, and the
 // mountpoints under them.
 var topDirs = [...]string{"block", "bus", "class", "dev", "devices", "firmware", "fs", "kernel",
-	"module", "power", "class/net", "devices/system", "devices/system/cpu", "fs/cgroup",
+	"module", "power", "class/net", "class/thermal", "devices/system", "devices/system/cpu", "fs/cgroup",
 	"kernel/security", "kernel/debug", "kernel/tracing", "kernel/mm"}
 
 var cpuLists = [...]string{CPUOnline: "online", CPUPossible: "possible", CPUPresent: "present"}
@@ -107,6 +122,18 @@ func Instance() (uint8, unix.Errno) {
 		}
 		for k, nm := range netAttrs {
 			if _, e := fs.MakeSynth(d, []byte(nm), modeFile, fs.Synth{Kind: KNetAttr, PID: ifc.Ifindex, Arg: int32(k)}); e != 0 {
+				return 0, e
+			}
+		}
+	}
+	if Thermal {
+		th, _ := lookup(r, "class/thermal")
+		z, e := fs.MakeSynth(th, []byte("thermal_zone0"), modeDir, fs.Synth{Kind: KDir})
+		if e != 0 {
+			return 0, e
+		}
+		for k, nm := range thermalAttrs {
+			if _, e := fs.MakeSynth(z, []byte(nm), modeFile, fs.Synth{Kind: KThermal, Arg: int32(k)}); e != 0 {
 				return 0, e
 			}
 		}
