@@ -119,6 +119,7 @@ func Start(b *BootInfo) {
 	initBlock()
 	initShares()
 	initSDCard()
+	initI2C()
 	if !findInitrd() {
 		Panic("no initramfs: boot with an initrd (QEMU -initrd) holding /init")
 	}

@@ -85,6 +85,31 @@ func TestRPi4FirmwareProperties(t *testing.T) {
 	}
 }
 
+// TestRPi4I2C: the BSC controllers the device tree enables are
+// /dev/i2c-0 and /dev/i2c-1 (Linux's i2c-dev), and a program drives
+// QEMU's TMP105 sensor at 0x48 on i2c-1 (the header's bus on a board)
+// through them (tests/progs/pii2c): the adapter's functionality word
+// (i2c-bcm2835's), the temperature register by write(2) and read(2)
+// (0: QEMU's TMP105 resets it so), the T_LOW and T_HIGH limits by
+// I2C_RDWR and by I2C_SMBUS word data (the chip's 75 and 80 °C), T_LOW
+// written and read back, an address no device answers (EREMOTEIO, as
+// i2c-bcm2835), and an address past 7 bits (EINVAL).
+func TestRPi4I2C(t *testing.T) {
+	t.Parallel()
+	r := rpi4(t, "run", "-qemu-arg", "-device", "-qemu-arg", "tmp105,bus=i2c-bus.1,address=0x48", "./tests/progs/pii2c")
+	r.expect(t, 0, "gometal: i2c: i2c-0 (100 kHz) i2c-1 (100 kHz)",
+		"pii2c: nodes [/dev/i2c-0 /dev/i2c-1]",
+		"pii2c: funcs 0xeff0009 <nil>",
+		"pii2c: slave <nil>",
+		"pii2c: temperature 2 <nil> 0",
+		"pii2c: rdwr t_low 2 <nil> 75000",
+		"pii2c: smbus t_high <nil> 80000",
+		"pii2c: t_low now 2 <nil> 25000",
+		"pii2c: no device: remote I/O error",
+		"pii2c: bad address: invalid argument",
+		"pii2c: done")
+}
+
 // The Pi has no real-time clock: only the monotonic clock and timers are
 // checked (tests/progs/sleep no-rtc).
 func TestRPi4SleepAndTimers(t *testing.T) {

@@ -43,13 +43,14 @@ var blockBounce [virtio.MaxSegments]uintptr
 
 // blockNodes are the nodes devtmpfs shows: the character devices and a
 // node per disk and partition.
-var blockNodes [len(devList) + block.MaxDisks*(block.MaxPartitions+1)]mount.DevNode
+var blockNodes [len(devList) + block.MaxDisks*(block.MaxPartitions+1) + kernel.MaxI2C]mount.DevNode
 
 // blockNames holds the node names (a DevNode's Name is a string; these
 // point into this table, which never changes after boot).
 var blockNames [block.MaxDisks * (block.MaxPartitions + 1)][16]byte
 
-// deviceNodes returns the nodes of every device: devList, then the disks.
+// deviceNodes returns the nodes of every device: devList, then the
+// disks, then the I2C buses.
 func deviceNodes() []mount.DevNode {
 	n := copy(blockNodes[:], devList[:])
 	k := 0
@@ -63,11 +64,12 @@ func deviceNodes() []mount.DevNode {
 			k++
 		}
 	}
+	n += i2cDeviceNodes(blockNodes[n:])
 	return blockNodes[:n]
 }
 
 // makeDiskNodes makes a node in the root's /dev for each disk and
-// partition, when the root has a /dev (the initramfs's): a program as
+// partition (and each I2C bus), when the root has a /dev (the initramfs's): a program as
 // init finds /dev/vda with no devtmpfs mounted, as it finds the
 // console there (devtmpfs shows them too).
 func makeDiskNodes() {

@@ -85,6 +85,9 @@ func openCharDev(i int32, flags uint32) uint64 {
 	case devPtmx:
 		return openPtmx(flags, cloexec)
 	}
+	if fs.Inodes[i].Rdev>>8 == i2cMajor {
+		return openI2C(i, flags, cloexec)
+	}
 	if fs.Inodes[i].Rdev>>8 == tty.PtsMajor {
 		return openPts(int32(fs.Inodes[i].Rdev&0xff), flags|noctty, cloexec)
 	}

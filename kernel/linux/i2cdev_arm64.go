@@ -1,0 +1,385 @@
+package linux
+
+import (
+	"unsafe"
+
+	"github.com/gometal/gometal/kernel"
+	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/mount"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/vfs"
+
+	"golang.org/x/sys/unix"
+)
+
+// /dev/i2c-N, Linux's i2c-dev (drivers/i2c/i2c-dev.c, its ABI in
+// include/uapi/linux/i2c-dev.h and i2c.h): a description is a client of
+// bus N with a slave address (I2C_SLAVE), whose read and write are one
+// transfer each to that address; I2C_RDWR runs a list of messages;
+// I2C_SMBUS runs an SMBus command as i2c-core-smbus.c emulates it on a
+// plain I2C adapter. golang.org/x/sys/unix has none of these numbers, so
+// they are here with the header they come from.
+
+// The ioctls (i2c-dev.h).
+const (
+	i2cRetries    = 0x0701
+	i2cTimeout    = 0x0702
+	i2cSlave      = 0x0703
+	i2cTenBit     = 0x0704
+	i2cFuncs      = 0x0705
+	i2cSlaveForce = 0x0706
+	i2cRdwr       = 0x0707
+	i2cPEC        = 0x0708
+	i2cSMBus      = 0x0720
+)
+
+// i2c.h: message flags, and what the BSC adapter offers
+// (i2c-bcm2835.c's bcm2835_i2c_func: I2C_FUNC_I2C | I2C_FUNC_SMBUS_EMUL).
+const (
+	i2cMsgRead    = 0x0001 // I2C_M_RD
+	i2cMsgTen     = 0x0010 // I2C_M_TEN
+	i2cMsgRecvLen = 0x0400 // I2C_M_RECV_LEN
+
+	i2cFuncI2C       = 0x00000001
+	i2cFuncSMBusEmul = 0x0eff0008 // QUICK, BYTE, BYTE_DATA, WORD_DATA, PROC_CALL, WRITE_BLOCK_DATA, I2C_BLOCK, PEC
+	i2cAdapterFuncs  = i2cFuncI2C | i2cFuncSMBusEmul
+
+	i2cMajor       = 89   // I2C_MAJOR
+	i2cRdwrMaxMsgs = 42   // I2C_RDWR_IOCTL_MAX_MSGS
+	i2cMsgMax      = 8192 // i2c-dev's bound on one message's length
+	i2cAddrMax     = 0x7f // 7-bit addresses (the BSC has no 10-bit mode)
+)
+
+// SMBus (i2c.h): read_write, the transaction sizes, and the block size.
+const (
+	smbusWrite          = 0
+	smbusRead           = 1
+	smbusQuick          = 0
+	smbusByte           = 1
+	smbusByteData       = 2
+	smbusWordData       = 3
+	smbusProcCall       = 4
+	smbusBlockData      = 5
+	smbusI2CBlockBroken = 6
+	smbusBlockProcCall  = 7
+	smbusI2CBlockData   = 8
+	smbusBlockMax       = 32
+)
+
+// i2cMsg is struct i2c_msg as arm64 lays it out: addr, flags, len
+// (16 bits each), then the buffer's address at offset 8.
+type i2cMsg struct {
+	Addr, Flags, Len uint16
+	_                uint16
+	Buf              uint64
+}
+
+// i2cRdwrData is struct i2c_rdwr_ioctl_data.
+type i2cRdwrData struct {
+	Msgs  uint64
+	NMsgs uint32
+	_     uint32
+}
+
+// i2cSMBusData is struct i2c_smbus_ioctl_data.
+type i2cSMBusData struct {
+	ReadWrite uint8
+	Command   uint8
+	_         uint16
+	Size      uint32
+	Data      uint64 // union i2c_smbus_data: a byte, a word, or [34]byte (block[0] is the length)
+}
+
+var (
+	_ [16 - unsafe.Sizeof(i2cMsg{})]struct{}
+	_ [unsafe.Sizeof(i2cMsg{}) - 16]struct{}
+	_ [16 - unsafe.Sizeof(i2cSMBusData{})]struct{}
+	_ [unsafe.Sizeof(i2cSMBusData{}) - 16]struct{}
+)
+
+// i2cDev is the Impl of /dev/i2c-N; each description's bus and client
+// address are in i2cClients.
+type i2cDev struct {
+	vfs.Base
+	W vfs.Waitable // never notified: always ready
+}
+
+var i2cDevImpl i2cDev
+
+// i2cClient is a description's client: its bus and slave address.
+type i2cClient struct {
+	bus  int8
+	addr uint16
+}
+
+var i2cClients [vfs.MaxFiles]i2cClient
+
+// i2cBuf is where a transfer's bytes pass (under the kernel lock, one
+// transfer at a time): a message's worth.
+var (
+	i2cBuf  [i2cMsgMax]byte
+	i2cMsgs [i2cRdwrMaxMsgs]i2cMsg
+)
+
+// i2cNodes are the nodes devtmpfs shows for the buses, and their names.
+var (
+	i2cNodeNames [kernel.MaxI2C][8]byte
+)
+
+// i2cDeviceNodes appends to nodes a node for each bus the machine has
+// (crw------- root root, as i2c-dev's class makes them) and returns how
+// many it added.
+func i2cDeviceNodes(nodes []mount.DevNode) int {
+	n := 0
+	for k := range kernel.I2CPresent {
+		if !kernel.I2CPresent[k] || n == len(nodes) {
+			continue
+		}
+		l := copy(i2cNodeNames[k][:], "i2c-")
+		i2cNodeNames[k][l] = byte('0' + k)
+		nodes[n] = mount.DevNode{Name: unsafe.String(&i2cNodeNames[k][0], l+1), Mode: unix.S_IFCHR | 0o600, Rdev: i2cMajor<<8 | uint32(k)}
+		n++
+	}
+	return n
+}
+
+// openI2C opens /dev/i2c-N from node i: ENXIO for a bus the machine does
+// not have (i2cdev_open's i2c_get_adapter).
+func openI2C(i int32, flags uint32, cloexec bool) uint64 {
+	bus := int(fs.Inodes[i].Rdev & 0xff)
+	if bus >= kernel.MaxI2C || !kernel.I2CPresent[bus] {
+		return errno(unix.ENXIO)
+	}
+	fd := openFD(&i2cDevImpl, flags, cloexec)
+	if !vfs.IsErr(fd) {
+		fl, _ := getFD(fd)
+		devNodes[fl.Index()] = i
+		i2cClients[fl.Index()] = i2cClient{bus: int8(bus)}
+		fs.Hold(i)
+	}
+	return fd
+}
+
+func (d *i2cDev) Stat(f *vfs.File) unix.Stat_t      { return devNodeStat(f) }
+func (d *i2cDev) Release(f *vfs.File)               { fs.Drop(devNodes[f.Index()]) }
+func (d *i2cDev) Readiness(f *vfs.File) uint32      { return unix.EPOLLIN | unix.EPOLLOUT }
+func (d *i2cDev) Waitable() *vfs.Waitable           { return &d.W }
+func (d *i2cDev) Kind() vfs.Kind                    { return vfs.KindDevice }
+func (d *i2cDev) Seek(*vfs.File, int64, int) uint64 { return errno(unix.ESPIPE) }
+
+// Read is one read transfer of up to 8 KiB from the client's address
+// (i2cdev_read: the count, or the adapter's error).
+func (d *i2cDev) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	c := &i2cClients[f.Index()]
+	n = min(n, i2cMsgMax)
+	if e := kernel.I2CTransfer(int(c.bus), c.addr, true, i2cBuf[:n]); e != 0 {
+		return errno(e)
+	}
+	if !usermem.CopyOut(buf, i2cBuf[:n]) {
+		return errno(unix.EFAULT)
+	}
+	return n
+}
+
+// Write is one write transfer of up to 8 KiB to the client's address.
+func (d *i2cDev) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
+	c := &i2cClients[f.Index()]
+	n = min(n, i2cMsgMax)
+	if !usermem.CopyIn(i2cBuf[:n], buf) {
+		return errno(unix.EFAULT)
+	}
+	if e := kernel.I2CTransfer(int(c.bus), c.addr, false, i2cBuf[:n]); e != 0 {
+		return errno(e)
+	}
+	return n
+}
+
+// Ioctl answers i2c-dev's requests (i2cdev_ioctl).
+func (d *i2cDev) Ioctl(f *vfs.File, req uint64, arg uintptr) uint64 {
+	c := &i2cClients[f.Index()]
+	switch req {
+	case i2cSlave, i2cSlaveForce:
+		// No kernel driver claims an address here, so I2C_SLAVE never
+		// meets i2c-dev's EBUSY.
+		if arg > i2cAddrMax {
+			return errno(unix.EINVAL)
+		}
+		c.addr = uint16(arg)
+		return 0
+	case i2cTenBit:
+		if arg != 0 {
+			return errno(unix.EINVAL) // the adapter has no I2C_FUNC_10BIT_ADDR
+		}
+		return 0
+	case i2cFuncs:
+		v := uint64(i2cAdapterFuncs)
+		if !usermem.CopyOut(arg, unsafe.Slice((*byte)(unsafe.Pointer(&v)), 8)) {
+			return errno(unix.EFAULT)
+		}
+		return 0
+	case i2cRetries, i2cTimeout, i2cPEC:
+		return 0 // accepted; one try, one second, no PEC byte
+	case i2cRdwr:
+		return i2cReadWrite(c, arg)
+	case i2cSMBus:
+		return i2cSMBusCall(c, arg)
+	}
+	return errno(unix.ENOTTY)
+}
+
+// i2cReadWrite is I2C_RDWR: up to 42 messages, each its own transfer
+// (the BSC ends each with a stop; Linux's driver chains a write and a
+// read with a repeated start, which the devices QEMU models and the
+// common sensors take either way), the count of messages or the first
+// error.
+func i2cReadWrite(c *i2cClient, arg uintptr) uint64 {
+	var rd i2cRdwrData
+	if !usermem.CopyIn(unsafe.Slice((*byte)(unsafe.Pointer(&rd)), unsafe.Sizeof(rd)), arg) {
+		return errno(unix.EFAULT)
+	}
+	if rd.NMsgs == 0 || rd.NMsgs > i2cRdwrMaxMsgs {
+		return errno(unix.EINVAL)
+	}
+	msgs := i2cMsgs[:rd.NMsgs]
+	if !usermem.CopyIn(unsafe.Slice((*byte)(unsafe.Pointer(&i2cMsgs[0])), len(msgs)*int(unsafe.Sizeof(i2cMsg{}))), uintptr(rd.Msgs)) {
+		return errno(unix.EFAULT)
+	}
+	for k := range msgs {
+		m := &msgs[k]
+		if m.Len > i2cMsgMax || m.Flags&(i2cMsgTen|i2cMsgRecvLen) != 0 || m.Addr > i2cAddrMax {
+			return errno(unix.EINVAL)
+		}
+	}
+	for k := range msgs {
+		m := &msgs[k]
+		read := m.Flags&i2cMsgRead != 0
+		b := i2cBuf[:m.Len]
+		if !read && !usermem.CopyIn(b, uintptr(m.Buf)) {
+			return errno(unix.EFAULT)
+		}
+		if e := kernel.I2CTransfer(int(c.bus), m.Addr, read, b); e != 0 {
+			return errno(e)
+		}
+		if read && !usermem.CopyOut(uintptr(m.Buf), b) {
+			return errno(unix.EFAULT)
+		}
+	}
+	return uint64(rd.NMsgs)
+}
+
+// i2cSMBusCall is I2C_SMBUS as i2c_smbus_xfer_emulated runs it on an
+// I2C adapter: a command byte written, then the data written with it or
+// read after it.
+func i2cSMBusCall(c *i2cClient, arg uintptr) uint64 {
+	var s i2cSMBusData
+	if !usermem.CopyIn(unsafe.Slice((*byte)(unsafe.Pointer(&s)), unsafe.Sizeof(s)), arg) {
+		return errno(unix.EFAULT)
+	}
+	read := s.ReadWrite == smbusRead
+	if s.ReadWrite > smbusRead {
+		return errno(unix.EINVAL)
+	}
+	var data [smbusBlockMax + 2]byte
+	if s.Size != smbusQuick && !(s.Size == smbusByte && !read) && s.Data == 0 {
+		return errno(unix.EINVAL)
+	}
+	var dataLen int // bytes of data the union carries for this size
+	switch s.Size {
+	case smbusQuick:
+		return i2cErr(kernel.I2CTransfer(int(c.bus), c.addr, read, nil))
+	case smbusByte:
+		if !read {
+			i2cBuf[0] = s.Command
+			return i2cErr(kernel.I2CTransfer(int(c.bus), c.addr, false, i2cBuf[:1]))
+		}
+		if e := kernel.I2CTransfer(int(c.bus), c.addr, true, i2cBuf[:1]); e != 0 {
+			return errno(e)
+		}
+		return i2cOut(s.Data, i2cBuf[:1])
+	case smbusByteData:
+		dataLen = 1
+	case smbusWordData, smbusProcCall:
+		dataLen = 2
+	case smbusBlockData, smbusI2CBlockBroken, smbusI2CBlockData:
+		dataLen = smbusBlockMax + 1
+	default:
+		return errno(unix.EINVAL) // block process calls need I2C_M_RECV_LEN
+	}
+	if !read || s.Size == smbusProcCall || s.Size == smbusI2CBlockData {
+		if !usermem.CopyIn(data[:dataLen], uintptr(s.Data)) {
+			return errno(unix.EFAULT)
+		}
+	}
+	// The write: the command, and for a write its data (a block's with
+	// its length byte first for SMBus block data, without for I2C block).
+	i2cBuf[0] = s.Command
+	w := 1
+	if !read {
+		switch s.Size {
+		case smbusByteData:
+			i2cBuf[1], w = data[0], 2
+		case smbusWordData:
+			i2cBuf[1], i2cBuf[2], w = data[0], data[1], 3
+		case smbusBlockData:
+			l := int(data[0])
+			if l == 0 || l > smbusBlockMax {
+				return errno(unix.EINVAL)
+			}
+			w = 1 + copy(i2cBuf[1:], data[:1+l])
+		case smbusI2CBlockBroken, smbusI2CBlockData:
+			l := int(data[0])
+			if l == 0 || l > smbusBlockMax {
+				return errno(unix.EINVAL)
+			}
+			w = 1 + copy(i2cBuf[1:], data[1:1+l])
+		}
+	} else if s.Size == smbusProcCall {
+		i2cBuf[1], i2cBuf[2], w = data[0], data[1], 3
+	}
+	if e := kernel.I2CTransfer(int(c.bus), c.addr, false, i2cBuf[:w]); e != 0 {
+		return errno(e)
+	}
+	if !read && s.Size != smbusProcCall {
+		return 0
+	}
+	// The read after it.
+	var r int
+	switch s.Size {
+	case smbusByteData:
+		r = 1
+	case smbusWordData, smbusProcCall:
+		r = 2
+	case smbusI2CBlockBroken, smbusI2CBlockData:
+		r = int(data[0])
+		if r == 0 || r > smbusBlockMax {
+			return errno(unix.EINVAL)
+		}
+	case smbusBlockData:
+		return errno(unix.EOPNOTSUPP) // needs I2C_M_RECV_LEN, which the emulation asks of the adapter
+	}
+	if e := kernel.I2CTransfer(int(c.bus), c.addr, true, i2cBuf[:r]); e != 0 {
+		return errno(e)
+	}
+	if s.Size == smbusI2CBlockData || s.Size == smbusI2CBlockBroken {
+		data[0] = byte(r)
+		copy(data[1:], i2cBuf[:r])
+		return i2cOut(s.Data, data[:1+r])
+	}
+	return i2cOut(s.Data, i2cBuf[:r])
+}
+
+// i2cOut copies an SMBus answer into the caller's union.
+func i2cOut(dst uint64, b []byte) uint64 {
+	if !usermem.CopyOut(uintptr(dst), b) {
+		return errno(unix.EFAULT)
+	}
+	return 0
+}
+
+// i2cErr is a transfer's result as a call's.
+func i2cErr(e unix.Errno) uint64 {
+	if e != 0 {
+		return errno(e)
+	}
+	return 0
+}

@@ -1,0 +1,146 @@
+// Command pii2c drives the Raspberry Pi's I2C buses through Linux's
+// i2c-dev (TestRPi4I2C), with a TMP105 temperature sensor at 0x48 on
+// i2c-1 (QEMU's tmp105; on a board, the header's pins 3 and 5): the
+// adapter's functionality, the temperature register read three ways
+// (write then read, I2C_RDWR, I2C_SMBUS word data), and an address no
+// device answers.
+package main
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// i2c-dev.h and i2c.h (golang.org/x/sys/unix has none of these).
+const (
+	i2cSlave = 0x0703
+	i2cFuncs = 0x0705
+	i2cRdwr  = 0x0707
+	i2cSMBus = 0x0720
+
+	i2cMsgRead     = 0x0001
+	smbusRead      = 1
+	smbusWordData  = 3
+	tmp105Addr     = 0x48
+	tmp105RegTemp  = 0x00
+	tmp105RegTLow  = 0x02
+	tmp105RegTHigh = 0x03
+	noDeviceAddr   = 0x50
+)
+
+type i2cMsg struct {
+	Addr, Flags, Len uint16
+	_                uint16
+	Buf              uintptr
+}
+
+type rdwrData struct {
+	Msgs  uintptr
+	NMsgs uint32
+}
+
+type smbusData struct {
+	ReadWrite uint8
+	Command   uint8
+	Size      uint32
+	Data      uintptr
+}
+
+func ioctl(fd int, req uintptr, arg unsafe.Pointer) error {
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), req, uintptr(arg)); e != 0 {
+		return e
+	}
+	return nil
+}
+
+func ioctlValue(fd int, req, v uintptr) error {
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), req, v); e != 0 {
+		return e
+	}
+	return nil
+}
+
+// celsius is the TMP105's temperature register (two bytes, the value
+// in the top 12 bits, 1/16 °C a step) in millidegrees.
+func celsius(b []byte) int { return int(int16(binary.BigEndian.Uint16(b))>>4) * 1000 / 16 }
+
+func main() {
+	nodes, _ := filepath.Glob("/dev/i2c-*")
+	fmt.Println("pii2c: nodes", nodes)
+	fd, err := unix.Open("/dev/i2c-1", unix.O_RDWR, 0)
+	if err != nil {
+		fmt.Println("pii2c: open /dev/i2c-1:", err)
+		os.Exit(1)
+	}
+	var funcs uint64
+	err = ioctl(fd, i2cFuncs, unsafe.Pointer(&funcs))
+	fmt.Printf("pii2c: funcs %#x %v\n", funcs, err)
+
+	// Write the register pointer, then read it: plain write(2)/read(2)
+	// to the address I2C_SLAVE set. The temperature register reads 0
+	// on QEMU's TMP105 (its reset value); the limits are the chip's
+	// power-on values, T_LOW 75 °C and T_HIGH 80 °C.
+	fmt.Println("pii2c: slave", ioctlValue(fd, i2cSlave, tmp105Addr))
+	fmt.Println("pii2c: temperature", readRegister(fd, tmp105RegTemp))
+	fmt.Println("pii2c: rdwr t_low", rdwrRegister(fd, tmp105RegTLow))
+	fmt.Println("pii2c: smbus t_high", smbusRegister(fd, tmp105RegTHigh))
+	// A write of the pointer and two bytes sets T_LOW to 25 °C.
+	if _, err := unix.Write(fd, []byte{tmp105RegTLow, 0x19, 0x00}); err != nil {
+		fmt.Println("pii2c: write t_low:", err)
+	}
+	fmt.Println("pii2c: t_low now", rdwrRegister(fd, tmp105RegTLow))
+
+	// No device at 0x50: the BSC sees no acknowledge (EREMOTEIO, as
+	// Linux's i2c-bcm2835 answers).
+	ioctlValue(fd, i2cSlave, noDeviceAddr)
+	_, err = unix.Read(fd, make([]byte, 1))
+	fmt.Println("pii2c: no device:", err)
+	fmt.Println("pii2c: bad address:", ioctlValue(fd, i2cSlave, 0x80))
+	unix.Close(fd)
+	fmt.Println("pii2c: done")
+}
+
+// readRegister reads a register with write(2) of its number, then
+// read(2) of its two bytes.
+func readRegister(fd int, reg byte) string {
+	if _, err := unix.Write(fd, []byte{reg}); err != nil {
+		return "write: " + err.Error()
+	}
+	b := make([]byte, 2)
+	n, err := unix.Read(fd, b)
+	return fmt.Sprintf("%d %v %d", n, err, celsius(b))
+}
+
+// rdwrRegister reads a register as one I2C_RDWR of two messages.
+func rdwrRegister(fd int, reg byte) string {
+	r := []byte{reg}
+	out := make([]byte, 2)
+	msgs := []i2cMsg{{Addr: tmp105Addr, Len: 1, Buf: uintptr(unsafe.Pointer(&r[0]))},
+		{Addr: tmp105Addr, Flags: i2cMsgRead, Len: 2, Buf: uintptr(unsafe.Pointer(&out[0]))}}
+	rd := rdwrData{Msgs: uintptr(unsafe.Pointer(&msgs[0])), NMsgs: 2}
+	n, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), i2cRdwr, uintptr(unsafe.Pointer(&rd)))
+	return fmt.Sprintf("%d %v %d", n, errOf(e), celsius(out))
+}
+
+// smbusRegister reads a register as SMBus read word data: the word's
+// low byte is the first one received (i2c_smbus_xfer_emulated), which
+// the TMP105 sends most significant first, so the word's bytes in
+// memory are the register's in order.
+func smbusRegister(fd int, reg byte) string {
+	var word [34]byte
+	s := smbusData{ReadWrite: smbusRead, Command: reg, Size: smbusWordData, Data: uintptr(unsafe.Pointer(&word[0]))}
+	err := ioctl(fd, i2cSMBus, unsafe.Pointer(&s))
+	return fmt.Sprintf("%v %d", err, celsius(word[:2]))
+}
+
+func errOf(e unix.Errno) error {
+	if e != 0 {
+		return e
+	}
+	return nil
+}
