@@ -120,6 +120,7 @@ func Start(b *BootInfo) {
 	initShares()
 	initSDCard()
 	initI2C()
+	initRTC()
 	if !findInitrd() {
 		Panic("no initramfs: boot with an initrd (QEMU -initrd) holding /init")
 	}
@@ -258,6 +259,9 @@ func readBootargs() {
 		if v, ok := bytesCut(w, "gometal.mount="); ok && diskMountsN < len(diskMounts) {
 			diskMounts[diskMountsN] = v
 			diskMountsN++
+		}
+		if v, ok := bytesCut(w, "gometal.rtc="); ok {
+			rtcArg = v
 		}
 		if v, ok := bytesCut(w, "gometal.netfault="); ok {
 			netFaultArg = v
@@ -508,7 +512,8 @@ func initClock() {
 		return
 	}
 	if addr, _, ok := dtb.Phys(n, 0); ok {
-		secs := pl031.Seconds(cpu.KVA(uintptr(addr)))
+		rtc.kind, rtc.base = rtcPL031, cpu.KVA(uintptr(addr))
+		secs := pl031.Seconds(rtc.base)
 		clock.WallAtBoot = int64(secs)*1e9 - timer.TicksToNanos(cpu.ReadCNTVCT())
 	}
 }

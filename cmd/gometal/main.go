@@ -587,6 +587,7 @@ func boot(args []string, exec bool) int {
 		cfg.Append = append(cfg.Append, "quiet")
 	}
 	cfg.Append = append(cfg.Append, o.bootargs...)
+	qemu.RPi4RTC(cfg) // the Pi's wall clock, from an RTC on its I2C bus
 	if d := dumpAfter(timeout); d > 0 {
 		cfg.Append = append(cfg.Append, fmt.Sprintf("gometal.dumpafter=%d", d.Milliseconds()))
 	}

@@ -1,7 +1,8 @@
 // Package clock owns the kernel's clocks as Linux names them: the
 // monotonic clock is the generic timer's virtual counter since reset, the
-// real-time clock adds the wall time the RTC gave at boot. Builds on the
-// host (with the host's monotonic clock) for the tests of the layers
+// real-time clock adds the wall time the RTC gave at boot; and the civil
+// date arithmetic an RTC that keeps fields needs (civil.go). Builds on
+// the host (with the host's monotonic clock) for the tests of the layers
 // above.
 package clock
 
@@ -12,9 +13,9 @@ import (
 )
 
 // WallAtBoot is the Unix time, in nanoseconds, at which the monotonic
-// clock read zero. The kernel's start sets it from the PL031 RTC; without
-// an RTC it stays 0 and the real-time clock starts at 1970, as Linux's
-// does on a board without one. Setting the clock (Set, Step) moves it;
+// clock read zero. The kernel's start sets it from the RTC (a PL031, or a
+// DS1307 on a Pi's I2C bus); without one it stays 0 and the real-time
+// clock starts at 1970, as Linux's does on a board without one. Setting the clock (Set, Step) moves it;
 // read it with Wall, since calls made without the kernel lock read it
 // too (a sleep until a wall-clock time).
 var WallAtBoot int64

@@ -56,13 +56,7 @@ func openCharDev(i int32, flags uint32) uint64 {
 	flags &^= openOnlyFlags
 	switch fs.Inodes[i].Rdev {
 	case devNull, devZero, devFull, devRandom, devURandom:
-		fd := openFD(&memDevImpl, flags, cloexec)
-		if !vfs.IsErr(fd) {
-			fl, _ := getFD(fd)
-			devNodes[fl.Index()] = i
-			fs.Hold(i)
-		}
-		return fd
+		return openDevNode(&memDevImpl, i, flags, cloexec)
 	case devKmsg:
 		return openKmsg(i, flags, cloexec)
 	case devConsole, devTTY:
@@ -88,10 +82,25 @@ func openCharDev(i int32, flags uint32) uint64 {
 	if fs.Inodes[i].Rdev>>8 == i2cMajor {
 		return openI2C(i, flags, cloexec)
 	}
+	if fs.Inodes[i].Rdev>>8 == rtcMajor {
+		return openRTC(i, flags, cloexec)
+	}
 	if fs.Inodes[i].Rdev>>8 == tty.PtsMajor {
 		return openPts(int32(fs.Inodes[i].Rdev&0xff), flags|noctty, cloexec)
 	}
 	return errno(unix.ENXIO)
+}
+
+// openDevNode opens a description of impl from device node i, which it
+// holds (devNodes: its Stat and Release find it there).
+func openDevNode(impl vfs.Impl, i int32, flags uint32, cloexec bool) uint64 {
+	fd := openFD(impl, flags, cloexec)
+	if !vfs.IsErr(fd) {
+		fl, _ := getFD(fd)
+		devNodes[fl.Index()] = i
+		fs.Hold(i)
+	}
+	return fd
 }
 
 // openPtmx is an open of /dev/ptmx (tty_io.c's ptmx_open): a new pty

@@ -150,12 +150,9 @@ func openI2C(i int32, flags uint32, cloexec bool) uint64 {
 	if bus >= kernel.MaxI2C || !kernel.I2CPresent[bus] {
 		return errno(unix.ENXIO)
 	}
-	fd := openFD(&i2cDevImpl, flags, cloexec)
-	if !vfs.IsErr(fd) {
-		fl, _ := getFD(fd)
-		devNodes[fl.Index()] = i
+	fd := openDevNode(&i2cDevImpl, i, flags, cloexec)
+	if fl, ok := getFD(fd); ok && !vfs.IsErr(fd) {
 		i2cClients[fl.Index()] = i2cClient{bus: int8(bus)}
-		fs.Hold(i)
 	}
 	return fd
 }
@@ -286,11 +283,11 @@ func i2cSMBusCall(c *i2cClient, arg uintptr) uint64 {
 	var dataLen int // bytes of data the union carries for this size
 	switch s.Size {
 	case smbusQuick:
-		return i2cErr(kernel.I2CTransfer(int(c.bus), c.addr, read, nil))
+		return errno0(kernel.I2CTransfer(int(c.bus), c.addr, read, nil))
 	case smbusByte:
 		if !read {
 			i2cBuf[0] = s.Command
-			return i2cErr(kernel.I2CTransfer(int(c.bus), c.addr, false, i2cBuf[:1]))
+			return errno0(kernel.I2CTransfer(int(c.bus), c.addr, false, i2cBuf[:1]))
 		}
 		if e := kernel.I2CTransfer(int(c.bus), c.addr, true, i2cBuf[:1]); e != 0 {
 			return errno(e)
@@ -372,14 +369,6 @@ func i2cSMBusCall(c *i2cClient, arg uintptr) uint64 {
 func i2cOut(dst uint64, b []byte) uint64 {
 	if !usermem.CopyOut(uintptr(dst), b) {
 		return errno(unix.EFAULT)
-	}
-	return 0
-}
-
-// i2cErr is a transfer's result as a call's.
-func i2cErr(e unix.Errno) uint64 {
-	if e != 0 {
-		return errno(e)
 	}
 	return 0
 }

@@ -144,7 +144,17 @@ func setWallClock(t *sched.Thread, ts *unix.Timespec, tz *[2]int32) unix.Errno {
 	}
 	ntp.clear()
 	clockWasSet(clock.Wall() - old)
+	syncRTC()
 	return 0
+}
+
+// syncRTC writes the wall clock, just set, to the real-time clock (as
+// hwclock --systohc would; issue 39), so that the next boot starts from
+// it. A time the RTC cannot hold leaves it as it was.
+func syncRTC() {
+	if kernel.HasRTC() {
+		kernel.RTCSet((clock.Wall() + callMono()) / 1e9)
+	}
 }
 
 // stepWallClock moves the wall clock by sec, nsec (false: EINVAL).
@@ -155,6 +165,7 @@ func stepWallClock(sec, nsec int64) bool {
 	}
 	ntp.clear()
 	clockWasSet(clock.Wall() - old)
+	syncRTC()
 	return true
 }
 

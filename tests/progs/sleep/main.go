@@ -1,8 +1,8 @@
 // Sleep checks time.Sleep against the monotonic clock and that the wall
-// clock came from the RTC; with the argument no-rtc (the Raspberry Pi 4
-// has no real-time clock, so its wall clock starts at the epoch, as
-// Linux's does there without a network time source) only the clocks'
-// progress is checked.
+// clock came from the RTC; with the argument no-rtc (a board without a
+// real-time clock, such as a Raspberry Pi with no RTC board, whose wall
+// clock starts at the epoch, as Linux's does there without a network
+// time source) only the clocks' progress is checked.
 package main
 
 import (
