@@ -35,19 +35,26 @@ var i2cCompatibles = [...]string{"brcm,bcm2711-i2c", "brcm,bcm2835-i2c"}
 // timeout, one second).
 const i2cTimeoutNanos = 1_000_000_000
 
-// i2cDefaultCoreHz is the BSC's clock when the firmware does not say
-// (the Pi 4's core clock, 500 MHz with the default config.txt).
-const i2cDefaultCoreHz = 500_000_000
+// defaultCoreHz is the core clock (the BSC's and the SPI masters') when
+// the firmware does not say: the Pi 4's, 500 MHz with the default
+// config.txt.
+const defaultCoreHz = 500_000_000
 
-func initI2C() {
-	core := uint32(i2cDefaultCoreHz)
+// coreClock is the VPU core clock the firmware reports, the clock the
+// BSC and SPI dividers divide.
+func coreClock() uint32 {
 	if Board.Present {
 		propValue = [bcm2711.PropWords]uint32{}
 		propValue[0] = bcm2711.ClockCore
 		if v, ok := propertyWith(bcm2711.TagClockRate, 8); ok && v[1] != 0 {
-			core = v[1]
+			return v[1]
 		}
 	}
+	return defaultCoreHz
+}
+
+func initI2C() {
+	core := coreClock()
 	found := false
 	for _, compat := range i2cCompatibles {
 		for n := dtb.FindCompatible(-1, compat); n >= 0; n = dtb.FindCompatible(n, compat) {

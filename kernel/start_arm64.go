@@ -121,6 +121,7 @@ func Start(b *BootInfo) {
 	initSDCard()
 	initI2C()
 	initRTC()
+	initSPI()
 	if !findInitrd() {
 		Panic("no initramfs: boot with an initrd (QEMU -initrd) holding /init")
 	}

@@ -52,6 +52,10 @@ enable_uart=1
 # Interrupts through the GIC-400 (the Pi 4's default; gometal has no
 # driver for the legacy BCM2836 interrupt controller).
 enable_gic=1
+# SPI0 on the header (MOSI pin 19, MISO 21, SCLK 23, CE0 24, CE1 26) as
+# /dev/spidev0.0 and /dev/spidev0.1: uncomment to have the firmware turn
+# it on in the device tree (it is off in Linux's).
+#dtparam=spi=on
 `, piKernelFile, loadPA, piInitramfsFile, dtb)
 }
 

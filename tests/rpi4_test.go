@@ -110,6 +110,30 @@ func TestRPi4I2C(t *testing.T) {
 		"pii2c: done")
 }
 
+// TestRPi4SPI: SPI0 (on, as dtparam=spi=on has it: gometal run applies
+// that to the device tree QEMU gets) is /dev/spidev0.0 and 0.1 (Linux's
+// spidev), and a program reads QEMU's M25P80 flash on chip select 0
+// through it (tests/progs/pispi): the device's defaults, the flash's
+// JEDEC ID (ST's 20 20 14) by a two-transfer message and, in a second
+// boot, by one full-duplex transfer (one command a boot: QEMU 10's
+// controller drives no chip select, so the flash never sees a command
+// end), and the modes spi-bcm2835 lacks (EINVAL).
+func TestRPi4SPI(t *testing.T) {
+	t.Parallel()
+	flash := []string{"-qemu-arg", "-device", "-qemu-arg", "m25p80,bus=spi"}
+	r := rpi4(t, append(append([]string{"run"}, flash...), "./tests/progs/pispi")...)
+	r.expect(t, 0, "gometal: spi: spi0",
+		"pispi: nodes [/dev/spidev0.0 /dev/spidev0.1]",
+		"pispi: mode 0 bits 8 max speed ",
+		"pispi: set speed <nil>",
+		"pispi: jedec 4 <nil> 20 20 14",
+		"pispi: LSB first: invalid argument",
+		"pispi: 16-bit words: invalid argument",
+		"pispi: done")
+	d := rpi4(t, append(append([]string{"run"}, flash...), "./tests/progs/pispi", "--", "duplex")...)
+	d.expect(t, 0, "pispi: jedec full duplex 4 <nil> 20 20 14", "pispi: done")
+}
+
 // The Pi has no real-time clock of its own; gometal run attaches one
 // on its I2C bus (TestRPi4RTC), so the wall clock is checked too.
 func TestRPi4SleepAndTimers(t *testing.T) {

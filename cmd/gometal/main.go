@@ -841,6 +841,13 @@ func writeDTB(b linker.Board, dir string) (string, error) {
 	if err != nil || dtb == nil {
 		return "", err
 	}
+	if b.QEMUMachine == "raspi4b" {
+		// QEMU has no firmware to apply config.txt: SPI0 on, as
+		// dtparam=spi=on would have it (QEMU models the controller).
+		if dtb, err = qemu.EnableRPi4SPI(dtb); err != nil {
+			return "", err
+		}
+	}
 	path := filepath.Join(dir, b.DTB)
 	return path, os.WriteFile(path, dtb, 0o644)
 }

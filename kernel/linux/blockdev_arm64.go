@@ -43,14 +43,14 @@ var blockBounce [virtio.MaxSegments]uintptr
 
 // blockNodes are the nodes devtmpfs shows: the character devices and a
 // node per disk and partition.
-var blockNodes [len(devList) + block.MaxDisks*(block.MaxPartitions+1) + kernel.MaxI2C + 1]mount.DevNode
+var blockNodes [len(devList) + block.MaxDisks*(block.MaxPartitions+1) + kernel.MaxI2C + 1 + kernel.MaxSPI*kernel.SPIChipSelects]mount.DevNode
 
 // blockNames holds the node names (a DevNode's Name is a string; these
 // point into this table, which never changes after boot).
 var blockNames [block.MaxDisks * (block.MaxPartitions + 1)][16]byte
 
 // deviceNodes returns the nodes of every device: devList, then the
-// disks, then the I2C buses and the RTC.
+// disks, then the I2C buses, the RTC and the SPI devices.
 func deviceNodes() []mount.DevNode {
 	n := copy(blockNodes[:], devList[:])
 	k := 0
@@ -66,6 +66,7 @@ func deviceNodes() []mount.DevNode {
 	}
 	n += i2cDeviceNodes(blockNodes[n:])
 	n += rtcNode(blockNodes[n:])
+	n += spidevNodes(blockNodes[n:])
 	return blockNodes[:n]
 }
 

@@ -85,11 +85,31 @@ func openCharDev(i int32, flags uint32) uint64 {
 	if fs.Inodes[i].Rdev>>8 == rtcMajor {
 		return openRTC(i, flags, cloexec)
 	}
+	if fs.Inodes[i].Rdev>>8 == spidevMajor {
+		return openSpidev(i, flags, cloexec)
+	}
 	if fs.Inodes[i].Rdev>>8 == tty.PtsMajor {
 		return openPts(int32(fs.Inodes[i].Rdev&0xff), flags|noctty, cloexec)
 	}
 	return errno(unix.ENXIO)
 }
+
+// nodeDev is what a device's Impl answers from the node its description
+// was opened on (devNodes): its stat, its release (the node was held),
+// always ready, a device with no position. The devices embed it.
+type nodeDev struct {
+	vfs.Base
+	W vfs.Waitable // never notified: always ready
+}
+
+func (d *nodeDev) Stat(f *vfs.File) unix.Stat_t { return devNodeStat(f) }
+func (d *nodeDev) Release(f *vfs.File)          { fs.Drop(devNodes[f.Index()]) }
+func (d *nodeDev) Readiness(f *vfs.File) uint32 { return unix.EPOLLIN | unix.EPOLLOUT }
+func (d *nodeDev) Waitable() *vfs.Waitable      { return &d.W }
+func (d *nodeDev) Kind() vfs.Kind               { return vfs.KindDevice }
+
+// Seek: no position (no_llseek).
+func (d *nodeDev) Seek(*vfs.File, int64, int) uint64 { return errno(unix.ESPIPE) }
 
 // openDevNode opens a description of impl from device node i, which it
 // holds (devNodes: its Stat and Release find it there).

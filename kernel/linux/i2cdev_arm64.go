@@ -99,10 +99,7 @@ var (
 
 // i2cDev is the Impl of /dev/i2c-N; each description's bus and client
 // address are in i2cClients.
-type i2cDev struct {
-	vfs.Base
-	W vfs.Waitable // never notified: always ready
-}
+type i2cDev struct{ nodeDev }
 
 var i2cDevImpl i2cDev
 
@@ -156,13 +153,6 @@ func openI2C(i int32, flags uint32, cloexec bool) uint64 {
 	}
 	return fd
 }
-
-func (d *i2cDev) Stat(f *vfs.File) unix.Stat_t      { return devNodeStat(f) }
-func (d *i2cDev) Release(f *vfs.File)               { fs.Drop(devNodes[f.Index()]) }
-func (d *i2cDev) Readiness(f *vfs.File) uint32      { return unix.EPOLLIN | unix.EPOLLOUT }
-func (d *i2cDev) Waitable() *vfs.Waitable           { return &d.W }
-func (d *i2cDev) Kind() vfs.Kind                    { return vfs.KindDevice }
-func (d *i2cDev) Seek(*vfs.File, int64, int) uint64 { return errno(unix.ESPIPE) }
 
 // Read is one read transfer of up to 8 KiB from the client's address
 // (i2cdev_read: the count, or the adapter's error).

@@ -23,10 +23,7 @@ const rtcMajor = 253
 
 // rtcDevImpl is /dev/rtc0's Impl; its descriptions keep their node in
 // devNodes.
-type rtcDev struct {
-	vfs.Base
-	W vfs.Waitable // never notified: no update interrupts are offered
-}
+type rtcDev struct{ nodeDev }
 
 var rtcDevImpl rtcDev
 
@@ -50,11 +47,8 @@ func openRTC(i int32, flags uint32, cloexec bool) uint64 {
 	return openDevNode(&rtcDevImpl, i, flags, cloexec)
 }
 
-func (d *rtcDev) Stat(f *vfs.File) unix.Stat_t { return devNodeStat(f) }
-func (d *rtcDev) Release(f *vfs.File)          { fs.Drop(devNodes[f.Index()]) }
+// Readiness: never readable (no update interrupts are offered).
 func (d *rtcDev) Readiness(f *vfs.File) uint32 { return 0 }
-func (d *rtcDev) Waitable() *vfs.Waitable      { return &d.W }
-func (d *rtcDev) Kind() vfs.Kind               { return vfs.KindDevice }
 
 // rtcTime is RTC_RD_TIME's and RTC_SET_TIME's struct rtc_time.
 var rtcTime unix.RTCTime
