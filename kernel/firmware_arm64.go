@@ -138,3 +138,13 @@ func BoardModel() []byte {
 	}
 	return m
 }
+
+// DTRootProp is the device tree root's property name as the tree holds
+// it (a string's NUL included), nil when it has none.
+func DTRootProp(name string) []byte {
+	v, ok := dtb.Prop(dtb.Root(), name)
+	if !ok {
+		return nil
+	}
+	return v
+}

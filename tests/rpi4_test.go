@@ -52,7 +52,8 @@ func TestRPi4ExitStatus(t *testing.T) {
 // (the mailbox's property channel) for the board's properties at boot,
 // and a program reads them where the Pi's Linux shows them: /proc/cpuinfo's
 // Hardware, Revision, Serial and Model lines, and the SoC's temperature in
-// /sys/class/thermal/thermal_zone0. QEMU 10's raspi4b answers a revision
+// /sys/class/thermal/thermal_zone0, and the device tree's model in
+// /proc/device-tree (virt's too). QEMU 10's raspi4b answers a revision
 // that says a Pi 4 Model B with the RAM QEMU gave it (2 GiB), serial 0,
 // its NIC's MAC and 25 °C (hw/misc/bcm2835_property.c's fixed reading).
 // On virt, which has no such firmware, none of it is there, as on Linux.
@@ -60,7 +61,8 @@ func TestRPi4FirmwareProperties(t *testing.T) {
 	t.Parallel()
 	r := rpi4(t, "run", "./tests/progs/pifirmware")
 	r.expect(t, 0, "pifirmware: Hardware: BCM2835", "pifirmware: Model: Raspberry Pi 4 Model B",
-		"pifirmware: thermal type: cpu-thermal", "pifirmware: thermal temp: 25000", "pifirmware: done")
+		"pifirmware: thermal type: cpu-thermal", "pifirmware: thermal temp: 25000",
+		`pifirmware: device-tree model: "Raspberry Pi 4 Model B\x00"`, "pifirmware: done")
 	m := regexp.MustCompile(`pifirmware: Revision: ([0-9a-f]{6})\b`).FindStringSubmatch(r.out)
 	if m == nil {
 		t.Fatalf("no revision line:\n%s", r.out)
@@ -79,7 +81,8 @@ func TestRPi4FirmwareProperties(t *testing.T) {
 		}
 	}
 	v := gometal(t, "run", "./tests/progs/pifirmware")
-	v.expect(t, 0, "pifirmware: thermal temp: open /sys/class/thermal/thermal_zone0/temp: no such file or directory", "pifirmware: done")
+	v.expect(t, 0, "pifirmware: thermal temp: open /sys/class/thermal/thermal_zone0/temp: no such file or directory",
+		`pifirmware: device-tree model: "linux,dummy-virt\x00"`, "pifirmware: done")
 	if strings.Contains(v.out, "pifirmware: Revision") || strings.Contains(v.out, "gometal: firmware:") {
 		t.Errorf("virt shows a Pi's firmware properties:\n%s", v.out)
 	}

@@ -682,6 +682,8 @@ func procLinkOf(s fs.Synth, b []byte) int {
 	switch s.Kind {
 	case procfs.KMounts:
 		return put([]byte("self/mounts"))
+	case procfs.KDeviceTree:
+		return put([]byte("/sys/firmware/devicetree/base")) // as Linux's proc_device_tree link
 	}
 	slot := procOfPID(s.PID)
 	if slot < 0 || proc.Procs[slot].State != proc.Live {

@@ -26,6 +26,9 @@ func sysfsInstance() (uint8, unix.Errno) {
 	}
 	sysfs.Interfaces = sysIfaces[:n]
 	sysfs.Thermal = kernel.Board.Present
+	for k, nm := range sysfs.DTProps {
+		sysfs.DTHas[k] = kernel.DTRootProp(nm) != nil
+	}
 	return sysfs.Instance()
 }
 
@@ -70,6 +73,11 @@ func readSys(o *procfs.Buf, kind uint8, ifindex, arg int32) {
 			o.Byte('1')
 		}
 		o.Byte('\n')
+	case sysfs.KDTProp:
+		// The property's bytes as the tree holds them, NULs included
+		// (Linux's of_node_property_read).
+		o.Raw(kernel.DTRootProp(sysfs.DTProps[arg]))
+		return
 	case sysfs.KThermal:
 		switch arg {
 		case sysfs.ThermalTemp:

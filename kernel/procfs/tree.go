@@ -38,6 +38,7 @@ const (
 	KSysrqTrigger // write a SysRq command's key
 	KMountinfo    // /proc/<pid>/mountinfo
 	KPartitions   // the disks and their partitions (kernel/block)
+	KDeviceTree   // -> /sys/firmware/devicetree/base
 )
 
 const (
@@ -64,6 +65,7 @@ var rootEntries = [...]entry{
 	{"stat", modeFile, KSysStat},
 	{"cpuinfo", modeFile, KCpuinfo},
 	{"mounts", modeLink, KMounts},
+	{"device-tree", modeLink, KDeviceTree},
 	{"filesystems", modeFile, KFilesystems},
 	{"partitions", modeFile, KPartitions},
 	{"version", modeFile, KVersion},

@@ -24,6 +24,17 @@ const (
 	KCPUList                    // a CPU list; Arg: which (cpuOnline…)
 	KNetAttr                    // /sys/class/net/IF/ATTR; PID: the ifindex, Arg: the attribute
 	KThermal                    // /sys/class/thermal/thermal_zone0/ATTR; Arg: the attribute
+	KDTProp                     // /sys/firmware/devicetree/base/PROP; Arg: which (DTProps)
+)
+
+// DTProps are the device tree root's properties /sys/firmware/devicetree/base
+// shows (Linux shows every node and property; these are what programs
+// read to know the board: periph.io and gpiozero read model, the Pi's
+// firmware adds serial-number). DTHas says which the tree has; the Linux
+// layer sets it before the first mount.
+var (
+	DTProps = [...]string{"model", "compatible", "serial-number"}
+	DTHas   [len(DTProps)]bool
 )
 
 // Is says whether kind k is sysfs's.
@@ -81,7 +92,7 @@ const (
 // topDirs are the directories at /sys's top on Linux 6.1, and the
 // mountpoints under them.
 var topDirs = [...]string{"block", "bus", "class", "dev", "devices", "firmware", "fs", "kernel",
-	"module", "power", "class/net", "class/thermal", "devices/system", "devices/system/cpu", "fs/cgroup",
+	"module", "power", "class/net", "class/thermal", "devices/system", "firmware/devicetree", "firmware/devicetree/base", "devices/system/cpu", "fs/cgroup",
 	"kernel/security", "kernel/debug", "kernel/tracing", "kernel/mm"}
 
 var cpuLists = [...]string{CPUOnline: "online", CPUPossible: "possible", CPUPresent: "present"}
@@ -122,6 +133,14 @@ func Instance() (uint8, unix.Errno) {
 		}
 		for k, nm := range netAttrs {
 			if _, e := fs.MakeSynth(d, []byte(nm), modeFile, fs.Synth{Kind: KNetAttr, PID: ifc.Ifindex, Arg: int32(k)}); e != 0 {
+				return 0, e
+			}
+		}
+	}
+	base, _ := lookup(r, "firmware/devicetree/base")
+	for k, nm := range DTProps {
+		if DTHas[k] {
+			if _, e := fs.MakeSynth(base, []byte(nm), modeFile, fs.Synth{Kind: KDTProp, Arg: int32(k)}); e != 0 {
 				return 0, e
 			}
 		}

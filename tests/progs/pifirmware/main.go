@@ -1,8 +1,9 @@
 // Command pifirmware prints what a program on a Raspberry Pi learns of
 // the board from Linux's files (TestRPi4FirmwareProperties): the lines
 // the Pi's kernel adds to /proc/cpuinfo (what periph.io and gpiozero read
-// to know the board) and the SoC's thermal zone in /sys (what
-// vcgencmd-less temperature monitors read).
+// to know the board), the SoC's thermal zone in /sys (what
+// vcgencmd-less temperature monitors read) and the device tree's model
+// in /proc/device-tree.
 package main
 
 import (
@@ -43,6 +44,14 @@ func main() {
 			continue
 		}
 		fmt.Printf("pifirmware: thermal %s: %s\n", attr, strings.TrimSpace(string(b)))
+	}
+	// The device tree's model, through /proc/device-tree (a link to
+	// /sys/firmware/devicetree/base): what periph.io reads to know it
+	// runs on a Pi. The property ends in its NUL.
+	if b, err := os.ReadFile("/proc/device-tree/model"); err != nil {
+		fmt.Println("pifirmware: device-tree model:", err)
+	} else {
+		fmt.Printf("pifirmware: device-tree model: %q\n", b)
 	}
 	fmt.Println("pifirmware: done")
 }
