@@ -104,6 +104,8 @@ func takeIRQs(c *sched.CPU) {
 				trace.Record(c.ID, trace.KindIRQ, trace.IRQOther, 0, id)
 			} else if blkInterrupt(id) {
 				trace.Record(c.ID, trace.KindIRQ, trace.IRQOther, 0, id)
+			} else if gpioInterrupt(id) {
+				trace.Record(c.ID, trace.KindIRQ, trace.IRQOther, 0, id)
 			} else {
 				trace.Record(c.ID, trace.KindIRQ, trace.IRQOther, 0, id)
 			}

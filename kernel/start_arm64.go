@@ -122,6 +122,7 @@ func Start(b *BootInfo) {
 	initI2C()
 	initRTC()
 	initSPI()
+	initGPIO()
 	if !findInitrd() {
 		Panic("no initramfs: boot with an initrd (QEMU -initrd) holding /init")
 	}
@@ -260,6 +261,18 @@ func readBootargs() {
 		if v, ok := bytesCut(w, "gometal.mount="); ok && diskMountsN < len(diskMounts) {
 			diskMounts[diskMountsN] = v
 			diskMountsN++
+		}
+		// Linux's module parameters as boot arguments (parse_args: a
+		// dash and an underscore are the same in a parameter's name).
+		for _, pre := range [...]string{"gpio_mockup.", "gpio-mockup."} {
+			if m, ok := bytesCut(w, pre); ok {
+				if v, ok := bytesCut(m, "gpio_mockup_ranges="); ok {
+					gpioMockupArg = v
+				}
+				if v, ok := bytesCut(m, "gpio_mockup_named_lines"); ok && (len(v) == 0 || string(v) == "=1" || string(v) == "=y" || string(v) == "=Y") {
+					gpioMockupNamed = true
+				}
+			}
 		}
 		if v, ok := bytesCut(w, "gometal.rtc="); ok {
 			rtcArg = v

@@ -4,7 +4,7 @@
 // with enable_uart=1, the power-management block's watchdog, which is
 // how the board resets, and the mailbox's property channel to the
 // VideoCore's firmware (the board's revision, serial, memory split,
-// temperature).
+// temperature), the BSC I2C masters, the SPI master and the GPIO block.
 //
 // Reference: "BCM2711 ARM Peripherals" (Raspberry Pi Ltd, 2022), chapter
 // 2 "Auxiliaries" for the mini UART. The PM block is not in that manual;

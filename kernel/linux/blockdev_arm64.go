@@ -9,6 +9,7 @@ import (
 	"github.com/gometal/gometal/kernel/block"
 	"github.com/gometal/gometal/kernel/ext4fs"
 	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/gpio"
 	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/mount"
 	"github.com/gometal/gometal/kernel/procfs"
@@ -43,14 +44,15 @@ var blockBounce [virtio.MaxSegments]uintptr
 
 // blockNodes are the nodes devtmpfs shows: the character devices and a
 // node per disk and partition.
-var blockNodes [len(devList) + block.MaxDisks*(block.MaxPartitions+1) + kernel.MaxI2C + 1 + kernel.MaxSPI*kernel.SPIChipSelects]mount.DevNode
+var blockNodes [len(devList) + block.MaxDisks*(block.MaxPartitions+1) + kernel.MaxI2C + 1 + kernel.MaxSPI*kernel.SPIChipSelects + gpio.MaxChips]mount.DevNode
 
 // blockNames holds the node names (a DevNode's Name is a string; these
 // point into this table, which never changes after boot).
 var blockNames [block.MaxDisks * (block.MaxPartitions + 1)][16]byte
 
 // deviceNodes returns the nodes of every device: devList, then the
-// disks, then the I2C buses, the RTC and the SPI devices.
+// disks, then the I2C buses, the RTC, the SPI devices and the GPIO
+// chips.
 func deviceNodes() []mount.DevNode {
 	n := copy(blockNodes[:], devList[:])
 	k := 0
@@ -67,6 +69,7 @@ func deviceNodes() []mount.DevNode {
 	n += i2cDeviceNodes(blockNodes[n:])
 	n += rtcNode(blockNodes[n:])
 	n += spidevNodes(blockNodes[n:])
+	n += gpioNodes(blockNodes[n:])
 	return blockNodes[:n]
 }
 

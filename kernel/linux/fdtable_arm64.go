@@ -54,15 +54,19 @@ func nofile() uint64 { return min(procOf(current()).Limits[unix.RLIMIT_NOFILE].C
 // openFD makes a new description for impl and gives it the lowest free
 // descriptor: the usual end of a call that creates a file. With no
 // descriptor free it answers EMFILE, and the caller still holds (and must
-// drop) its reference to impl's object. A description can always be had
-// when a descriptor can: each lives only while a descriptor refers to
-// it.
+// drop) its reference to impl's object; with every description in use
+// (the table is the system's, the descriptors each process's) it
+// answers ENFILE the same way.
 func openFD(impl vfs.Impl, flags uint32, cloexec bool) uint64 {
 	fd := freeFD(0)
 	if fd < 0 {
 		return errno(unix.EMFILE)
 	}
-	setFD(fd, vfs.Alloc(impl, flags), cloexec)
+	fi := vfs.Alloc(impl, flags)
+	if fi < 0 {
+		return errno(unix.ENFILE) // every description in use (Linux: the file table's limit)
+	}
+	setFD(fd, fi, cloexec)
 	return uint64(fd)
 }
 

@@ -111,11 +111,14 @@ func processOfTID(tid int32) int32 {
 	return 0
 }
 
-// writeProc is fs.SynthWrite: /proc/sysrq-trigger is the one file
-// written.
+// writeProc is fs.SynthWrite: /proc/sysrq-trigger and gpio-mockup's
+// line files are the files written.
 func writeProc(i int32, buf uintptr, count uint64) uint64 {
 	if fs.Inodes[i].Synth.Kind == procfs.KSysrqTrigger {
 		return writeSysrqTrigger(buf, count)
+	}
+	if fs.Inodes[i].Synth.Kind == sysfs.KMockupLine {
+		return writeMockupLine(fs.Inodes[i].Synth.Arg, buf, count)
 	}
 	return vfs.Err(unix.EIO)
 }

@@ -262,4 +262,5 @@ func Install() {
 	tty.Wait = ttyWait
 	tty.Resumed = ttyResumed
 	tty.Hangup = ptyHangup
+	initGPIOImpls()
 }

@@ -2,9 +2,12 @@ package linux
 
 import (
 	"github.com/gometal/gometal/kernel"
+	"github.com/gometal/gometal/kernel/gpio"
 	"github.com/gometal/gometal/kernel/procfs"
 	"github.com/gometal/gometal/kernel/socket"
 	"github.com/gometal/gometal/kernel/sysfs"
+	"github.com/gometal/gometal/kernel/usermem"
+	"github.com/gometal/gometal/kernel/vfs"
 	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
@@ -26,6 +29,12 @@ func sysfsInstance() (uint8, unix.Errno) {
 	}
 	sysfs.Interfaces = sysIfaces[:n]
 	sysfs.Thermal = kernel.Board.Present
+	sysfs.GPIOChips = gpio.NChips
+	sysfs.MockupChip = -1
+	if gpio.NChips > 0 && gpio.Chips[gpio.NChips-1].Label == gpio.MockupLabel {
+		sysfs.MockupChip = gpio.NChips - 1
+		sysfs.MockupLines = gpio.Chips[gpio.NChips-1].NLines
+	}
 	for k, nm := range sysfs.DTProps {
 		sysfs.DTHas[k] = kernel.DTRootProp(nm) != nil
 	}
@@ -78,6 +87,15 @@ func readSys(o *procfs.Buf, kind uint8, ifindex, arg int32) {
 		// (Linux's of_node_property_read).
 		o.Raw(kernel.DTRootProp(sysfs.DTProps[arg]))
 		return
+	case sysfs.KGPIODev:
+		o.Dec(gpioMajor).Byte(':').Dec(int64(arg)).Byte('\n') // MAJOR:MINOR, as every dev attribute
+	case sysfs.KMockupLine:
+		// gpio_mockup_debugfs_read: the line's value now.
+		if gpio.Mock.Get(int(arg)) {
+			o.Str("1\n")
+		} else {
+			o.Str("0\n")
+		}
 	case sysfs.KThermal:
 		switch arg {
 		case sysfs.ThermalTemp:
@@ -91,4 +109,20 @@ func readSys(o *procfs.Buf, kind uint8, ifindex, arg int32) {
 		}
 		o.Byte('\n')
 	}
+}
+
+// writeMockupLine is a write to a gpio-mockup line's file
+// (gpio_mockup_debugfs_write): "0" or "1", a newline allowed, sets the
+// line's pull; anything else is EINVAL.
+func writeMockupLine(line int32, buf uintptr, count uint64) uint64 {
+	var b [3]byte
+	n := min(count, uint64(len(b)))
+	if !usermem.CopyIn(b[:n], buf) {
+		return vfs.Err(unix.EFAULT)
+	}
+	if n == 0 || n > 2 || b[0] != '0' && b[0] != '1' || n == 2 && b[1] != '\n' || count > 2 {
+		return vfs.Err(unix.EINVAL)
+	}
+	gpio.Mock.Pull(int(line), b[0] == '1')
+	return count
 }

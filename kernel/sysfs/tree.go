@@ -3,7 +3,9 @@
 // (/sys/devices/system/cpu/{online,possible,present}), a directory per
 // network interface under /sys/class/net with the attributes `ip` and
 // friends read, the SoC's thermal zone on a Raspberry Pi
-// (/sys/class/thermal/thermal_zone0), and the empty directories other file systems mount on
+// (/sys/class/thermal/thermal_zone0), the GPIO chips' device numbers
+// (/sys/bus/gpio/devices/gpiochipN/dev) and gpio-mockup's line files,
+// and the empty directories other file systems mount on
 // (/sys/kernel/security, /sys/kernel/debug, /sys/fs/cgroup: mounting
 // those types answers ENODEV here, as on a kernel without them). Its
 // inodes are kernel/fs's synthetic ones, as /proc's; what a file says
@@ -19,13 +21,32 @@ import (
 
 // Kinds of /sys inode (fs.Synth.Kind), past /proc's.
 const (
-	KRoot    uint8 = 128 + iota // /sys
-	KDir                        // any other directory
-	KCPUList                    // a CPU list; Arg: which (cpuOnline…)
-	KNetAttr                    // /sys/class/net/IF/ATTR; PID: the ifindex, Arg: the attribute
-	KThermal                    // /sys/class/thermal/thermal_zone0/ATTR; Arg: the attribute
-	KDTProp                     // /sys/firmware/devicetree/base/PROP; Arg: which (DTProps)
+	KRoot       uint8 = 128 + iota // /sys
+	KDir                           // any other directory
+	KCPUList                       // a CPU list; Arg: which (cpuOnline…)
+	KNetAttr                       // /sys/class/net/IF/ATTR; PID: the ifindex, Arg: the attribute
+	KThermal                       // /sys/class/thermal/thermal_zone0/ATTR; Arg: the attribute
+	KDTProp                        // /sys/firmware/devicetree/base/PROP; Arg: which (DTProps)
+	KGPIODev                       // /sys/bus/gpio/devices/gpiochipN/dev; Arg: N
+	KMockupLine                    // /sys/kernel/debug/gpio-mockup/gpiochipN/LINE; PID: N, Arg: the line
 )
+
+// GPIOChips counts the machine's GPIO chips (gpiochip0 on): each has
+// /sys/bus/gpio/devices/gpiochipN/dev, the device number go-gpiocdev
+// checks /dev/gpiochipN against. MockupChip is the gpio-mockup chip's
+// number (-1: none) and MockupLines its lines: each a file under
+// /sys/kernel/debug/gpio-mockup/gpiochipN that reads the line's value
+// and takes "0" or "1" as its pull (gpio-mockup's debugfs files; there
+// is no debugfs here, so they live in /sys's tree itself, where Linux
+// mounts debugfs). The Linux layer sets them before the first mount.
+var (
+	GPIOChips   int
+	MockupChip  = -1
+	MockupLines int
+)
+
+// gpioChipNames are the chips' names (gpiochipN).
+var gpioChipNames = [...]string{"gpiochip0", "gpiochip1", "gpiochip2", "gpiochip3"}
 
 // DTProps are the device tree root's properties /sys/firmware/devicetree/base
 // shows (Linux shows every node and property; these are what programs
@@ -92,7 +113,7 @@ const (
 // topDirs are the directories at /sys's top on Linux 6.1, and the
 // mountpoints under them.
 var topDirs = [...]string{"block", "bus", "class", "dev", "devices", "firmware", "fs", "kernel",
-	"module", "power", "class/net", "class/thermal", "devices/system", "firmware/devicetree", "firmware/devicetree/base", "devices/system/cpu", "fs/cgroup",
+	"module", "power", "class/net", "class/thermal", "bus/gpio", "bus/gpio/devices", "devices/system", "firmware/devicetree", "firmware/devicetree/base", "devices/system/cpu", "fs/cgroup",
 	"kernel/security", "kernel/debug", "kernel/tracing", "kernel/mm"}
 
 var cpuLists = [...]string{CPUOnline: "online", CPUPossible: "possible", CPUPresent: "present"}
@@ -145,6 +166,9 @@ func Instance() (uint8, unix.Errno) {
 			}
 		}
 	}
+	if e := gpioFiles(r); e != 0 {
+		return 0, e
+	}
 	if Thermal {
 		th, _ := lookup(r, "class/thermal")
 		z, e := fs.MakeSynth(th, []byte("thermal_zone0"), modeDir, fs.Synth{Kind: KDir})
@@ -196,4 +220,45 @@ func lookup(dir int32, path string) (int32, unix.Errno) {
 		path = path[n:]
 	}
 	return dir, 0
+}
+
+// gpioFiles makes the GPIO chips' files under root r.
+func gpioFiles(r int32) unix.Errno {
+	devs, _ := lookup(r, "bus/gpio/devices")
+	for c := 0; c < min(GPIOChips, len(gpioChipNames)); c++ {
+		d, e := fs.MakeSynth(devs, []byte(gpioChipNames[c]), modeDir, fs.Synth{Kind: KDir})
+		if e != 0 {
+			return e
+		}
+		if _, e := fs.MakeSynth(d, []byte("dev"), modeFile, fs.Synth{Kind: KGPIODev, Arg: int32(c)}); e != 0 {
+			return e
+		}
+	}
+	if MockupChip < 0 || MockupChip >= len(gpioChipNames) {
+		return 0
+	}
+	debug, _ := lookup(r, "kernel/debug")
+	m, e := fs.MakeSynth(debug, []byte("gpio-mockup"), modeDir, fs.Synth{Kind: KDir})
+	if e != 0 {
+		return e
+	}
+	d, e := fs.MakeSynth(m, []byte(gpioChipNames[MockupChip]), modeDir, fs.Synth{Kind: KDir})
+	if e != 0 {
+		return e
+	}
+	for k := 0; k < MockupLines; k++ {
+		var name [2]byte
+		n := 0
+		if k >= 10 {
+			name[n] = byte('0' + k/10)
+			n++
+		}
+		name[n] = byte('0' + k%10)
+		n++
+		// 0664, as gpio-mockup's debugfs_create_file makes them.
+		if _, e := fs.MakeSynth(d, name[:n], unix.S_IFREG|0o664, fs.Synth{Kind: KMockupLine, Writable: true, PID: int32(MockupChip), Arg: int32(k)}); e != 0 {
+			return e
+		}
+	}
+	return 0
 }
