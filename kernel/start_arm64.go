@@ -123,6 +123,7 @@ func Start(b *BootInfo) {
 	initRTC()
 	initSPI()
 	initGPIO()
+	initFB()
 	if !findInitrd() {
 		Panic("no initramfs: boot with an initrd (QEMU -initrd) holding /init")
 	}

@@ -53,6 +53,20 @@ const (
 	TagClockRate      = 0x00030002
 	TagTemperature    = 0x00030006
 	TagMaxTemperature = 0x0003000a
+
+	// The framebuffer's (RPI_FIRMWARE_FRAMEBUFFER_*): allocate (the
+	// alignment in; the bus address and size out), the display's
+	// size, the buffer's physical and virtual sizes, its depth and
+	// pixel order (0: BGR, 1: RGB), its pitch, and the virtual offset
+	// shown (panning).
+	TagFBAllocate      = 0x00040001
+	TagFBGetPhysSize   = 0x00040003
+	TagFBSetPhysSize   = 0x00048003
+	TagFBSetVirtSize   = 0x00048004
+	TagFBSetDepth      = 0x00048005
+	TagFBSetPixelOrder = 0x00048006
+	TagFBGetPitch      = 0x00040008
+	TagFBSetVirtOffset = 0x00048009
 )
 
 // Clock ids for TagClockRate (raspberrypi-firmware.h).

@@ -44,15 +44,15 @@ var blockBounce [virtio.MaxSegments]uintptr
 
 // blockNodes are the nodes devtmpfs shows: the character devices and a
 // node per disk and partition.
-var blockNodes [len(devList) + block.MaxDisks*(block.MaxPartitions+1) + kernel.MaxI2C + 1 + kernel.MaxSPI*kernel.SPIChipSelects + gpio.MaxChips]mount.DevNode
+var blockNodes [len(devList) + block.MaxDisks*(block.MaxPartitions+1) + kernel.MaxI2C + 1 + kernel.MaxSPI*kernel.SPIChipSelects + gpio.MaxChips + 1]mount.DevNode
 
 // blockNames holds the node names (a DevNode's Name is a string; these
 // point into this table, which never changes after boot).
 var blockNames [block.MaxDisks * (block.MaxPartitions + 1)][16]byte
 
 // deviceNodes returns the nodes of every device: devList, then the
-// disks, then the I2C buses, the RTC, the SPI devices and the GPIO
-// chips.
+// disks, then the I2C buses, the RTC, the SPI devices, the GPIO chips
+// and the framebuffer.
 func deviceNodes() []mount.DevNode {
 	n := copy(blockNodes[:], devList[:])
 	k := 0
@@ -70,6 +70,7 @@ func deviceNodes() []mount.DevNode {
 	n += rtcNode(blockNodes[n:])
 	n += spidevNodes(blockNodes[n:])
 	n += gpioNodes(blockNodes[n:])
+	n += fbNode(blockNodes[n:])
 	return blockNodes[:n]
 }
 

@@ -91,6 +91,9 @@ func openCharDev(i int32, flags uint32) uint64 {
 	if fs.Inodes[i].Rdev>>8 == gpioMajor {
 		return openGPIOChip(i, flags, cloexec)
 	}
+	if fs.Inodes[i].Rdev>>8 == fbMajor {
+		return openFB(i, flags, cloexec)
+	}
 	if fs.Inodes[i].Rdev>>8 == tty.PtsMajor {
 		return openPts(int32(fs.Inodes[i].Rdev&0xff), flags|noctty, cloexec)
 	}

@@ -1,0 +1,219 @@
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestRPi4Framebuffer: the firmware's framebuffer is /dev/fb0, and a
+// program draws on it with image/draw (tests/progs/pifb); what the
+// display shows is QEMU's screendump (QMP), read as a PPM on the host:
+// four quadrants red, green, blue and white, then, after the program
+// pans to the virtual screen's second half, all yellow.
+func TestRPi4Framebuffer(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "qmp.sock")
+	cmd := exec.Command(gometalBin, "run", "-board", "rpi4", "-timeout", "3m",
+		"-qemu-arg", "-qmp", "-qemu-arg", "unix:"+sock+",server=on,wait=off", "./tests/progs/pifb")
+	cmd.Dir = repoRoot
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	con := &console{lines: make(chan string, 256)}
+	go con.read(pr)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait(); pw.Close() }()
+	defer cmd.Process.Kill()
+
+	con.waitFor(t, "pifb: drawn")
+	w, h := 640, 480
+	img := screendump(t, sock, filepath.Join(dir, "quadrants.ppm"))
+	for _, p := range []struct {
+		x, y    int
+		r, g, b byte
+	}{
+		{w / 4, h / 4, 255, 0, 0}, {3 * w / 4, h / 4, 0, 255, 0},
+		{w / 4, 3 * h / 4, 0, 0, 255}, {3 * w / 4, 3 * h / 4, 255, 255, 255},
+		{0, 0, 255, 0, 0}, {w - 1, h - 1, 255, 255, 255}, {w/2 - 1, h/2 - 1, 255, 0, 0}, {w / 2, h / 2, 255, 255, 255},
+	} {
+		if got := img.at(p.x, p.y); got != [3]byte{p.r, p.g, p.b} {
+			t.Errorf("pixel (%d,%d) is %v, want %v", p.x, p.y, got, [3]byte{p.r, p.g, p.b})
+		}
+	}
+	if img.w != w || img.h != h {
+		t.Errorf("the display is %dx%d, want %dx%d", img.w, img.h, w, h)
+	}
+	io.WriteString(stdin, "\n")
+	con.waitFor(t, "pifb: panned")
+	img = screendump(t, sock, filepath.Join(dir, "panned.ppm"))
+	if n := img.count([3]byte{255, 255, 0}); n != w*h {
+		t.Errorf("after the pan %d of %d pixels are yellow", n, w*h)
+	}
+	io.WriteString(stdin, "\n")
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the program did not end")
+	}
+	out := con.text()
+	for _, want := range []string{
+		"gometal: fb: 640x480, 32 bpp, 2400 KiB at 0x",
+		"pifb: var 640x480 virtual 640x960, 32 bpp, red 16 green 8 blue 0",
+		`pifb: fix "BCM2708 FB" line length 2560, 2457600 bytes, visual 2, ypanstep 1`,
+		"pifb: wrote 1228800 <nil>", "pifb: read back 1228800 <nil>, same true",
+		"pifb: mmap: no such device", // not built yet: ENODEV, as a device without mmap
+		"pifb: write at the end: write /dev/fb0: no space left on device",
+		"pifb: pan <nil>", "pifb: pan past the end: invalid argument", "pifb: done",
+		"gometal: app exited with status 0",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in the output:\n%s", want, out)
+		}
+	}
+}
+
+// console collects a running gometal's output lines.
+type console struct {
+	mu    sync.Mutex
+	all   strings.Builder
+	lines chan string
+}
+
+func (c *console) read(r io.Reader) {
+	s := bufio.NewScanner(r)
+	for s.Scan() {
+		c.mu.Lock()
+		c.all.WriteString(s.Text() + "\n")
+		c.mu.Unlock()
+		select {
+		case c.lines <- s.Text():
+		default:
+		}
+	}
+	close(c.lines)
+}
+
+func (c *console) text() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.all.String()
+}
+
+// waitFor reads lines until one contains want.
+func (c *console) waitFor(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.After(2 * time.Minute)
+	for {
+		select {
+		case l, ok := <-c.lines:
+			if !ok {
+				t.Fatalf("the run ended before %q:\n%s", want, c.text())
+			}
+			if strings.Contains(l, want) {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no %q in two minutes:\n%s", want, c.text())
+		}
+	}
+}
+
+// ppm is a screendump: P6, 8 bits a channel.
+type ppm struct {
+	w, h int
+	rgb  []byte
+}
+
+func (p *ppm) at(x, y int) [3]byte {
+	o := 3 * (y*p.w + x)
+	return [3]byte(p.rgb[o : o+3])
+}
+
+func (p *ppm) count(c [3]byte) int {
+	n := 0
+	for o := 0; o+3 <= len(p.rgb); o += 3 {
+		if [3]byte(p.rgb[o:o+3]) == c {
+			n++
+		}
+	}
+	return n
+}
+
+// screendump asks QEMU (QMP on sock) for the display's picture in file
+// and reads it.
+func screendump(t *testing.T, sock, file string) *ppm {
+	t.Helper()
+	qmp(t, sock, `{"execute":"screendump","arguments":{"filename":`+fmt.Sprintf("%q", file)+`}}`)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p ppm
+	var maxv int
+	r := bytes.NewReader(b)
+	if _, err := fmt.Fscanf(r, "P6\n%d %d\n%d\n", &p.w, &p.h, &maxv); err != nil || maxv != 255 {
+		t.Fatalf("%s is not an 8-bit PPM: %v", file, err)
+	}
+	p.rgb, _ = io.ReadAll(r)
+	if len(p.rgb) != 3*p.w*p.h {
+		t.Fatalf("%s has %d bytes of pixels, want %d", file, len(p.rgb), 3*p.w*p.h)
+	}
+	return &p
+}
+
+// qmp runs one QMP command on a new connection to sock (the greeting,
+// qmp_capabilities, then the command), failing the test on an error
+// answer.
+func qmp(t *testing.T, sock, command string) {
+	t.Helper()
+	c, err := net.DialTimeout("unix", sock, 10*time.Second)
+	if err != nil {
+		t.Fatalf("QMP: %v", err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(time.Minute))
+	dec := json.NewDecoder(c)
+	answer := func() {
+		for {
+			var m map[string]any
+			if err := dec.Decode(&m); err != nil {
+				t.Fatalf("QMP: %v", err)
+			}
+			if e, ok := m["error"]; ok {
+				t.Fatalf("QMP %s: %v", command, e)
+			}
+			if _, ok := m["return"]; ok {
+				return
+			}
+			// the greeting and events: read on
+		}
+	}
+	var greeting map[string]any
+	if err := dec.Decode(&greeting); err != nil {
+		t.Fatalf("QMP greeting: %v", err)
+	}
+	for _, cmd := range []string{`{"execute":"qmp_capabilities"}`, command} {
+		if _, err := io.WriteString(c, cmd+"\n"); err != nil {
+			t.Fatalf("QMP: %v", err)
+		}
+		answer()
+	}
+}

@@ -1,0 +1,141 @@
+// Command pifb draws on the Raspberry Pi's framebuffer through Linux's
+// /dev/fb0 with plain Go (image/draw), as a program on a Pi's Linux
+// would (TestRPi4Framebuffer): the screen's information, four coloured
+// quadrants drawn into an image and written line by line at the fixed
+// information's line length, read back; then a yellow screen drawn in
+// the virtual screen's second half and shown by FBIOPAN_DISPLAY. After
+// each picture it waits for a line on its input, so that the test can
+// take QEMU's screendump of what the display shows.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// include/uapi/linux/fb.h.
+const (
+	fbioGetVScreenInfo = 0x4600
+	fbioGetFScreenInfo = 0x4602
+	fbioPanDisplay     = 0x4606
+)
+
+type bitfield struct{ Offset, Length, MSBRight uint32 }
+
+type varInfo struct {
+	XRes, YRes, XResVirtual, YResVirtual, XOffset, YOffset, BitsPerPixel, Grayscale uint32
+	Red, Green, Blue, Transp                                                        bitfield
+	Rest                                                                            [24]uint32
+}
+
+type fixInfo struct {
+	ID                             [16]byte
+	SmemStart                      uint64
+	SmemLen, Type, TypeAux, Visual uint32
+	XPanStep, YPanStep, YWrapStep  uint16
+	_                              uint16
+	LineLength                     uint32
+	Rest                           [24]byte
+}
+
+func say(format string, args ...any) { fmt.Printf("pifb: "+format+"\n", args...) }
+
+func fail(format string, args ...any) {
+	say("FAIL: "+format, args...)
+	os.Exit(1)
+}
+
+func ioctl(fd uintptr, req uintptr, p unsafe.Pointer) error {
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, fd, req, uintptr(p)); e != 0 {
+		return e
+	}
+	return nil
+}
+
+// pixels turns img's rows y0.. into the screen's XRGB8888 bytes, pitch
+// bytes a line.
+func pixels(img *image.RGBA, v *varInfo, pitch int) []byte {
+	b := img.Bounds()
+	out := make([]byte, pitch*b.Dy())
+	for y := 0; y < b.Dy(); y++ {
+		for x := 0; x < b.Dx(); x++ {
+			c := img.RGBAAt(x, y)
+			px := uint32(c.R)<<v.Red.Offset | uint32(c.G)<<v.Green.Offset | uint32(c.B)<<v.Blue.Offset
+			o := y*pitch + x*4
+			out[o], out[o+1], out[o+2], out[o+3] = byte(px), byte(px>>8), byte(px>>16), byte(px>>24)
+		}
+	}
+	return out
+}
+
+func main() {
+	f, err := os.OpenFile("/dev/fb0", os.O_RDWR, 0)
+	if err != nil {
+		fail("open: %v", err)
+	}
+	defer f.Close()
+	var v varInfo
+	var fx fixInfo
+	if err := ioctl(f.Fd(), fbioGetVScreenInfo, unsafe.Pointer(&v)); err != nil {
+		fail("FBIOGET_VSCREENINFO: %v", err)
+	}
+	if err := ioctl(f.Fd(), fbioGetFScreenInfo, unsafe.Pointer(&fx)); err != nil {
+		fail("FBIOGET_FSCREENINFO: %v", err)
+	}
+	say("var %dx%d virtual %dx%d, %d bpp, red %d green %d blue %d",
+		v.XRes, v.YRes, v.XResVirtual, v.YResVirtual, v.BitsPerPixel, v.Red.Offset, v.Green.Offset, v.Blue.Offset)
+	id := fx.ID[:bytes.IndexByte(fx.ID[:], 0)]
+	say("fix %q line length %d, %d bytes, visual %d, ypanstep %d", id, fx.LineLength, fx.SmemLen, fx.Visual, fx.YPanStep)
+	if v.BitsPerPixel != 32 {
+		fail("this program draws 32-bit pixels only")
+	}
+	w, h, pitch := int(v.XRes), int(v.YRes), int(fx.LineLength)
+
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	quads := []struct {
+		r image.Rectangle
+		c color.RGBA
+	}{
+		{image.Rect(0, 0, w/2, h/2), color.RGBA{255, 0, 0, 255}},
+		{image.Rect(w/2, 0, w, h/2), color.RGBA{0, 255, 0, 255}},
+		{image.Rect(0, h/2, w/2, h), color.RGBA{0, 0, 255, 255}},
+		{image.Rect(w/2, h/2, w, h), color.RGBA{255, 255, 255, 255}},
+	}
+	for _, q := range quads {
+		draw.Draw(img, q.r, &image.Uniform{q.c}, image.Point{}, draw.Src)
+	}
+	screen := pixels(img, &v, pitch)
+	n, err := f.WriteAt(screen, 0)
+	say("wrote %d %v", n, err)
+	back := make([]byte, len(screen))
+	n, err = f.ReadAt(back, 0)
+	say("read back %d %v, same %v", n, err, bytes.Equal(back, screen))
+	_, err = unix.Mmap(int(f.Fd()), 0, int(fx.SmemLen), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	say("mmap: %v", err)
+	_, err = f.WriteAt([]byte{1}, int64(fx.SmemLen))
+	say("write at the end: %v", err)
+	in := bufio.NewReader(os.Stdin)
+	say("drawn")
+	in.ReadString('\n')
+
+	// The second screen, yellow, then shown by panning.
+	draw.Draw(img, img.Bounds(), &image.Uniform{color.RGBA{255, 255, 0, 255}}, image.Point{}, draw.Src)
+	if _, err := f.WriteAt(pixels(img, &v, pitch), int64(pitch*h)); err != nil {
+		fail("write the second screen: %v", err)
+	}
+	v.YOffset = uint32(h)
+	say("pan %v", ioctl(f.Fd(), fbioPanDisplay, unsafe.Pointer(&v)))
+	v.YOffset = uint32(h) + 1
+	say("pan past the end: %v", ioctl(f.Fd(), fbioPanDisplay, unsafe.Pointer(&v)))
+	say("panned")
+	in.ReadString('\n')
+	say("done")
+}
