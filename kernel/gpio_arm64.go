@@ -6,32 +6,44 @@ import (
 
 	"github.com/gometal/gometal/drivers/bcm2711"
 	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/drivers/fdt"
 	"github.com/gometal/gometal/drivers/gic"
+	"github.com/gometal/gometal/drivers/pl061"
 	"github.com/gometal/gometal/kernel/gpio"
 )
 
 // The machine's GPIO chips (docs/ARCHITECTURE.md, "The Raspberry Pi's
 // devices"): the BCM2711's block when the device tree has it, as
 // gpiochip0 with the tree's gpio-line-names and its bank interrupts;
-// then, when the boot argument asks (gpio_mockup.gpio_mockup_ranges,
-// Linux's own), a gpio-mockup chip of simulated lines. kernel/gpio owns
-// the lines; this file is the driver's side: the hardware's calls, and
-// the interrupt that turns the block's latched edges into events.
+// QEMU virt's PL061 (its line 3 the power button's); then, when the
+// boot argument asks (gpio_mockup.gpio_mockup_ranges, Linux's own), a
+// gpio-mockup chip of simulated lines. kernel/gpio owns the lines; this
+// file is the drivers' side: the hardware's calls, and the interrupts
+// that turn latched edges into events.
 
 // bcmGPIOLabel is the chip's label, as Linux's pinctrl-bcm2835 names
 // the BCM2711's (its gpio_chip's label is the driver's name).
 const bcmGPIOLabel = "pinctrl-bcm2711"
 
-// maxGPIOIRQs bounds the block's interrupts: the device tree lists four
-// (banks 0, 1, 2 and all pins: BCM2711 ARM Peripherals §6.2.4,
-// gpio_int[0..3], GIC SPIs 113-116).
+// maxGPIOIRQs bounds the chips' interrupts: the BCM2711's device tree
+// lists four (banks 0, 1, 2 and all pins: BCM2711 ARM Peripherals
+// §6.2.4, gpio_int[0..3], GIC SPIs 113-116), a PL061 one.
 const maxGPIOIRQs = 4
 
 var (
 	bcmGPIO   bcm2711.GPIO
 	bcmLines  bcmChip
 	bcmChipNo = -1
-	gpioIRQs  [maxGPIOIRQs]uint32
+	plGPIO    pl061.GPIO
+	plLines   plChip
+	plChipNo  = -1
+	// plLabel is the PL061's label, as Linux names an AMBA device
+	// (of_device_make_bus_id: its address in hex, a dot, the node's
+	// name): "9030000.pl061" on virt.
+	plLabel [24]byte
+	// gpioIRQs are the interrupts of the chip gpioIRQChip says.
+	gpioIRQs    [maxGPIOIRQs]uint32
+	gpioIRQChip [maxGPIOIRQs]int
 	// gpioMockupArg and gpioMockupNamed are the boot arguments
 	// gpio_mockup.gpio_mockup_ranges and gpio_mockup.gpio_mockup_named_lines.
 	gpioMockupArg   []byte
@@ -64,6 +76,19 @@ func (bcmChip) SetBias(line int, bias gpio.Flags) {
 }
 func (bcmChip) SetEdges(line int, rising, falling bool) { bcmGPIO.SetEdges(line, rising, falling) }
 
+// plChip is gpio.Hardware over the PL061, which has no pull resistors:
+// a bias is the line's flag only (gpiolib ignores a chip's ENOTSUPP for
+// one).
+type plChip struct{}
+
+func (plChip) IsOutput(line int) bool                  { return plGPIO.IsOutput(line) }
+func (plChip) Input(line int)                          { plGPIO.Input(line) }
+func (plChip) Output(line int, high bool)              { plGPIO.Output(line, high) }
+func (plChip) Get(line int) bool                       { return plGPIO.Get(line) }
+func (plChip) Set(line int, high bool)                 { plGPIO.Set(line, high) }
+func (plChip) SetBias(line int, bias gpio.Flags)       {}
+func (plChip) SetEdges(line int, rising, falling bool) { plGPIO.SetEdges(line, rising, falling) }
+
 func initGPIO() {
 	for _, compat := range [...]string{"brcm,bcm2711-gpio", "brcm,bcm2835-gpio"} {
 		n := dtb.FindCompatible(-1, compat)
@@ -83,14 +108,22 @@ func initGPIO() {
 		if names, ok := dtb.Prop(n, "gpio-line-names"); ok {
 			lineNames(&gpio.Chips[c], names)
 		}
-		for k := range gpioIRQs {
-			typ, num, _, ok := dtb.Interrupt(n, k)
-			if ok && typ == dtIRQSPI {
-				gpioIRQs[k] = num + spiBase
-				gic.Enable(ThisCPU().ID, gpioIRQs[k])
+		gpioInterrupts(n, c)
+		break
+	}
+	if n := dtb.FindCompatible(-1, "arm,pl061"); n >= 0 {
+		if addr, ok := enabledDevice(n); ok {
+			plGPIO.Init(cpu.KVA(addr))
+			l := putHexTo(plLabel[:], uint64(addr))
+			l += copy(plLabel[l:], ".pl061")
+			if c := gpio.Register(unsafe.String(&plLabel[0], l), pl061.Lines, &plLines); c >= 0 {
+				plChipNo = c
+				if names, ok := dtb.Prop(n, "gpio-line-names"); ok {
+					lineNames(&gpio.Chips[c], names)
+				}
+				gpioInterrupts(n, c)
 			}
 		}
-		break
 	}
 	if len(gpioMockupArg) > 0 {
 		initGPIOMockup()
@@ -107,6 +140,40 @@ func initGPIO() {
 		}
 		InfoEnd()
 	}
+}
+
+// gpioInterrupts enables node n's interrupts (GIC SPIs) for chip c.
+func gpioInterrupts(n fdt.Node, c int) {
+	for k := 0; k < maxGPIOIRQs; k++ {
+		typ, num, _, ok := dtb.Interrupt(n, k)
+		if !ok {
+			return
+		}
+		if typ != dtIRQSPI {
+			continue
+		}
+		for j := range gpioIRQs {
+			if gpioIRQs[j] == 0 {
+				gpioIRQs[j], gpioIRQChip[j] = num+spiBase, c
+				gic.Enable(ThisCPU().ID, gpioIRQs[j])
+				break
+			}
+		}
+	}
+}
+
+// putHexTo writes v in lower-case hex, no leading zeros, into b and
+// returns the length.
+func putHexTo(b []byte, v uint64) int {
+	n := 1
+	for x := v >> 4; x != 0; x >>= 4 {
+		n++
+	}
+	for k := n - 1; k >= 0; k-- {
+		b[k] = "0123456789abcdef"[v&0xf]
+		v >>= 4
+	}
+	return n
 }
 
 // lineNames gives chip c's lines the names of a gpio-line-names list
@@ -140,26 +207,37 @@ func initGPIOMockup() {
 	}
 }
 
-// gpioInterrupt handles the block's bank interrupts: every latched edge
-// (GPEDS, both banks: whichever bank's line fired, draining both keeps
-// the level-triggered lines low) becomes kernel/gpio's edge, with the
-// pin's level now. Under the kernel lock.
+// gpioInterrupt handles the chips' interrupts: every latched edge
+// becomes kernel/gpio's edge, with the line's level now. The BCM2711's
+// banks drain both GPEDS registers, whichever bank's line fired
+// (draining both keeps the level-triggered lines low); the PL061's
+// GPIOMIS. Under the kernel lock.
 func gpioInterrupt(id uint32) bool {
-	hit := false
-	for _, irq := range gpioIRQs {
-		hit = hit || irq != 0 && irq == id
-	}
-	if !hit {
-		return false
-	}
-	for bank := 0; bank*32 < bcm2711.GPIOLines; bank++ {
-		ev := bcmGPIO.TakeEvents(bank)
-		for ev != 0 {
-			bit := bits.TrailingZeros32(ev)
-			ev &^= 1 << bit
-			pin := bank*32 + bit
-			gpio.Edge(bcmChipNo, pin, bcmGPIO.Level(pin))
+	c := -1
+	for k, irq := range gpioIRQs {
+		if irq != 0 && irq == id {
+			c = gpioIRQChip[k]
 		}
 	}
+	switch {
+	case c < 0:
+		return false
+	case c == bcmChipNo:
+		for bank := 0; bank*32 < bcm2711.GPIOLines; bank++ {
+			gpioEdges(c, bank*32, bcmGPIO.TakeEvents(bank))
+		}
+	case c == plChipNo:
+		gpioEdges(c, 0, plGPIO.TakeEvents())
+	}
 	return true
+}
+
+// gpioEdges reports chip c's edges: bit k of ev is line first+k.
+func gpioEdges(c, first int, ev uint32) {
+	hw := gpio.Chips[c].HW
+	for ev != 0 {
+		bit := bits.TrailingZeros32(ev)
+		ev &^= 1 << bit
+		gpio.Edge(c, first+bit, hw.Get(first+bit))
+	}
 }

@@ -25,23 +25,9 @@ func TestRPi4Framebuffer(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "qmp.sock")
-	cmd := exec.Command(gometalBin, "run", "-board", "rpi4", "-timeout", "3m",
+	run := startInteractive(t, "run", "-board", "rpi4", "-timeout", "3m",
 		"-qemu-arg", "-qmp", "-qemu-arg", "unix:"+sock+",server=on,wait=off", "./tests/progs/pifb")
-	cmd.Dir = repoRoot
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	con := &console{lines: make(chan string, 256)}
-	go con.read(pr)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait(); pw.Close() }()
-	defer cmd.Process.Kill()
+	con := run.con
 
 	con.waitFor(t, "pifb: drawn")
 	w, h := 640, 480
@@ -61,18 +47,14 @@ func TestRPi4Framebuffer(t *testing.T) {
 	if img.w != w || img.h != h {
 		t.Errorf("the display is %dx%d, want %dx%d", img.w, img.h, w, h)
 	}
-	io.WriteString(stdin, "\n")
+	io.WriteString(run.stdin, "\n")
 	con.waitFor(t, "pifb: panned")
 	img = screendump(t, sock, filepath.Join(dir, "panned.ppm"))
 	if n := img.count([3]byte{255, 255, 0}); n != w*h {
 		t.Errorf("after the pan %d of %d pixels are yellow", n, w*h)
 	}
-	io.WriteString(stdin, "\n")
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("the program did not end")
-	}
+	io.WriteString(run.stdin, "\n")
+	run.wait(t, time.Minute)
 	out := con.text()
 	for _, want := range []string{
 		"gometal: fb: 640x480, 32 bpp, 2400 KiB at 0x",
@@ -88,6 +70,54 @@ func TestRPi4Framebuffer(t *testing.T) {
 			t.Errorf("no %q in the output:\n%s", want, out)
 		}
 	}
+}
+
+// running is a gometal run in progress: its input, its output as it
+// comes, and its end.
+type running struct {
+	stdin io.WriteCloser
+	con   *console
+	done  chan int
+	cmd   *exec.Cmd
+}
+
+// startInteractive starts the CLI with args, its output streamed to a
+// console; the test's end kills it if it still runs.
+func startInteractive(t *testing.T, args ...string) *running {
+	t.Helper()
+	cmd := exec.Command(gometalBin, args...)
+	cmd.Dir = repoRoot
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := &running{stdin: stdin, con: &console{lines: make(chan string, 256)}, done: make(chan int, 1), cmd: cmd}
+	go r.con.read(pr)
+	go func() {
+		cmd.Wait()
+		pw.Close()
+		r.done <- cmd.ProcessState.ExitCode()
+	}()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return r
+}
+
+// wait returns the run's exit status, failing the test if it has not
+// ended within d.
+func (r *running) wait(t *testing.T, d time.Duration) int {
+	t.Helper()
+	select {
+	case s := <-r.done:
+		return s
+	case <-time.After(d):
+		t.Fatalf("the run did not end in %v:\n%s", d, r.con.text())
+	}
+	return -1
 }
 
 // console collects a running gometal's output lines.

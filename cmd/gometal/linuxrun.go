@@ -20,12 +20,13 @@ import (
 // the guest printed. The tests' tests/testdata/*-linux.txt files are its
 // output, so that a test compares gometal's lines with Linux's.
 
-const linuxUsage = `usage: gometal linux [-disk FILE[:ro]]... [-timeout D] <pkg-dir | app.elf> [-- args...]
+const linuxUsage = `usage: gometal linux [-disk FILE[:ro]]... [-qemu-arg A]... [-timeout D] <pkg-dir | app.elf> [-- args...]
   Boot the program as /init on Debian's arm64 Linux (the benchmark's guest,
   nokaslr) under the same QEMU machine, and print its console. The program
   loads the storage modules from /modules itself (virtio-mmio, virtio-blk,
   ext4, 9p: tests/progs/internal/guest.LoadModules) and mounts what it needs;
-  each -disk is a virtio-blk disk, /dev/vda first, as gometal run attaches it.
+  each -disk is a virtio-blk disk, /dev/vda first, as gometal run attaches it;
+  each -qemu-arg is an extra QEMU argument (a QMP socket, a device), as with run.
 `
 
 func linuxCmd(args []string) int {
@@ -33,6 +34,8 @@ func linuxCmd(args []string) int {
 	fs.Usage = func() { fmt.Fprint(os.Stderr, linuxUsage) }
 	var disks listFlag
 	fs.Var(&disks, "disk", "a raw disk image, FILE[:ro] (repeatable)")
+	var qemuArgs listFlag
+	fs.Var(&qemuArgs, "qemu-arg", "extra QEMU argument (repeatable)")
 	timeout := fs.Duration("timeout", 5*time.Minute, "kill QEMU after this long")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -59,7 +62,7 @@ func linuxCmd(args []string) int {
 		}
 		ds = append(ds, d)
 	}
-	out, err := linuxRun(target, progArgs, ds, *timeout)
+	out, err := linuxRun(target, progArgs, ds, qemuArgs, *timeout)
 	fmt.Print(out)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gometal linux:", err)
@@ -70,7 +73,7 @@ func linuxCmd(args []string) int {
 
 // linuxRun builds (or takes) the program, packs it with the storage
 // modules and boots it on the Linux guest.
-func linuxRun(target string, args []string, disks []qemu.Disk, timeout time.Duration) (string, error) {
+func linuxRun(target string, args []string, disks []qemu.Disk, extra []string, timeout time.Duration) (string, error) {
 	tmp, err := os.MkdirTemp("", "gometal-linux-")
 	if err != nil {
 		return "", err
@@ -111,5 +114,6 @@ func linuxRun(target string, args []string, disks []qemu.Disk, timeout time.Dura
 		"-kernel", k.Image, "-initrd", initrd, "-append", strings.Join(cmdline, " "), "-no-reboot", "-nic", "none",
 	}
 	qargs = append(qargs, qemu.DiskArgs(disks, "virt")...)
+	qargs = append(qargs, extra...)
 	return runQEMU(qargs, timeout, func(string, int) {})
 }

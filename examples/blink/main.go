@@ -5,6 +5,7 @@
 // holds.
 //
 //	bin/gometal run -board rpi4 ./examples/blink -- -n 6 -period 250ms
+//	bin/gometal run ./examples/blink -- -line 0   # virt's PL061
 //
 // On a board, an LED of your own: its anode through a 330 Ω resistor to
 // header pin 11 (GPIO17), its cathode to pin 9 (GND), then -line GPIO17.
@@ -43,7 +44,7 @@ func main() {
 	}
 	c, err := gpiocdev.NewChip(*chip, gpiocdev.WithConsumer("blink"))
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "blink: %s: %v (the Pi's chip is gpiochip0 on -board rpi4; on virt add -bootarg gpio_mockup.gpio_mockup_ranges=-1,8)\n", *chip, err)
+		fmt.Fprintf(os.Stderr, "blink: %s: %v (the Pi's GPIO is gpiochip0 on -board rpi4, virt's PL061 gpiochip0 on virt)\n", *chip, err)
 		os.Exit(1)
 	}
 	defer c.Close()
@@ -88,7 +89,7 @@ func find(c *gpiocdev.Chip, name string) int {
 	}
 	o, err := c.FindLine(name)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "blink: no line %q on %s: %v\n", name, c.Name, err)
+		fmt.Fprintf(os.Stderr, "blink: no line %q on %s (%s): %v; name one with -line (a name or an offset)\n", name, c.Name, c.Label, err)
 		os.Exit(1)
 	}
 	return o
