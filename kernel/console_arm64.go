@@ -74,6 +74,7 @@ func putc(c byte) {
 			return
 		}
 	}
+	fbconPutc(c)
 	if nPorts == 0 {
 		if semihosting {
 			semiBuf[0] = c

@@ -9,7 +9,10 @@ import (
 	"github.com/gometal/gometal/drivers/fdt"
 	"github.com/gometal/gometal/drivers/gic"
 	"github.com/gometal/gometal/drivers/pl061"
+	"github.com/gometal/gometal/drivers/timer"
+	"github.com/gometal/gometal/kernel/clock"
 	"github.com/gometal/gometal/kernel/gpio"
+	"github.com/gometal/gometal/sched"
 )
 
 // The machine's GPIO chips (docs/ARCHITECTURE.md, "The Raspberry Pi's
@@ -89,7 +92,19 @@ func (plChip) Set(line int, high bool)                 { plGPIO.Set(line, high) 
 func (plChip) SetBias(line int, bias gpio.Flags)       {}
 func (plChip) SetEdges(line int, rising, falling bool) { plGPIO.SetEdges(line, rising, falling) }
 
+// armDebounce is gpio.ArmDebounce: the debouncer's alarm at monotonic
+// time when, on this core (under the kernel lock, as every GPIO call).
+func armDebounce(when int64) {
+	now := clock.Monotonic()
+	d := int64(0)
+	if when > now {
+		d = when - now
+	}
+	sched.SetAlarm(sched.AlarmGPIO, timer.Now()+timer.NanosToTicks(d), ThisCPU().ID)
+}
+
 func initGPIO() {
+	gpio.ArmDebounce = armDebounce
 	for _, compat := range [...]string{"brcm,bcm2711-gpio", "brcm,bcm2835-gpio"} {
 		n := dtb.FindCompatible(-1, compat)
 		if n < 0 {

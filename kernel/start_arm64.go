@@ -124,6 +124,7 @@ func Start(b *BootInfo) {
 	initSPI()
 	initGPIO()
 	initFB()
+	initFBConsole()
 	if !findInitrd() {
 		Panic("no initramfs: boot with an initrd (QEMU -initrd) holding /init")
 	}
@@ -274,6 +275,9 @@ func readBootargs() {
 					gpioMockupNamed = true
 				}
 			}
+		}
+		if v, ok := bytesCut(w, "gometal.fbcon="); ok {
+			fbconEnabled = string(v) != "0" && string(v) != "off"
 		}
 		if v, ok := bytesCut(w, "gometal.rtc="); ok {
 			rtcArg = v

@@ -5,16 +5,18 @@ package sched
 // that set it: that core's timer is programmed for it (ScheduleLocked, ArmTimer), so
 // a core sleeping in WFI wakes for it and no core polls.
 
-// MaxAlarms bounds the alarms: one per timerfd, the network stack's and
-// the state dump's.
-const MaxAlarms = 66
+// MaxAlarms bounds the alarms: one per timerfd, the network stack's,
+// the state dump's and the GPIO debouncer's.
+const MaxAlarms = 67
 
 // AlarmNet is the network stack's alarm (TCP's timers, kernel/nic_arm64.go);
 // AlarmDump is the state dump's (gometal.dumpafter=, kernel/linux's
-// statedump_arm64.go); the slots below them are the timerfds'.
+// statedump_arm64.go); AlarmGPIO the GPIO lines' software debounce
+// (kernel/gpio's debounce.go); the slots below them are the timerfds'.
 const (
 	AlarmNet  = MaxAlarms - 1
 	AlarmDump = MaxAlarms - 2
+	AlarmGPIO = MaxAlarms - 3
 )
 
 // Alarm is one kernel timer: When is a counter value (0: not armed).

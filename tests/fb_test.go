@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"image"
 	"io"
 	"net"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/image/font/basicfont"
 )
 
 // TestRPi4Framebuffer: the firmware's framebuffer is /dev/fb0, and a
@@ -118,6 +121,77 @@ func (r *running) wait(t *testing.T, d time.Duration) int {
 		t.Fatalf("the run did not end in %v:\n%s", d, r.con.text())
 	}
 	return -1
+}
+
+// TestRPi4ScreenConsole: the kernel's console is drawn on the screen too
+// (kernel/fbcon): a line the program prints is on QEMU's screendump,
+// rendered in basicfont's 7x13 glyphs (the table the kernel's font is
+// generated from) in 8x16 cells, grey on black, at a cell boundary.
+func TestRPi4ScreenConsole(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "qmp.sock")
+	run := startInteractive(t, "run", "-board", "rpi4", "-timeout", "3m",
+		"-qemu-arg", "-qmp", "-qemu-arg", "unix:"+sock+",server=on,wait=off", "./tests/progs/pifb", "--", "console")
+	const line = "pifb: on the screen: Hello, Pi on a monitor!"
+	run.con.waitFor(t, line)
+	img := screendump(t, sock, filepath.Join(dir, "console.ppm"))
+	io.WriteString(run.stdin, "\n")
+	if s := run.wait(t, time.Minute); s != 0 {
+		t.Errorf("exit status %d", s)
+	}
+	want := renderLine(line)
+	found := -1
+	for y := 0; y+16 <= img.h && found < 0; y += 16 {
+		if img.matches(want, y) {
+			found = y / 16
+		}
+	}
+	if found < 0 {
+		t.Errorf("the screen does not show %q (screendump %s)", line, filepath.Join(dir, "console.ppm"))
+	} else {
+		t.Logf("the line is on text row %d", found)
+	}
+	boot := renderLine("gometal: booting on Raspberry Pi 4 Model B, entered at EL2")
+	if !img.matches(boot, 0) {
+		t.Errorf("the screen's first row is not the boot log's first line (replayed from the kernel log)")
+	}
+}
+
+// renderLine draws s as the screen's console does: a cell of 8x16 a
+// byte, the glyph one pixel in from the left and top; 1 lit.
+func renderLine(s string) [][]byte {
+	f := basicfont.Face7x13
+	m := f.Mask.(*image.Alpha)
+	h := f.Ascent + f.Descent
+	rows := make([][]byte, 16)
+	for y := range rows {
+		rows[y] = make([]byte, 8*len(s))
+	}
+	for k := 0; k < len(s); k++ {
+		g := int(s[k] - ' ')
+		for y := 0; y < h; y++ {
+			for x := 0; x < f.Width; x++ {
+				if m.AlphaAt(x, g*h+y).A >= 0x80 {
+					rows[1+y][8*k+1+x] = 1
+				}
+			}
+		}
+	}
+	return rows
+}
+
+// matches says whether the picture shows rows (lit: not black) at its
+// left edge from line y.
+func (p *ppm) matches(rows [][]byte, y int) bool {
+	for j, r := range rows {
+		for x, lit := range r {
+			if x >= p.w || (p.at(x, y+j) != [3]byte{}) != (lit == 1) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // console collects a running gometal's output lines.

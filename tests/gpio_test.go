@@ -18,8 +18,8 @@ var gpioMockup = []string{"-bootarg", "gpio_mockup.gpio_mockup_ranges=-1,8", "-b
 // (tests/progs/pigpio): the chip's 58 lines with the device tree's
 // names, the activity LED's line set and read back (QEMU's bcm2838-gpio
 // reflects an output's level), a line held twice (EBUSY), active-low,
-// bias in the line's info, an input not settable (EPERM), a debounce
-// this kernel cannot honour (EOPNOTSUPP); then edge events and line
+// bias in the line's info, an input not settable (EPERM), a debounced
+// input's period in its info; then edge events and line
 // info changes on gpio-mockup's chip, whose lines the program pulls
 // through their debugfs files (QEMU models no GPIO input and no edge
 // detector, so the SoC's interrupt path is not exercised here); then
@@ -41,7 +41,7 @@ func TestRPi4GPIO(t *testing.T) {
 		"pigpio: input info bias=true input=true",
 		"pigpio: set an input: permission denied",
 		"pigpio: line 99: invalid offset",
-		"pigpio: debounce: operation not supported",
+		"pigpio: debounce: <nil>, period 1ms",
 		`pigpio: mockup gpiochip1 (gpio-mockup-A): 8 lines, line 3 "gpio-mockup-A-3"`,
 		`pigpio: pulled 1 reads "1\n"`,
 		"pigpio: event 1 line 3 seqno 1 lineseqno 1",
@@ -101,10 +101,11 @@ func TestBlink(t *testing.T) {
 // Linux names it), and tests/progs/gpiocdev prints the same lines as on
 // Debian's Linux 6.1 (tests/testdata/gpiocdev-linux.txt: line info,
 // values, EBUSY and EPERM, info changes, gpiolib-cdev's answers to
-// malformed requests), ending with the power button's two edges: the
-// test presses it through QMP's system_powerdown once the program
+// malformed requests), ending with the power button's two edges, twice:
+// the test presses it through QMP's system_powerdown once the program
 // waits, and the PL061's interrupt brings them (the GPIO interrupt path
-// QEMU's raspi4b cannot exercise).
+// QEMU's raspi4b cannot exercise); the second time the line is
+// debounced, in software on both kernels.
 func TestGPIOLikeLinux(t *testing.T) {
 	t.Parallel()
 	want, err := os.ReadFile("testdata/gpiocdev-linux.txt")
@@ -114,6 +115,8 @@ func TestGPIOLikeLinux(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "qmp.sock")
 	run := startInteractive(t, "run", "-timeout", "3m", "-qemu-arg", "-qmp", "-qemu-arg", "unix:"+sock+",server=on,wait=off", "./tests/progs/gpiocdev")
 	run.con.waitFor(t, "gpiocdev: waiting for the power button")
+	qmp(t, sock, `{"execute":"system_powerdown"}`)
+	run.con.waitFor(t, "gpiocdev: waiting for the power button again")
 	qmp(t, sock, `{"execute":"system_powerdown"}`)
 	status := run.wait(t, time.Minute)
 	var got []string

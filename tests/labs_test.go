@@ -12,7 +12,7 @@ import (
 
 // labNames are the labs in labs/ (docs/LABS.md); TestLabs checks that
 // the list here and the directory agree, so a new lab is graded too.
-var labNames = []string{"cow", "fs", "futex", "placement", "poller", "sigframe", "syscall", "tty", "wait"}
+var labNames = []string{"cow", "fs", "futex", "gpio", "placement", "poller", "sigframe", "syscall", "tty", "wait"}
 
 // TestLabs grades every lab twice, as a student's tree would be graded:
 // the main tree, whose kernel is every lab's solution, must get full

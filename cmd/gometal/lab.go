@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -292,7 +293,7 @@ func labGrade(root string, l *labSpec, w io.Writer) (int, error) {
 		got += pts
 		fmt.Fprintf(w, "%-4s %-45s %d/%d\n", mark, strings.TrimPrefix(t.Pkg, "./")+" "+t.Name, pts, t.Points)
 		if mark == "FAIL" {
-			for _, l := range lastLines(outputs[t.Pkg+"."+t.Name], 8) {
+			for _, l := range failureLines(outputs[t.Pkg+"."+t.Name]) {
 				fmt.Fprintln(w, "    "+l)
 			}
 		}
@@ -384,6 +385,29 @@ func labCmd(args []string) int {
 	fmt.Fprintf(os.Stderr, "gometal lab: unknown subcommand %q (list, start, grade)\n", args[0])
 	return exitUsage
 }
+
+// failureLines is what a failed test's output shows of why: its
+// reports (the t.Error and t.Fatal lines, "name_test.go:N: ...", the
+// first of them), then its last lines, which a long guest log would
+// otherwise push the reasons out of.
+func failureLines(lines []string) []string {
+	const reports, tail = 12, 8
+	var out []string
+	for _, l := range lines {
+		if len(out) < reports && testReportRe.MatchString(l) {
+			out = append(out, l)
+		}
+	}
+	for _, l := range lastLines(lines, tail) {
+		if !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// testReportRe matches a test's report line: "    foo_test.go:12: ...".
+var testReportRe = regexp.MustCompile(`^\s*\w+_test\.go:\d+: `)
 
 // lastLines is the last n non-empty lines.
 func lastLines(lines []string, n int) []string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -51,5 +52,20 @@ func TestStubSource(t *testing.T) {
 	}
 	if _, err := findLab([]labSpec{{Name: "x"}, {Name: "y"}}, "z"); err == nil || !strings.Contains(err.Error(), "x, y") {
 		t.Errorf("an unknown lab: %v", err)
+	}
+}
+
+// TestFailureLines: a failed test's reports come first, whatever the
+// log after them, then its last lines.
+func TestFailureLines(t *testing.T) {
+	lines := []string{"=== RUN   TestX", "    x_test.go:10: gometal run: status 1 after 2s",
+		"    x_test.go:11: exit status 1, want 0"}
+	for i := 0; i < 40; i++ {
+		lines = append(lines, fmt.Sprintf("        guest line %d", i))
+	}
+	lines = append(lines, "--- FAIL: TestX (2.00s)")
+	got := failureLines(lines)
+	if len(got) < 3 || got[0] != lines[1] || got[1] != lines[2] || got[len(got)-1] != "--- FAIL: TestX (2.00s)" {
+		t.Errorf("failureLines = %q", got)
 	}
 }

@@ -1,6 +1,7 @@
 package bcm2711
 
 import (
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gometal/gometal/drivers/cpu"
@@ -84,6 +85,7 @@ type Mailbox struct {
 	base  uintptr
 	buf   *[PropWords + 6]uint32
 	bufPA uintptr
+	busy  atomic.Uint32
 }
 
 // Init sets the mailbox up; it asks nothing yet.
@@ -100,6 +102,22 @@ func (m *Mailbox) Property(tag uint32, value *[PropWords]uint32, room uint32) (u
 	if m.base == 0 || room > PropWords*4 {
 		return 0, false
 	}
+	// One exchange at a time: the kernel lock serialises its callers
+	// but for the screen's console drawn by a core reporting a panic
+	// without it. A mailbox held past the poll limit is an error, not a
+	// wait forever.
+	for n := 0; !m.busy.CompareAndSwap(0, 1); n++ {
+		if n > pollLimit {
+			return 0, false
+		}
+	}
+	got, ok := m.exchange(tag, value, room)
+	m.busy.Store(0)
+	return got, ok
+}
+
+// exchange is Property's request and answer, the mailbox held.
+func (m *Mailbox) exchange(tag uint32, value *[PropWords]uint32, room uint32) (uint32, bool) {
 	b := m.buf
 	words := 6 + room/4
 	b[0], b[1] = words*4, propRequest

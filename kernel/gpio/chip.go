@@ -63,6 +63,7 @@ const (
 // EOPNOTSUPP for the hardware timestamp engine this kernel lacks
 // (CONFIG_HTE off).
 func Validate(f Flags) unix.Errno {
+	// lab:gpio begin
 	switch {
 	case f&^Valid != 0:
 		return unix.EINVAL
@@ -83,6 +84,12 @@ func Validate(f Flags) unix.Errno {
 		return unix.EINVAL
 	}
 	return 0
+	// lab:gpio stub
+	// // TODO(lab gpio): gpiolib-cdev's gpio_v2_line_flags_validate: EINVAL
+	// // for a flag outside Valid or a contradiction, EOPNOTSUPP for
+	// // EventClockHTE (this kernel has no timestamp engine).
+	// return 0
+	// lab:gpio end
 }
 
 // Hardware is what a chip's driver does with a line, in the line's
@@ -108,6 +115,13 @@ type Line struct {
 	Out      bool  // requested as an output (open drain may leave it an input)
 	Seq      uint32
 	Consumer [NameLen]byte
+	// Debounce is the period in microseconds a debounced input holds
+	// still before its level counts (0: not debounced); level is the
+	// last level taken (physical), deadline when the wait for the next
+	// ends (monotonic nanoseconds; 0: none).
+	Debounce uint32
+	level    bool
+	deadline int64
 }
 
 // Chip is a GPIO chip: its lines, their names, and its driver.
@@ -146,6 +160,7 @@ func Register(label string, n int, hw Hardware) int {
 type Info struct {
 	Flags    Flags
 	Consumer [NameLen]byte
+	Debounce uint32 // µs; 0: not debounced
 }
 
 // LineInfo describes line of chip c: Used and its consumer while a
@@ -159,6 +174,7 @@ func LineInfo(c, line int) Info {
 	if l.Req != 0 {
 		in.Flags = Used | l.Flags
 		in.Consumer = l.Consumer
+		in.Debounce = l.Debounce
 		out = l.Out
 	}
 	if out {
@@ -169,10 +185,16 @@ func LineInfo(c, line int) Info {
 	return in
 }
 
-// Value reads line's logical value (its level, inverted when active-low).
+// Value reads line's logical value (its level, inverted when
+// active-low; a debounced line's, the last level its debounce took).
 func Value(c, line int) bool {
 	ch := &Chips[c]
-	return ch.HW.Get(line) != (ch.Lines[line].Flags&ActiveLow != 0)
+	l := &ch.Lines[line]
+	level := ch.HW.Get(line)
+	if l.Debounce != 0 {
+		level = l.level
+	}
+	return level != (l.Flags&ActiveLow != 0)
 }
 
 // SetValue drives output line to logical value v, emulating open drain
@@ -196,11 +218,13 @@ func SetValue(c, line int, v bool) {
 // configure applies flags f to line as gpiolib-cdev's linereq_create
 // and linereq_set_config do: the bias, then the direction (an output at
 // logical value v), then the edge detectors, physical edges being the
-// logical ones swapped on an active-low line.
-func configure(c, line int, f Flags, v bool) {
+// logical ones swapped on an active-low line; an input debounced for
+// debounce µs watches both (debounce.go).
+func configure(c, line int, f Flags, v bool, debounce uint32) {
 	ch := &Chips[c]
 	l := &ch.Lines[line]
 	l.Flags = f & kept
+	l.Debounce, l.deadline = 0, 0
 	if f&Bias != 0 {
 		ch.HW.SetBias(line, f&Bias)
 	}
@@ -223,6 +247,10 @@ func configure(c, line int, f Flags, v bool) {
 	rising, falling := f&EdgeRising != 0, f&EdgeFalling != 0
 	if f&ActiveLow != 0 {
 		rising, falling = falling, rising
+	}
+	if debounce != 0 && f&Input != 0 {
+		l.Debounce, l.level = debounce, ch.HW.Get(line)
+		rising, falling = true, true
 	}
 	ch.HW.SetEdges(line, rising, falling)
 }

@@ -177,3 +177,53 @@ func TestWatchers(t *testing.T) {
 		t.Errorf("changes %v, want requested, config, released", types)
 	}
 }
+
+// TestSoftwareDebounce: a debounced input's edges only restart its
+// wait; once it has held still for the period its level counts, an
+// event if it changed (a glitch that came back is none), and its value
+// is the last level taken meanwhile.
+func TestSoftwareDebounce(t *testing.T) {
+	c := reset(t, 2)
+	var armed int64
+	ArmDebounce = func(when int64) { armed = when }
+	defer func() { ArmDebounce = nil }()
+	var cfg Config
+	cfg.Flags[0], cfg.Debounce[0] = Input|Edges, 1000
+	consumer := [NameLen]byte{'t'}
+	r, e := NewRequest(c, []uint32{0}, &consumer, &cfg, 0)
+	if e != 0 {
+		t.Fatal(e)
+	}
+	if in := LineInfo(c, 0); in.Debounce != 1000 {
+		t.Errorf("line info debounce %d, want 1000", in.Debounce)
+	}
+	Mock.Pull(0, true)
+	Mock.Pull(0, false)
+	Mock.Pull(0, true)
+	if Pending(r) != 0 || armed == 0 {
+		t.Fatalf("%d events before the period ended, timer armed %v", Pending(r), armed != 0)
+	}
+	if Values(r, 1) != 0 {
+		t.Error("the value changed before the period ended")
+	}
+	Debounced(armed - 1)
+	if Pending(r) != 0 {
+		t.Fatal("an event before the period ended")
+	}
+	Debounced(armed)
+	if Pending(r) != 1 || Peek(r).ID != EventRising || Values(r, 1) != 1 {
+		t.Fatalf("%d events, value %d; want one rising, value 1", Pending(r), Values(r, 1))
+	}
+	Take(r)
+	Mock.Pull(0, false) // a glitch that comes back
+	Mock.Pull(0, true)
+	Debounced(armed + 10_000_000)
+	if Pending(r) != 0 {
+		t.Errorf("a glitch made %d events", Pending(r))
+	}
+	Mock.Pull(0, false)
+	Debounced(armed + 20_000_000)
+	if Pending(r) != 1 || Peek(r).ID != EventFalling || Peek(r).LineSeq != 2 {
+		t.Errorf("%d events; want one falling, the line's second", Pending(r))
+	}
+}

@@ -51,8 +51,9 @@ var Requests [MaxRequests]Request
 
 // Config is a request's configuration, per line in request order.
 type Config struct {
-	Flags  [MaxLines]Flags
-	Values uint64 // the outputs' logical values, bit per line
+	Flags    [MaxLines]Flags
+	Values   uint64           // the outputs' logical values, bit per line
+	Debounce [MaxLines]uint32 // µs; 0: none
 }
 
 // Request takes lines offsets of chip c for consumer (NUL-padded) with
@@ -94,7 +95,7 @@ func NewRequest(c int, offsets []uint32, consumer *[NameLen]byte, cfg *Config, r
 		q.Offsets[k] = uint8(o)
 		l := &ch.Lines[o]
 		*l = Line{Req: int8(r + 1), Consumer: *consumer}
-		configure(c, int(o), cfg.Flags[k], cfg.Values>>k&1 != 0)
+		configure(c, int(o), cfg.Flags[k], cfg.Values>>k&1 != 0, cfg.Debounce[k])
 		changed(c, int(o), ChangedRequested)
 	}
 	return r, 0
@@ -105,7 +106,7 @@ func NewRequest(c int, offsets []uint32, consumer *[NameLen]byte, cfg *Config, r
 func Reconfigure(r int, cfg *Config) {
 	q := &Requests[r]
 	for k := 0; k < q.N; k++ {
-		configure(q.Chip, int(q.Offsets[k]), cfg.Flags[k], cfg.Values>>k&1 != 0)
+		configure(q.Chip, int(q.Offsets[k]), cfg.Flags[k], cfg.Values>>k&1 != 0, cfg.Debounce[k])
 		changed(q.Chip, int(q.Offsets[k]), ChangedConfig)
 	}
 }
@@ -176,21 +177,41 @@ func Take(r int) Event {
 // as edge_irq_thread makes it: rising or falling as the line's logical
 // value now is when it watches both edges, the one edge it watches
 // otherwise (the detector fired for nothing else, however short the
-// pulse). A line no request watches is ignored.
+// pulse). A debounced line's edge only restarts its wait (debounce.go).
+// A line no request watches is ignored.
 func Edge(c, line int, high bool) {
 	l := &Chips[c].Lines[line]
-	if l.Req == 0 || l.Flags&Edges == 0 {
+	if l.Req == 0 || l.Flags&Edges == 0 && l.Debounce == 0 {
 		return
 	}
+	if l.Debounce != 0 {
+		debounceEdge(c, line)
+		return
+	}
+	// lab:gpio begin
 	rising := l.Flags&EdgeRising != 0
 	if l.Flags&Edges == Edges {
 		rising = high != (l.Flags&ActiveLow != 0)
 	}
+	put(c, line, rising)
+	// lab:gpio stub
+	// // TODO(lab gpio): the edge's direction: by the logical level
+	// // (high, inverted on an active-low line) when both edges are
+	// // watched, else the one edge the line watches; then put it.
+	// _ = high
+	// lab:gpio end
+}
+
+// put makes a rising or falling edge of line of chip c an event in its
+// request's ring (linereq_put_event).
+func put(c, line int, rising bool) {
+	l := &Chips[c].Lines[line]
+	q := &Requests[l.Req-1]
+	// lab:gpio begin
 	id := uint32(EventFalling)
 	if rising {
 		id = EventRising
 	}
-	q := &Requests[l.Req-1]
 	now := uint64(clock.Monotonic())
 	if l.Flags&EventClockRealtime != 0 {
 		now = uint64(clock.Realtime())
@@ -210,4 +231,13 @@ func Edge(c, line int, high bool) {
 	q.ring[(q.head+q.size)%len(q.ring)] = e
 	q.size++
 	vfs.Notify(&q.W, unix.EPOLLIN)
+	// lab:gpio stub
+	// // TODO(lab gpio): the Event in q's ring: its id, its timestamp
+	// // (clock.Monotonic, or clock.Realtime with EventClockRealtime),
+	// // its offset, the line's sequence number and the request's (the
+	// // line's own when the request has one line); drop the oldest event
+	// // when the ring holds cap; then wake the request's readers and
+	// // epoll (vfs.Notify on q.W, EPOLLIN).
+	// _, _, _ = l, q, clock.Monotonic
+	// lab:gpio end
 }

@@ -108,7 +108,16 @@ func openFB(i int32, flags uint32, cloexec bool) uint64 {
 	if !kernel.FB.Present || fs.Inodes[i].Rdev&0xff != 0 {
 		return errno(unix.ENODEV)
 	}
-	return openDevNode(&fbDevImpl, i, flags, cloexec)
+	fd := openDevNode(&fbDevImpl, i, flags, cloexec)
+	if !vfs.IsErr(fd) {
+		kernel.FBConsoleOff() // the screen is the program's while it has it open
+	}
+	return fd
+}
+
+func (d *fbDev) Release(f *vfs.File) {
+	kernel.FBConsoleOn()
+	d.nodeDev.Release(f)
 }
 
 // fbVarInfo is the screen's variable information now.

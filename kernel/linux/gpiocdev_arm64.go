@@ -148,6 +148,11 @@ func (d *gpioChipDev) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64
 func fillLineInfo(in *gpioLineInfo, c, line int, li *gpio.Info) {
 	*in = gpioLineInfo{Offset: uint32(line), Flags: uint64(li.Flags), Consumer: li.Consumer}
 	copy(in.Name[:gpio.NameLen-1], gpio.Chips[c].Names[line])
+	if li.Debounce != 0 {
+		// The period as an attribute (gpio_desc_to_lineinfo).
+		in.NumAttrs = 1
+		in.Attrs[0] = gpioAttr{ID: gpioAttrDebounce, Value: uint64(li.Debounce)}
+	}
 }
 
 // Ioctl answers the chip's requests (gpio_ioctl).
@@ -215,9 +220,9 @@ func (d *gpioChipDev) Ioctl(f *vfs.File, req uint64, arg uintptr) uint64 {
 // gpioConfig checks config lc for a request of n lines
 // (gpio_v2_line_config_validate) and turns it into kernel/gpio's, into
 // gpioCfg: each line's flags (the first FLAGS attribute whose mask has
-// it, else the config's flags) and output value. A debounce period this
-// kernel cannot honour (neither chip debounces, and the software
-// debouncer gpiolib falls back on is not built) answers EOPNOTSUPP.
+// it, else the config's flags), output value and debounce period (no
+// chip here debounces: kernel/gpio does it in software, as gpiolib
+// falls back to).
 func gpioConfig(lc *gpioLineConfig, n int) unix.Errno {
 	if lc.NumAttrs > gpioNumAttrsMax || lc.Padding != [5]uint32{} {
 		return unix.EINVAL
@@ -226,7 +231,7 @@ func gpioConfig(lc *gpioLineConfig, n int) unix.Errno {
 	gpioCfg = gpio.Config{}
 	for k := 0; k < n; k++ {
 		bit := uint64(1) << k
-		f, flagsSet, valueSet, debounced := gpio.Flags(lc.Flags), false, false, false
+		f, flagsSet, valueSet, debounceSet, debounced := gpio.Flags(lc.Flags), false, false, false, false
 		for a := range attrs {
 			at := &attrs[a]
 			if at.Mask&bit == 0 {
@@ -243,17 +248,19 @@ func gpioConfig(lc *gpioLineConfig, n int) unix.Errno {
 					valueSet = true
 				}
 			case gpioAttrDebounce:
-				debounced = debounced || uint32(at.Attr.Value) != 0
+				if !debounceSet {
+					// gpio_v2_line_config_debounced: the attribute makes
+					// the line debounced, even at 0, for the rules.
+					gpioCfg.Debounce[k] = uint32(at.Attr.Value)
+					debounceSet, debounced = true, true
+				}
 			}
 		}
 		if e := gpio.Validate(f); e != 0 {
 			return e
 		}
-		if debounced {
-			if f&gpio.Input == 0 {
-				return unix.EINVAL // debounce requires an input
-			}
-			return unix.EOPNOTSUPP
+		if debounced && f&gpio.Input == 0 {
+			return unix.EINVAL // debounce requires an input
 		}
 		gpioCfg.Flags[k] = f
 	}

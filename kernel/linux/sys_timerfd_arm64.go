@@ -2,6 +2,8 @@ package linux
 
 import (
 	"github.com/gometal/gometal/kernel"
+	"github.com/gometal/gometal/kernel/clock"
+	"github.com/gometal/gometal/kernel/gpio"
 	"github.com/gometal/gometal/kernel/usermem"
 	"unsafe"
 
@@ -151,6 +153,10 @@ func alarmFired(i int, due, now uint64) {
 	}
 	if i == sched.AlarmDump {
 		dumpState("the run's time is nearly up (gometal.dumpafter)")
+		return
+	}
+	if i == sched.AlarmGPIO {
+		gpio.Debounced(clock.Monotonic())
 		return
 	}
 	timerfdFired(i, due, now)

@@ -5,7 +5,9 @@
 // information's line length, read back; then a yellow screen drawn in
 // the virtual screen's second half and shown by FBIOPAN_DISPLAY. After
 // each picture it waits for a line on its input, so that the test can
-// take QEMU's screendump of what the display shows.
+// take QEMU's screendump of what the display shows. With the argument
+// "console" it only prints a line, which the screen's console draws,
+// and waits.
 package main
 
 import (
@@ -77,6 +79,14 @@ func pixels(img *image.RGBA, v *varInfo, pitch int) []byte {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "console" {
+		// The screen's console: a line drawn there as on the UART,
+		// kept until the test has looked.
+		say("on the screen: Hello, Pi on a monitor!")
+		bufio.NewReader(os.Stdin).ReadString('\n')
+		say("done")
+		return
+	}
 	f, err := os.OpenFile("/dev/fb0", os.O_RDWR, 0)
 	if err != nil {
 		fail("open: %v", err)

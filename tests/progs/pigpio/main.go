@@ -115,8 +115,12 @@ func bcm() {
 
 	_, err = c.RequestLine(99, gpiocdev.AsInput)
 	say("line 99: %v", err)
-	_, err = c.RequestLine(4, gpiocdev.AsInput, gpiocdev.WithDebounce(time.Millisecond))
-	say("debounce: %v", err)
+	db, err := c.RequestLine(4, gpiocdev.AsInput, gpiocdev.WithDebounce(time.Millisecond))
+	li, _ = c.LineInfo(4)
+	say("debounce: %v, period %v", err, li.Config.DebouncePeriod)
+	if err == nil {
+		db.Close()
+	}
 }
 
 // mockup watches gpio-mockup's lines for edges and info changes.

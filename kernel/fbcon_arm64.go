@@ -1,0 +1,137 @@
+package kernel
+
+import (
+	"sync/atomic"
+
+	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/kernel/fbcon"
+	"github.com/gometal/gometal/kernel/klog"
+)
+
+// The console on the screen (kernel/fbcon): once the firmware gave a
+// framebuffer, every byte the console writes to its UARTs (putc: the
+// boot log, the program's output, reports) is also drawn there, so a
+// Pi on a monitor shows what a serial cable would; the boot log written
+// before the framebuffer existed is replayed from the kernel log first,
+// as Linux replays its buffer to a console that registers late. While a
+// program has /dev/fb0 open the console keeps off the screen (Linux's
+// fbcon leaves it to a program that switches the terminal to graphics
+// mode; here opening the device is enough) and redraws it when the last
+// description closes.
+
+// fbFG and fbBG are the text's colours, XRGB8888: Linux's console grey
+// on black.
+const (
+	fbFG = 0x00aaaaaa
+	fbBG = 0x00000000
+)
+
+var (
+	console fbcon.Console
+	// fbconOn says the console draws; fbconUsers counts the /dev/fb0
+	// descriptions that keep it off.
+	fbconOn    bool
+	fbconUsers int
+	// fbconBusy serialises drawing: putc runs under the kernel lock but
+	// for reports from a core that does not hold it (a panic), whose
+	// bytes the screen skips if it is busy rather than wait.
+	fbconBusy atomic.Uint32
+)
+
+// fbSurface is fbcon.Surface over the framebuffer: 32-bit pixels, each
+// an aligned store to Device memory.
+type fbSurface struct{}
+
+var screenSurface fbSurface
+
+func (fbSurface) Cell(x, y int, rows *[fbcon.MaxCellH]uint8, h int) {
+	line := cpu.KVA(FB.PA) + uintptr(y)*uintptr(FB.Pitch) + uintptr(x)*4
+	for j := 0; j < h; j++ {
+		r := rows[j]
+		for i := 0; i < fbcon.CellW; i++ {
+			v := uint32(fbBG)
+			if r>>(7-i)&1 != 0 {
+				v = fbFG
+			}
+			cpu.Write32(line+uintptr(i)*4, v)
+		}
+		line += uintptr(FB.Pitch)
+	}
+}
+
+func (fbSurface) Clear(y, h int) {
+	if y >= int(FB.VirtualHeight) {
+		return
+	}
+	h = min(h, int(FB.VirtualHeight)-y)
+	p := cpu.KVA(FB.PA) + uintptr(y)*uintptr(FB.Pitch)
+	end := p + uintptr(h)*uintptr(FB.Pitch)
+	for ; p < end; p += 4 {
+		cpu.Write32(p, fbBG)
+	}
+}
+
+func (fbSurface) Pan(y int) { FBPan(0, uint32(y)) }
+
+// initFBConsole starts the console on the screen and replays the boot
+// log the console showed so far.
+func initFBConsole() {
+	if !FB.Present || !fbconEnabled {
+		return
+	}
+	console.Init(&screenSurface, int(FB.Width), int(FB.Height))
+	fbconOn = true
+	for seq := klog.First(); seq < klog.Next(); seq++ {
+		r := klog.At(seq)
+		if r == nil || r.Level >= klog.ConsoleLevel {
+			continue
+		}
+		fbconWrite("gometal: ")
+		for _, c := range r.Text() {
+			fbconPutc(c)
+		}
+		fbconPutc('\n')
+	}
+}
+
+// fbconEnabled is false with the boot argument gometal.fbcon=0.
+var fbconEnabled = true
+
+func fbconWrite(s string) {
+	for i := 0; i < len(s); i++ {
+		fbconPutc(s[i])
+	}
+}
+
+// fbconPutc draws c on the screen's console, unless it is off or another
+// core is drawing.
+func fbconPutc(c byte) {
+	if !fbconOn || !fbconBusy.CompareAndSwap(0, 1) {
+		return
+	}
+	console.Putc(c)
+	fbconBusy.Store(0)
+}
+
+// FBConsoleOff keeps the console off the screen while a program uses
+// /dev/fb0 (one call an open description), the view back at line 0.
+// Under the kernel lock.
+func FBConsoleOff() {
+	fbconUsers++
+	if fbconOn {
+		fbconOn = false
+		for !fbconBusy.CompareAndSwap(0, 1) {
+		}
+		fbconBusy.Store(0)
+		FBPan(0, 0)
+	}
+}
+
+// FBConsoleOn gives the screen back to the console when the last
+// description FBConsoleOff counted is closed: it redraws its text.
+func FBConsoleOn() {
+	if fbconUsers--; fbconUsers == 0 && FB.Present && fbconEnabled && console.Rows > 0 {
+		console.Redraw()
+		fbconOn = true
+	}
+}
