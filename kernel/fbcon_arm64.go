@@ -38,22 +38,35 @@ var (
 	fbconBusy atomic.Uint32
 )
 
-// fbSurface is fbcon.Surface over the framebuffer: 32-bit pixels, each
-// an aligned store to Device memory.
+// fbSurface is fbcon.Surface over the framebuffer: two 32-bit pixels a
+// store, plain 64-bit stores to Device memory, each aligned (a cell is
+// 8 pixels, 32 bytes, and a line's pitch a multiple of 8). Plain, not
+// cpu.Write32's ordered stores: nothing reads the pixels back but the
+// VideoCore, and a pan (a mailbox exchange, which orders) follows a
+// scroll. Each atomic store cost QEMU's TCG a barrier: 3 ms a line of
+// text drawn that way, 0.3 ms this way.
 type fbSurface struct{}
 
 var screenSurface fbSurface
+
+// fbPair is two pixels, the first in the low word (little-endian).
+func fbPair(r uint8, i int) uint64 {
+	var v uint64 = fbBG | fbBG<<32
+	if r>>(7-i)&1 != 0 {
+		v = v&^0xffffffff | fbFG
+	}
+	if r>>(6-i)&1 != 0 {
+		v = v&0xffffffff | fbFG<<32
+	}
+	return v
+}
 
 func (fbSurface) Cell(x, y int, rows *[fbcon.MaxCellH]uint8, h int) {
 	line := cpu.KVA(FB.PA) + uintptr(y)*uintptr(FB.Pitch) + uintptr(x)*4
 	for j := 0; j < h; j++ {
 		r := rows[j]
-		for i := 0; i < fbcon.CellW; i++ {
-			v := uint32(fbBG)
-			if r>>(7-i)&1 != 0 {
-				v = fbFG
-			}
-			cpu.Write32(line+uintptr(i)*4, v)
+		for i := 0; i < fbcon.CellW; i += 2 {
+			*(*uint64)(cpu.Ptr(line + uintptr(i)*4)) = fbPair(r, i)
 		}
 		line += uintptr(FB.Pitch)
 	}
@@ -66,8 +79,8 @@ func (fbSurface) Clear(y, h int) {
 	h = min(h, int(FB.VirtualHeight)-y)
 	p := cpu.KVA(FB.PA) + uintptr(y)*uintptr(FB.Pitch)
 	end := p + uintptr(h)*uintptr(FB.Pitch)
-	for ; p < end; p += 4 {
-		cpu.Write32(p, fbBG)
+	for ; p < end; p += 8 {
+		*(*uint64)(cpu.Ptr(p)) = fbBG | fbBG<<32
 	}
 }
 

@@ -124,14 +124,15 @@ func (r *running) wait(t *testing.T, d time.Duration) int {
 }
 
 // TestRPi4ScreenConsole: the kernel's console is drawn on the screen too
-// (kernel/fbcon): a line the program prints is on QEMU's screendump,
+// (kernel/fbcon; gometal run turns it off unless asked, since QEMU shows
+// no display): a line the program prints is on QEMU's screendump,
 // rendered in basicfont's 7x13 glyphs (the table the kernel's font is
 // generated from) in 8x16 cells, grey on black, at a cell boundary.
 func TestRPi4ScreenConsole(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "qmp.sock")
-	run := startInteractive(t, "run", "-board", "rpi4", "-timeout", "3m",
+	run := startInteractive(t, "run", "-board", "rpi4", "-timeout", "3m", "-bootarg", "gometal.fbcon=1",
 		"-qemu-arg", "-qmp", "-qemu-arg", "unix:"+sock+",server=on,wait=off", "./tests/progs/pifb", "--", "console")
 	const line = "pifb: on the screen: Hello, Pi on a monitor!"
 	run.con.waitFor(t, line)

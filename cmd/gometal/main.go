@@ -366,6 +366,9 @@ func parseFlags(name string, args []string, exec bool) (*options, []string, erro
 	return o, fs.Args(), nil
 }
 
+// fbconBootarg turns the Pi's screen console on (1) or off (0).
+const fbconBootarg = "gometal.fbcon="
+
 // splitArgs separates the target from the app's arguments. For run the
 // app's arguments follow "--"; for exec everything after the binary is
 // the test binary's.
@@ -585,6 +588,15 @@ func boot(args []string, exec bool) int {
 	}
 	if exec {
 		cfg.Append = append(cfg.Append, "quiet")
+	}
+	if board.QEMUMachine == "raspi4b" && !slices.ContainsFunc(o.bootargs, func(a string) bool { return strings.HasPrefix(a, fbconBootarg) }) {
+		// QEMU runs with -display none: nobody sees the screen, and
+		// drawing the console there costs TCG a few milliseconds a
+		// line (QEMU tracks the framebuffer's pages for its display,
+		// so every store takes its slow path). -bootarg
+		// gometal.fbcon=1 draws it (TestRPi4ScreenConsole); a card
+		// gometal build or flash makes draws it by default.
+		cfg.Append = append(cfg.Append, fbconBootarg+"0")
 	}
 	cfg.Append = append(cfg.Append, o.bootargs...)
 	qemu.RPi4RTC(cfg) // the Pi's wall clock, from an RTC on its I2C bus
