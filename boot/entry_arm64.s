@@ -23,9 +23,9 @@
 #define BLOCK_NORMAL	(DESC_BLOCK|DESC_AF|DESC_SH_INNER|DESC_ATTR_NORMAL|DESC_UXN)
 #define BLOCK_DEVICE	(DESC_BLOCK|DESC_AF|DESC_ATTR_DEVICE|DESC_PXN|DESC_UXN)
 
-// MAIR_EL1 (D13.2.97): Attr0 = 0x00 Device-nGnRnE, Attr1 = 0xFF Normal
-// inner/outer write-back read/write-allocate.
-#define MAIR_VALUE	0xFF00
+// MAIR_EL1 (D13.2.97): kernel/mm.MAIRValue (Attr0 Device-nGnRnE, Attr1
+// Normal write-back, Attr2 Normal non-cacheable), through go_asm.h.
+#define MAIR_VALUE	const_mairValue
 
 // TCR_EL1 (D13.2.131): T0SZ=T1SZ=16 (48-bit VA), 4 KiB granules (TG0=00,
 // TG1=10), walks inner-shareable write-back (SH=11, IRGN=ORGN=01). IPS is

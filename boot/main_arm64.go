@@ -13,13 +13,14 @@ import (
 	"github.com/gometal/gometal/drivers/cpu"
 	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/linux"
+	"github.com/gometal/gometal/kernel/mm"
 )
 
 func main() {}
 
 // Constants the assembly reads through go_asm.h (as const_NAME), so each
 // is defined once, where it belongs, and the assembly cannot drift from
-// it: KernBase, the core count the per-core arrays have, and where
+// it: KernBase, MAIR_EL1, the core count the per-core arrays have, and where
 // secondaryEntry finds its fields in kernel.SecondaryBoot before its MMU
 // is on.
 const (
@@ -30,6 +31,9 @@ const (
 	sbMPIDR  = kernel.SecondaryOffMPIDR
 	sbCPU    = kernel.SecondaryOffCPU
 	sbSP     = kernel.SecondaryOffSP
+	// mairValue is MAIR_EL1, the memory types kernel/mm's descriptors
+	// name.
+	mairValue = mm.MAIRValue
 )
 
 // entry is the first instruction after the Image header (entry_arm64.s).

@@ -1,8 +1,11 @@
 package kernel
 
 import (
+	"unsafe"
+
 	"github.com/gometal/gometal/drivers/bcm2711"
 	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/kernel/mm"
 )
 
 // The Raspberry Pi's HDMI framebuffer (docs/ARCHITECTURE.md, "The
@@ -11,10 +14,12 @@ import (
 // it: the display's size (640x480 when the firmware knows none), 32 bits
 // a pixel in XRGB order (the firmware's "BGR" pixel order: blue in the
 // low byte), a virtual height of two screens for panning, and the
-// buffer. The buffer is the VideoCore's memory, outside the ARM's RAM:
-// the kernel's direct map has it as Device memory, so the kernel moves
-// bytes to and from it with aligned accesses only (fbCopy), and the
-// VideoCore, which does not snoop the ARM's caches, sees every store.
+// buffer. The buffer is the VideoCore's memory, outside the ARM's RAM,
+// which the kernel's direct map has as Device memory; initFB makes its
+// blocks Normal non-cacheable (mm.MapNonCacheable, as Linux's
+// ioremap_wc): stores are posted and combined, unaligned accesses
+// allowed, and the VideoCore, which does not snoop the ARM's caches,
+// sees every store.
 
 // The framebuffer's geometry.
 const (
@@ -70,6 +75,13 @@ func initFB() {
 		logLine("fb: the firmware's pitch does not fit its buffer; no framebuffer")
 		return
 	}
+	// Normal non-cacheable, as Linux maps it (ioremap_wc): posted and
+	// combined stores, unaligned accesses allowed; the VideoCore still
+	// sees every store, the ARM's caches never holding one.
+	if !mm.MapNonCacheable(&mm.Pages, kernelRoot, pa, uintptr(size), cpu.TLBIAll) {
+		logLine("fb: no page to map the buffer; no framebuffer")
+		return
+	}
 	FB = Framebuffer{Present: true, PA: pa, Size: size, Width: w, Height: h, VirtualHeight: h * fbScreens,
 		BitsPerPixel: fbBitsPerPixel, Pitch: p[0]}
 	if Info("fb: ") {
@@ -104,35 +116,13 @@ func FBPan(x, y uint32) bool {
 }
 
 // FBCopy moves len(buf) bytes between buf and the framebuffer at off
-// (into it when toFB), which the caller bounds by FB.Size. Device
-// memory takes no unaligned access: whole aligned words where both
-// sides allow, bytes elsewhere.
+// (into it when toFB), which the caller bounds by FB.Size: a plain copy,
+// the buffer being Normal memory (non-cacheable).
 func FBCopy(off uint32, buf []byte, toFB bool) {
-	va := cpu.KVA(FB.PA) + uintptr(off)
-	k := 0
-	for k < len(buf) {
-		p := va + uintptr(k)
-		if p%8 == 0 && len(buf)-k >= 8 {
-			w := (*uint64)(cpu.Ptr(p))
-			b := (*[8]byte)(buf[k : k+8])
-			if toFB {
-				*w = uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-					uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-			} else {
-				v := *w
-				for j := range b {
-					b[j] = byte(v >> (8 * j))
-				}
-			}
-			k += 8
-			continue
-		}
-		c := (*byte)(cpu.Ptr(p))
-		if toFB {
-			*c = buf[k]
-		} else {
-			buf[k] = *c
-		}
-		k++
+	fb := unsafe.Slice((*byte)(cpu.Ptr(cpu.KVA(FB.PA)+uintptr(off))), len(buf))
+	if toFB {
+		copy(fb, buf)
+	} else {
+		copy(buf, fb)
 	}
 }

@@ -38,13 +38,11 @@ var (
 	fbconBusy atomic.Uint32
 )
 
-// fbSurface is fbcon.Surface over the framebuffer: two 32-bit pixels a
-// store, plain 64-bit stores to Device memory, each aligned (a cell is
-// 8 pixels, 32 bytes, and a line's pitch a multiple of 8). Plain, not
-// cpu.Write32's ordered stores: nothing reads the pixels back but the
-// VideoCore, and a pan (a mailbox exchange, which orders) follows a
-// scroll. Each atomic store cost QEMU's TCG a barrier: 3 ms a line of
-// text drawn that way, 0.3 ms this way.
+// fbSurface is fbcon.Surface over the framebuffer (Normal
+// non-cacheable: fb_arm64.go): two 32-bit pixels a 64-bit store.
+// Drawing costs QEMU's TCG about 2 ms a line of text all the same: QEMU
+// tracks the framebuffer's pages for its display, so every store takes
+// its slow path (gometal run turns the console off: main.go).
 type fbSurface struct{}
 
 var screenSurface fbSurface

@@ -11,6 +11,7 @@ const (
 
 	kernNormal = descAF | descSHIn | attrNormal | descUXN
 	kernDevice = descAF | attrDevice | descPXN | descUXN
+	kernNC     = descAF | descSHIn | attrNormalNC | descPXN | descUXN
 
 	// kernelMapSpan is how much physical address space is mapped: one
 	// level-0 entry's worth (512 GiB), more than any board here has.
@@ -74,4 +75,62 @@ func BuildKernelMap(a *Alloc, rs []Range) uintptr {
 		}
 	}
 	return l0
+}
+
+// MapNonCacheable makes [pa, pa+size) of the kernel's map at root
+// Normal non-cacheable, 2 MiB block by block: for memory outside RAM
+// that another bus master reads (the Pi's framebuffer), whose stores
+// are then posted and combined instead of Device memory's one by one,
+// and which takes unaligned accesses. A GiB mapped as one Device block
+// is split into 2 MiB ones first. Blocks of RAM are left as they are
+// (two memory types for one frame would be a mismatched alias, ARM ARM
+// B2.8). The entries change break-before-make (D8.14.1): each is
+// invalid, then flush runs (a broadcast TLB invalidation), then the new
+// one is written, and flush runs again. false when a split needs a
+// page and none is free.
+func MapNonCacheable(a *Alloc, root, pa, size uintptr, flush func()) bool {
+	w1 := pageWords(uintptr(pageWords(root)[0] & descAddrMask))
+	lo, hi := pa&^(mib2-1), (pa+size+mib2-1)&^(mib2-1)
+	type entry struct {
+		e *uint64
+		b uintptr
+	}
+	var changed [8]entry // at most 16 MiB of framebuffer
+	n := 0
+	for b := lo; b < hi && n < len(changed); b += mib2 {
+		i := b / gib
+		if i >= 512 {
+			break
+		}
+		if w1[i]&3 == descBlock {
+			if w1[i]&attrMask != attrDevice {
+				continue // a GiB of RAM
+			}
+			l2 := a.Get()
+			if l2 == 0 {
+				return false
+			}
+			w2 := pageWords(l2)
+			for j := uintptr(0); j < 512; j++ {
+				w2[j] = uint64(i*gib+j*mib2) | descBlock | kernDevice
+			}
+			w1[i] = uint64(l2) | descTable
+		}
+		e := &pageWords(uintptr(w1[i] & descAddrMask))[(b%gib)/mib2]
+		if *e&attrMask != attrDevice {
+			continue // RAM, or done
+		}
+		*e = 0
+		changed[n] = entry{e, b}
+		n++
+	}
+	if n == 0 {
+		return true
+	}
+	flush()
+	for _, c := range changed[:n] {
+		*c.e = uint64(c.b) | descBlock | kernNC
+	}
+	flush()
+	return true
 }

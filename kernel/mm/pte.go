@@ -14,11 +14,22 @@ const (
 	descPXN   = 1 << 53 // privileged execute-never
 	descUXN   = 1 << 54 // unprivileged execute-never
 
-	attrDevice = 0 << 2 // MAIR_EL1 Attr0: Device-nGnRnE
-	attrNormal = 1 << 2 // MAIR_EL1 Attr1: Normal write-back
+	attrDevice   = 0 << 2 // MAIR_EL1 Attr0: Device-nGnRnE
+	attrNormal   = 1 << 2 // MAIR_EL1 Attr1: Normal write-back
+	attrNormalNC = 2 << 2 // MAIR_EL1 Attr2: Normal non-cacheable
+	attrMask     = 7 << 2
 
 	descAddrMask = 0x0000_FFFF_FFFF_F000
 )
+
+// MAIRValue is MAIR_EL1 (ARM ARM D13.2.97), the memory types the
+// descriptors' AttrIndx picks: Attr0 0x00 Device-nGnRnE (MMIO), Attr1
+// 0xFF Normal inner and outer write-back read/write-allocate (RAM),
+// Attr2 0x44 Normal inner and outer non-cacheable (memory another bus
+// master reads: the Pi's framebuffer, written as Linux's ioremap_wc
+// maps it). The boot code loads it (boot/main_arm64.go gives it to the
+// assembly), so it is defined here once.
+const MAIRValue = 0x44FF00
 
 // Prot is a page's access rights, as in mmap's PROT_*.
 type Prot uint8
