@@ -74,6 +74,12 @@ func FreeWatcher(w int) { Watchers[w].Used = false }
 // Changes says how many changes watcher w holds.
 func Changes(w int) int { return Watchers[w].size }
 
+// PeekChange returns watcher w's oldest change.
+func PeekChange(w int) Change {
+	x := &Watchers[w]
+	return x.queue[x.head]
+}
+
 // TakeChange removes watcher w's oldest change.
 func TakeChange(w int) Change {
 	x := &Watchers[w]

@@ -6,6 +6,7 @@ import (
 	"github.com/gometal/gometal/kernel/fs"
 	"github.com/gometal/gometal/kernel/gpio"
 	"github.com/gometal/gometal/kernel/mount"
+	"github.com/gometal/gometal/kernel/sysfs"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/kernel/vfs"
 
@@ -69,15 +70,15 @@ func initGPIOImpls() {
 	}
 }
 
-// gpioNodeNames are the chips' node names.
-var gpioNodeNames = [gpio.MaxChips]string{"gpiochip0", "gpiochip1"}
+// Every chip has a name in sysfs's table.
+var _ [len(sysfs.GPIOChipNames) - gpio.MaxChips]struct{}
 
 // gpioNodes appends a node per chip (crw------- root root, as Linux's
 // gpio class makes them) and returns how many it added.
 func gpioNodes(nodes []mount.DevNode) int {
 	n := 0
 	for c := 0; c < gpio.NChips && n < len(nodes); c++ {
-		nodes[n] = mount.DevNode{Name: gpioNodeNames[c], Mode: unix.S_IFCHR | 0o600, Rdev: gpioMajor<<8 | uint32(c)}
+		nodes[n] = mount.DevNode{Name: sysfs.GPIOChipNames[c], Mode: unix.S_IFCHR | 0o600, Rdev: gpioMajor<<8 | uint32(c)}
 		n++
 	}
 	return n
@@ -116,7 +117,7 @@ func (d *gpioChipDev) Readiness(f *vfs.File) uint32 {
 }
 
 // Read gives the watched lines' info changes, as many whole ones as
-// fit (lineinfo_watch_read): EINVAL for a buffer smaller than one,
+// fit (lineinfo_watch_read), each taken only once copied out: EINVAL for a buffer smaller than one,
 // EAGAIN (a wait, when blocking) with none queued.
 func (d *gpioChipDev) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 	size := uint64(unsafe.Sizeof(gpioChanged))
@@ -126,7 +127,7 @@ func (d *gpioChipDev) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64
 	w := int(gpioWatcherOf[f.Index()]) - 1
 	var done uint64
 	for w >= 0 && gpio.Changes(w) > 0 && done+size <= n {
-		ch := gpio.TakeChange(w)
+		ch := gpio.PeekChange(w)
 		gpioChanged = gpioInfoChanged{Timestamp: ch.Nanos, EventType: ch.Type}
 		fillLineInfo(&gpioChanged.Info, d.chip, int(ch.Offset), &ch.Info)
 		if !usermem.CopyOut(buf+uintptr(done), asBytes(&gpioChanged)) {
@@ -135,6 +136,7 @@ func (d *gpioChipDev) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64
 			}
 			return errno(unix.EFAULT)
 		}
+		gpio.TakeChange(w) // only once copied out, as a line request's events
 		done += size
 	}
 	if done == 0 {
@@ -163,7 +165,7 @@ func (d *gpioChipDev) Ioctl(f *vfs.File, req uint64, arg uintptr) uint64 {
 	switch req {
 	case gpioGetChipInfo:
 		var ci gpioChipInfo
-		copy(ci.Name[:gpio.NameLen-1], gpioNodeNames[c])
+		copy(ci.Name[:gpio.NameLen-1], sysfs.GPIOChipNames[c])
 		copy(ci.Label[:gpio.NameLen-1], ch.Label)
 		ci.Lines = uint32(ch.NLines)
 		if !usermem.CopyOut(arg, asBytes(&ci)) {

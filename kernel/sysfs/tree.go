@@ -45,8 +45,9 @@ var (
 	MockupLines int
 )
 
-// gpioChipNames are the chips' names (gpiochipN).
-var gpioChipNames = [...]string{"gpiochip0", "gpiochip1", "gpiochip2", "gpiochip3"}
+// GPIOChipNames are the chips' names (gpiochipN): their directories
+// here, and their device nodes and chip info in the Linux layer.
+var GPIOChipNames = [...]string{"gpiochip0", "gpiochip1", "gpiochip2", "gpiochip3"}
 
 // DTProps are the device tree root's properties /sys/firmware/devicetree/base
 // shows (Linux shows every node and property; these are what programs
@@ -225,8 +226,8 @@ func lookup(dir int32, path string) (int32, unix.Errno) {
 // gpioFiles makes the GPIO chips' files under root r.
 func gpioFiles(r int32) unix.Errno {
 	devs, _ := lookup(r, "bus/gpio/devices")
-	for c := 0; c < min(GPIOChips, len(gpioChipNames)); c++ {
-		d, e := fs.MakeSynth(devs, []byte(gpioChipNames[c]), modeDir, fs.Synth{Kind: KDir})
+	for c := 0; c < min(GPIOChips, len(GPIOChipNames)); c++ {
+		d, e := fs.MakeSynth(devs, []byte(GPIOChipNames[c]), modeDir, fs.Synth{Kind: KDir})
 		if e != 0 {
 			return e
 		}
@@ -234,7 +235,7 @@ func gpioFiles(r int32) unix.Errno {
 			return e
 		}
 	}
-	if MockupChip < 0 || MockupChip >= len(gpioChipNames) {
+	if MockupChip < 0 || MockupChip >= len(GPIOChipNames) {
 		return 0
 	}
 	debug, _ := lookup(r, "kernel/debug")
@@ -242,7 +243,7 @@ func gpioFiles(r int32) unix.Errno {
 	if e != 0 {
 		return e
 	}
-	d, e := fs.MakeSynth(m, []byte(gpioChipNames[MockupChip]), modeDir, fs.Synth{Kind: KDir})
+	d, e := fs.MakeSynth(m, []byte(GPIOChipNames[MockupChip]), modeDir, fs.Synth{Kind: KDir})
 	if e != 0 {
 		return e
 	}
