@@ -22,13 +22,18 @@ import (
 // TestRPi4Framebuffer: the firmware's framebuffer is /dev/fb0, and a
 // program draws on it with image/draw (tests/progs/pifb); what the
 // display shows is QEMU's screendump (QMP), read as a PPM on the host:
-// four quadrants red, green, blue and white, then, after the program
-// pans to the virtual screen's second half, all yellow.
+// four quadrants red, green, blue and white, written with write(2) and
+// read back through mmap, then, drawn through the mapping and shown by
+// panning to the virtual screen's second half, yellow with a magenta
+// square.
 func TestRPi4Framebuffer(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "qmp.sock")
-	run := startInteractive(t, "run", "-board", "rpi4", "-timeout", "3m",
+	// The screen's console on, so that what keeps it off the screen
+	// while the program has it (an open description, a mapping) is
+	// tried too.
+	run := startInteractive(t, "run", "-board", "rpi4", "-timeout", "3m", "-bootarg", "gometal.fbcon=1",
 		"-qemu-arg", "-qmp", "-qemu-arg", "unix:"+sock+",server=on,wait=off", "./tests/progs/pifb")
 	con := run.con
 
@@ -53,8 +58,12 @@ func TestRPi4Framebuffer(t *testing.T) {
 	io.WriteString(run.stdin, "\n")
 	con.waitFor(t, "pifb: panned")
 	img = screendump(t, sock, filepath.Join(dir, "panned.ppm"))
-	if n := img.count([3]byte{255, 255, 0}); n != w*h {
-		t.Errorf("after the pan %d of %d pixels are yellow", n, w*h)
+	const side = 100 // the magenta square's
+	if n := img.count([3]byte{255, 255, 0}); n != w*h-side*side {
+		t.Errorf("after the pan %d of %d pixels are yellow, want all but the square's %d", n, w*h, side*side)
+	}
+	if n := img.count([3]byte{255, 0, 255}); n != side*side || img.at(w/2-side/2, h/2-side/2) != [3]byte{255, 0, 255} {
+		t.Errorf("after the pan %d pixels are magenta, want the %dx%d square at the centre", n, side, side)
 	}
 	io.WriteString(run.stdin, "\n")
 	run.wait(t, time.Minute)
@@ -64,9 +73,12 @@ func TestRPi4Framebuffer(t *testing.T) {
 		"pifb: var 640x480 virtual 640x960, 32 bpp, red 16 green 8 blue 0",
 		`pifb: fix "BCM2708 FB" line length 2560, 2457600 bytes, visual 2, ypanstep 1`,
 		"pifb: wrote 1228800 <nil>", "pifb: read back 1228800 <nil>, same true",
-		"pifb: mmap: no such device", // not built yet: ENODEV, as a device without mmap
+		"pifb: mapped: (0,0) 00ff0000, (639,479) 00ffffff",
+		"pifb: mmap past the buffer: invalid argument", "pifb: mremap growing: bad address",
+		"pifb: madvise: invalid argument", "pifb: maps: rw-s 00000000 /dev/fb0",
 		"pifb: write at the end: write /dev/fb0: no space left on device",
-		"pifb: pan <nil>", "pifb: pan past the end: invalid argument", "pifb: done",
+		"pifb: first screen after the close: (0,0) 00ff0000",
+		"pifb: pan <nil>", "pifb: pan past the end: invalid argument", "pifb: munmap: <nil>", "pifb: done",
 		"gometal: app exited with status 0",
 	} {
 		if !strings.Contains(out, want) {

@@ -5,9 +5,11 @@ import (
 
 	"github.com/gometal/gometal/kernel"
 	"github.com/gometal/gometal/kernel/fs"
+	"github.com/gometal/gometal/kernel/mm"
 	"github.com/gometal/gometal/kernel/mount"
 	"github.com/gometal/gometal/kernel/usermem"
 	"github.com/gometal/gometal/kernel/vfs"
+	"github.com/gometal/gometal/sched"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,8 +18,8 @@ import (
 // the ABI is include/uapi/linux/fb.h, which golang.org/x/sys/unix does
 // not carry): the screen's variable and fixed information, panning, and
 // the buffer read and written at a position, as fb_read and fb_write
-// move it. mmap of the buffer is not offered yet (ENODEV: the kernel's
-// memory manager maps no device pages into a program).
+// move it, and the buffer mapped into a program (fb_mmap: mm's device
+// mappings, VMADevice).
 
 const (
 	fbMajor = 29 // FB_MAJOR
@@ -256,4 +258,66 @@ func fbIO(f *vfs.File, buf uintptr, n uint64, off int64, write bool) uint64 {
 // Seek: SEEK_END is the buffer's size (default_llseek on fbmem).
 func (d *fbDev) Seek(f *vfs.File, off int64, whence int) uint64 {
 	return fs.SeekFile(f, off, whence, int64(kernel.FB.Size))
+}
+
+// isFBNode reports whether inode i is /dev/fb0's node (a character
+// device of fbMajor, minor 0).
+func isFBNode(i int32) bool {
+	n := &fs.Inodes[i]
+	return kernel.FB.Present && n.Mode&unix.S_IFMT == unix.S_IFCHR && n.Rdev == fbMajor<<8
+}
+
+// mapFB answers mmap of /dev/fb0 (fb_mmap, and vm_iomap_memory's
+// checks): the buffer's pages from the offset, a mapping no longer than
+// what is left of them (EINVAL, as past the buffer where Linux would
+// map the card's registers, which this one has none of). A shared
+// mapping that may write needs a description open for writing (EACCES,
+// as do_mmap). MAP_PRIVATE maps the buffer too: a write through it
+// reaches the screen, where Linux would copy the page.
+func mapFB(s *mm.Space, f *sched.Frame, fl *vfs.File, p mm.Prot, flags int) uint64 {
+	off, length := uintptr(f.X[5]), uintptr(f.X[1])
+	pages := mm.PageUp(uintptr(kernel.FB.Size))
+	switch {
+	case !fl.Readable() || isShared(flags) && p&mm.ProtWrite != 0 && !fl.Writable():
+		return errno(unix.EACCES)
+	case length == 0 || off > pages || mm.PageUp(length) > pages-off || mm.PageUp(length) < length:
+		return errno(unix.EINVAL)
+	}
+	v := mm.VMA{Prot: p, Flags: mm.VMADevice, File: devNodes[fl.Index()], Mnt: fs.MountOf(fl), Off: off}
+	if isShared(flags) {
+		v.Flags |= mm.VMAShared
+	}
+	if !fl.Writable() {
+		v.Flags |= mm.VMANoWrite
+	}
+	a, e := s.MmapVMA(uintptr(f.X[0]), length, v, flags, true)
+	if e != 0 {
+		return errno(e)
+	}
+	return uint64(a)
+}
+
+// devicePage answers mm.DevicePage: /dev/fb0's buffer from off. Without
+// the kernel lock (a fault's): the buffer is fixed at boot, and the
+// mapping holds the node.
+func devicePage(file int32, off uintptr) (pa, n uintptr) {
+	pages := mm.PageUp(uintptr(kernel.FB.Size))
+	if !isFBNode(file) || off >= pages {
+		return 0, 0
+	}
+	return kernel.FB.PA + off, pages - off
+}
+
+// fbMapRef counts a mapping of /dev/fb0 (delta 1 made, -1 gone: mm's
+// FileRef) as a use of the screen, as an open description is: the
+// console keeps off it until both are gone (FBConsoleOff).
+func fbMapRef(file int32, delta int) {
+	if !isFBNode(file) {
+		return
+	}
+	if delta > 0 {
+		kernel.FBConsoleOff()
+	} else {
+		kernel.FBConsoleOn()
+	}
 }

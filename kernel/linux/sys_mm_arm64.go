@@ -41,10 +41,12 @@ func initFileMaps() {
 	mm.FileRef = fileRef
 	mm.FilePage = fs.MapPage
 	mm.FileCached = fs.CachedPage
+	mm.DevicePage = devicePage
 }
 
 func fileRef(file, mnt int32, delta int) {
 	if delta > 0 {
+		fbMapRef(file, 1)
 		fs.Hold(file)
 		fs.UseMount(mnt)
 		return
@@ -53,6 +55,7 @@ func fileRef(file, mnt int32, delta int) {
 	// use of the file ends (Linux writes dirty pages back at the latest
 	// when the file's last use goes; an error is the next fsync's).
 	fs.WriteBackMapped(file)
+	fbMapRef(file, -1)
 	fs.Drop(file)
 	fs.UnuseMount(mnt)
 }
@@ -75,6 +78,8 @@ func mapFile(s *mm.Space, f *sched.Frame, p mm.Prot, flags int) uint64 {
 	shared := isShared(flags)
 	n, isInode := fl.Impl.(*fs.Inode)
 	switch {
+	case fl.Impl == vfs.Impl(&fbDevImpl):
+		return mapFB(s, f, fl, p, flags)
 	case fl.Impl == vfs.Impl(&memDevImpl) && devRdev(fl) == devZero:
 		// Linux's mmap_zero: a private mapping is anonymous memory, a
 		// shared one anonymous shared memory.

@@ -32,6 +32,11 @@ func (s *Space) mremap(old, oldSize, newSize uintptr, flags int, dst uintptr) (u
 		return 0, unix.EFAULT
 	}
 	v := *p
+	if n > oldSize && v.Flags&VMADevice != 0 {
+		// A device's memory does not grow (Linux's vma_to_resize:
+		// VM_PFNMAP is EFAULT).
+		return 0, unix.EFAULT
+	}
 	if fixed {
 		if dst+n > UserTop || dst+n < dst || dst < old+oldSize && old < dst+n {
 			return 0, unix.EINVAL

@@ -230,8 +230,8 @@ func (a *Alloc) unrefEntries(t *[512]uint64, i, j uintptr) {
 	a.lock()
 	counts := a.counts()
 	for _, e := range t[i:j] {
-		if e == 0 {
-			continue
+		if e == 0 || e&descSpecial != 0 {
+			continue // a device's frame is no one's to free
 		}
 		if r := counts.of(pteAddr(e)); r != nil && *r > 1 {
 			*r--
@@ -255,6 +255,12 @@ func (a *Alloc) shareEntries(st, dt *[512]uint64, i, j uintptr) (int, bool) {
 	counts := a.counts()
 	for k, e := range src {
 		if e == 0 {
+			continue
+		}
+		if e&descSpecial != 0 {
+			// A device's memory, shared and never copied (Linux's
+			// copy_pte_range copies a VM_PFNMAP's entries as they are).
+			dst[k] = e
 			continue
 		}
 		r := counts.of(pteAddr(e))

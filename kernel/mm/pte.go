@@ -13,6 +13,12 @@ const (
 	descAPRO  = 1 << 7  // AP[2]: read-only
 	descPXN   = 1 << 53 // privileged execute-never
 	descUXN   = 1 << 54 // unprivileged execute-never
+	// descSpecial marks an app entry whose frame is a device's, not the
+	// allocator's (a VMADevice mapping): no count is taken or given back
+	// for it, as Linux's PTE_SPECIAL makes vm_normal_page answer NULL.
+	// Bits [58:55] of a descriptor are the walker's to ignore, for
+	// software (ARM ARM D8.3.2); Linux's arm64 PTE_SPECIAL is bit 56.
+	descSpecial = 1 << 56
 
 	attrDevice   = 0 << 2 // MAIR_EL1 Attr0: Device-nGnRnE
 	attrNormal   = 1 << 2 // MAIR_EL1 Attr1: Normal write-back
@@ -52,6 +58,16 @@ func userPTE(pa uintptr, p Prot) uint64 {
 		d |= descUXN
 	}
 	return d
+}
+
+// devicePTE builds a level-3 descriptor for a device's frame in an app
+// mapping (VMADevice): special (descSpecial), and Normal non-cacheable,
+// as Linux's fb_mmap maps a framebuffer (pgprot_writecombine), and as
+// the kernel's own alias of it is (MapNonCacheable): two aliases with
+// other cacheability are what ARM ARM B2.8 ("Mismatched memory
+// attributes") warns of.
+func devicePTE(pa uintptr, p Prot) uint64 {
+	return userPTE(pa, p)&^attrMask | attrNormalNC | descSpecial
 }
 
 func pteAddr(d uint64) uintptr { return uintptr(d & descAddrMask) }

@@ -106,6 +106,15 @@ var FilePage func(file int32, off uintptr) (uintptr, FaultResult)
 // never allocates (fault-around: mapFileAround). Under the kernel lock.
 var FileCached func(file int32, off uintptr) uintptr
 
+// DevicePage, set by the kernel, returns the memory behind a device
+// mapping (VMADevice) of file at offset off (page aligned): its physical
+// address and how many bytes from it are contiguous, 0 past the
+// device's memory (SIGBUS). The frames are ones the kernel's direct map
+// covers (a kernel copy to or from the mapping goes through it). It
+// takes no lock and may run without the kernel lock: the device's
+// memory is fixed at boot.
+var DevicePage func(file int32, off uintptr) (pa, n uintptr)
+
 // kernelHeld reports whether this core holds the kernel lock (a
 // variable for the host's tests, which have no kernel lock).
 var kernelHeld = holdsKernel
@@ -178,6 +187,9 @@ func (s *Space) fault(addr uintptr, acc Access) FaultResult {
 	table := s.PT.leafTable(s.A, va, true)
 	if table == nil {
 		return FaultOOM
+	}
+	if v.Flags&VMADevice != 0 {
+		return s.deviceFault(v, va, table)
 	}
 	e := &table[index(va, 3)]
 	if *e != 0 {
@@ -270,6 +282,37 @@ func (s *Space) fileFault(v *VMA, va uintptr, table *[512]uint64, acc Access) Fa
 	}
 	publish()
 	*e = userPTE(pa, p)
+	publish()
+	return FaultOK
+}
+
+// deviceFault maps the device's memory behind v (VMADevice) from va to
+// the end of va's last-level table or of v, whichever is first, as
+// Linux's remap_pfn_range maps all of a device mapping at mmap (here
+// 2 MiB at a time, at the first touch: a 2.4 MiB framebuffer takes two
+// faults). The entries are special (devicePTE): no frame is counted
+// and none is resident. An entry already there (hidden by PROT_NONE)
+// takes v's rights again.
+func (s *Space) deviceFault(v *VMA, va uintptr, table *[512]uint64) FaultResult {
+	if DevicePage == nil {
+		return FaultBus
+	}
+	pa, n := DevicePage(v.File, v.Off+(va-v.Start))
+	if n < PageSize {
+		return FaultBus
+	}
+	first := index(va, 3)
+	e := &table[first]
+	if *e != 0 {
+		*e = devicePTE(pteAddr(*e), v.Prot)
+		flushUserPage(&s.ASID, va)
+		return FaultOK
+	}
+	for i := uintptr(0); first+i < uintptr(len(table)) && va+i*PageSize < v.End && (i+1)*PageSize <= n; i++ {
+		if table[first+i] == 0 {
+			table[first+i] = devicePTE(pa+i*PageSize, v.Prot)
+		}
+	}
 	publish()
 	return FaultOK
 }
@@ -608,7 +651,7 @@ func (s *Space) dropPages(start, end uintptr, wait bool) bool {
 		// Few pages: each entry cleared, invalidated on every core and
 		// its frame freed, page by page.
 		s.PT.Visit(start, end, &s.ASID, func(va uintptr, e uint64) uint64 { return 0 }, func(old uint64) {
-			if pa := pteAddr(old); pa != 0 {
+			if pa := pteAddr(old); pa != 0 && old&descSpecial == 0 {
 				a.Unref(pa)
 				s.Resident--
 			}
@@ -635,7 +678,7 @@ func (s *Space) dropPages(start, end uintptr, wait bool) bool {
 		flushSpace(&s.ASID)
 	}
 	leaves(s.PT.Root, 0, 0, start, end, func(va uintptr, e *uint64) bool {
-		if pa := pteAddr(*e); pa != 0 {
+		if pa := pteAddr(*e); pa != 0 && *e&descSpecial == 0 {
 			a.Unref(pa)
 			s.Resident--
 		}
@@ -800,6 +843,9 @@ func (s *Space) mprotect(addr, length uintptr, prot Prot, wait bool) unix.Errno 
 		if prot == 0 {
 			return e &^ descValid // keep the frame, drop the access
 		}
+		if e&descSpecial != 0 {
+			return devicePTE(pteAddr(e), prot)
+		}
 		return s.pte(pteAddr(e), prot)
 	}, nil)
 	s.settle()
@@ -825,6 +871,11 @@ func (s *Space) dontNeed(addr, length uintptr, wait bool) unix.Errno {
 	}
 	end := PageUp(addr + length)
 	if end < addr || end > UserTop {
+		return unix.EINVAL
+	}
+	if s.VMAs.Overlaps(addr, end, VMADevice) {
+		// A device's memory is not the allocator's to take back
+		// (Linux's madvise_dontneed_free_valid_vma refuses VM_PFNMAP).
 		return unix.EINVAL
 	}
 	if !s.dropPages(addr, end, wait) {

@@ -29,6 +29,10 @@ const (
 	VMAShared                       // MAP_SHARED of a file: writes go to the file's own pages
 	VMANoWrite                      // a file mapping PROT_WRITE may never be given (Linux's !VM_MAYWRITE)
 	VMAAnonShared                   // anonymous shared memory: its file is unnamed (/proc/PID/maps: /dev/zero)
+	// VMADevice: the file is a device whose memory the mapping shows
+	// (Linux's VM_IO | VM_PFNMAP: a framebuffer), its frames found by
+	// DevicePage and mapped special (devicePTE), never the allocator's.
+	VMADevice
 )
 
 // FileRef, set by the kernel, takes (delta 1) or gives back (-1) a

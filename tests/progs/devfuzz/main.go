@@ -2,8 +2,8 @@
 // (TestDeviceFuzzer): every ioctl each device answers, with random
 // bytes in its structure, bad pointers (nil, unmapped, the kernel's,
 // straddling a guard page), random lengths and offsets for read, write
-// and lseek, on the GPIO chips and the line requests they make, the
-// framebuffer, I2C, SPI and the RTC. The kernel must answer every call
+// and lseek, mmap with what may follow it, on the GPIO chips and the
+// line requests they make, the framebuffer, I2C, SPI and the RTC. The kernel must answer every call
 // and stay well: afterwards each device still works, and the program
 // says so.
 package main
@@ -106,7 +106,7 @@ func main() {
 		}
 		var rv uintptr
 		var errno unix.Errno
-		switch r.IntN(6) {
+		switch r.IntN(7) {
 		case 0, 1, 2:
 			req := devices[d].reqs[r.IntN(len(devices[d].reqs))]
 			if r.IntN(10) == 0 {
@@ -140,6 +140,8 @@ func main() {
 				uintptr(r.Int64N(3<<20)), 0, 0)
 		case 5:
 			rv, _, errno = unix.Syscall(unix.SYS_LSEEK, uintptr(fd), uintptr(r.Int64N(3<<20)-1<<20), uintptr(r.IntN(5)))
+		case 6:
+			errno = mapFuzz(r, fd)
 		}
 		_ = rv
 		if errno != unix.ENOSYS {
@@ -158,8 +160,73 @@ func main() {
 	}
 	fmt.Printf("devfuzz: %d calls answered\n", answered)
 	// How far the fuzz reached: calls that succeeded, line requests made.
-	fmt.Printf("devfuzz: %d succeeded, %d line requests made\n", ok, made)
+	fmt.Printf("devfuzz: %d succeeded, %d line requests made, %d mappings made\n", ok, made, mapped)
 	check(fds)
+}
+
+// mapped counts the mappings mapFuzz made.
+var mapped int
+
+// fbLen is /dev/fb0's buffer on raspi4b: 640x960 32-bit pixels.
+const fbLen = 640 * 960 * 4
+
+// mapFuzz maps fd (answered only by /dev/fb0) at a random offset, most
+// often page aligned, a random length around the buffer's, random
+// rights and flags; made, the mapping is touched, given to the kernel
+// as a buffer (pread into it, pwrite from it: the kernel copies through
+// the device's pages), changed (mprotect, mremap, madvise) and unmapped.
+func mapFuzz(r *rand.Rand, fd int) unix.Errno {
+	off := int64(r.IntN(700)) * 4096
+	if r.IntN(8) == 0 {
+		off += int64(r.IntN(4096))
+	}
+	n := uintptr(1 + r.IntN(fbLen+3*4096))
+	prot := r.IntN(8)
+	flags := []int{unix.MAP_SHARED, unix.MAP_PRIVATE, unix.MAP_SHARED_VALIDATE, 0}[r.IntN(4)]
+	p, err := unix.MmapPtr(fd, off, nil, n, prot, flags)
+	if err != nil {
+		return err.(unix.Errno)
+	}
+	mapped++
+	b := unsafe.Slice((*byte)(p), n)
+	k := r.IntN(int(n))
+	if prot&(unix.PROT_READ|unix.PROT_WRITE) != 0 {
+		_ = b[k]
+	}
+	if prot&unix.PROT_WRITE != 0 {
+		b[k] ^= 0xff
+	}
+	a, m := uintptr(p)+uintptr(k), uintptr(r.IntN(int(n)-k+1))
+	var e unix.Errno
+	switch r.IntN(6) {
+	case 0:
+		_, _, e = unix.Syscall6(unix.SYS_PREAD64, uintptr(fd), a, m, uintptr(r.IntN(fbLen)), 0, 0)
+	case 1:
+		_, _, e = unix.Syscall6(unix.SYS_PWRITE64, uintptr(fd), a, m, uintptr(r.IntN(fbLen)), 0, 0)
+	case 2:
+		_, _, e = unix.Syscall(unix.SYS_MPROTECT, uintptr(p), n, uintptr(r.IntN(8)))
+	case 3:
+		nn := uintptr(1 + r.IntN(int(n)+8192))
+		np, err := unix.MremapPtr(p, n, nil, nn, unix.MREMAP_MAYMOVE)
+		if err == nil {
+			p, n = np, nn
+		}
+		e = errnoOf(err)
+	case 4:
+		_, _, e = unix.Syscall(unix.SYS_MADVISE, uintptr(p), n, unix.MADV_DONTNEED)
+	}
+	if err := unix.MunmapPtr(p, n); err != nil {
+		fmt.Println("devfuzz: FAIL: munmap:", err)
+		os.Exit(1)
+	}
+	return e
+}
+
+func errnoOf(err error) unix.Errno {
+	if err == nil {
+		return 0
+	}
+	return err.(unix.Errno)
 }
 
 // lineRequest writes a struct gpio_v2_line_request into b with zero

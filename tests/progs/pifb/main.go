@@ -2,8 +2,9 @@
 // /dev/fb0 with plain Go (image/draw), as a program on a Pi's Linux
 // would (TestRPi4Framebuffer): the screen's information, four coloured
 // quadrants drawn into an image and written line by line at the fixed
-// information's line length, read back; then a yellow screen drawn in
-// the virtual screen's second half and shown by FBIOPAN_DISPLAY. After
+// information's line length, read back and seen through mmap; then a
+// yellow screen with a magenta square drawn by image/draw straight into
+// the mapped buffer's second half, and shown by FBIOPAN_DISPLAY. After
 // each picture it waits for a line on its input, so that the test can
 // take QEMU's screendump of what the display shows. With the argument
 // "console" it only prints a line, which the screen's console draws,
@@ -18,6 +19,7 @@ import (
 	"image/color"
 	"image/draw"
 	"os"
+	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -78,6 +80,38 @@ func pixels(img *image.RGBA, v *varInfo, pitch int) []byte {
 	return out
 }
 
+// le32 is the little-endian word at off in b: a pixel.
+func le32(b []byte, off int) uint32 {
+	return uint32(b[off]) | uint32(b[off+1])<<8 | uint32(b[off+2])<<16 | uint32(b[off+3])<<24
+}
+
+// fbImage is a draw.Image over the mapped buffer: image/draw draws on
+// the screen's memory itself.
+type fbImage struct {
+	mem   []byte
+	v     *varInfo
+	pitch int
+	r     image.Rectangle
+}
+
+func (m *fbImage) ColorModel() color.Model { return color.RGBAModel }
+func (m *fbImage) Bounds() image.Rectangle { return m.r }
+
+func (m *fbImage) At(x, y int) color.Color {
+	px := le32(m.mem, y*m.pitch+x*4)
+	return color.RGBA{byte(px >> m.v.Red.Offset), byte(px >> m.v.Green.Offset), byte(px >> m.v.Blue.Offset), 255}
+}
+
+func (m *fbImage) Set(x, y int, c color.Color) {
+	if !(image.Point{x, y}).In(m.r) {
+		return
+	}
+	r, g, b, _ := c.RGBA()
+	px := (r>>8)<<m.v.Red.Offset | (g>>8)<<m.v.Green.Offset | (b>>8)<<m.v.Blue.Offset
+	o := y*m.pitch + x*4
+	m.mem[o], m.mem[o+1], m.mem[o+2], m.mem[o+3] = byte(px), byte(px>>8), byte(px>>16), byte(px>>24)
+}
+
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "console" {
 		// The screen's console: a line drawn there as on the UART,
@@ -128,18 +162,43 @@ func main() {
 	back := make([]byte, len(screen))
 	n, err = f.ReadAt(back, 0)
 	say("read back %d %v, same %v", n, err, bytes.Equal(back, screen))
-	_, err = unix.Mmap(int(f.Fd()), 0, int(fx.SmemLen), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-	say("mmap: %v", err)
+	mem, err := unix.Mmap(int(f.Fd()), 0, int(fx.SmemLen), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		fail("mmap: %v", err)
+	}
+	// What write put on the screen, seen through the mapping.
+	say("mapped: (0,0) %08x, (%d,%d) %08x", le32(mem, 0), w-1, h-1, le32(mem, (h-1)*pitch+(w-1)*4))
+	pages := (int(fx.SmemLen) + os.Getpagesize() - 1) &^ (os.Getpagesize() - 1)
+	_, err = unix.Mmap(int(f.Fd()), int64(pages), os.Getpagesize(), unix.PROT_READ, unix.MAP_SHARED)
+	say("mmap past the buffer: %v", err)
+	_, err = unix.Mremap(mem, pages+os.Getpagesize(), unix.MREMAP_MAYMOVE)
+	say("mremap growing: %v", err)
+	say("madvise: %v", unix.Madvise(mem[:os.Getpagesize()], unix.MADV_DONTNEED))
+	maps, _ := os.ReadFile("/proc/self/maps")
+	for _, l := range strings.Split(string(maps), "\n") {
+		if fl := strings.Fields(l); len(fl) == 6 && fl[5] == "/dev/fb0" {
+			say("maps: %s %s %s", fl[1], fl[2], fl[5])
+		}
+	}
 	_, err = f.WriteAt([]byte{1}, int64(fx.SmemLen))
 	say("write at the end: %v", err)
 	in := bufio.NewReader(os.Stdin)
 	say("drawn")
 	in.ReadString('\n')
 
-	// The second screen, yellow, then shown by panning.
-	draw.Draw(img, img.Bounds(), &image.Uniform{color.RGBA{255, 255, 0, 255}}, image.Point{}, draw.Src)
-	if _, err := f.WriteAt(pixels(img, &v, pitch), int64(pitch*h)); err != nil {
-		fail("write the second screen: %v", err)
+	// The second screen, drawn through the mapping with the descriptor
+	// closed (the mapping keeps the screen the program's): yellow with
+	// a magenta square, then shown by panning.
+	f.Close()
+	second := &fbImage{mem: mem[pitch*h:], v: &v, pitch: pitch, r: image.Rect(0, 0, w, h)}
+	draw.Draw(second, second.r, &image.Uniform{color.RGBA{255, 255, 0, 255}}, image.Point{}, draw.Src)
+	draw.Draw(second, image.Rect(w/2-50, h/2-50, w/2+50, h/2+50), &image.Uniform{color.RGBA{255, 0, 255, 255}}, image.Point{}, draw.Src)
+	// Had the console taken the screen back at the close, it would
+	// have redrawn its text over the first screen.
+	say("first screen after the close: (0,0) %08x", le32(mem, 0))
+	f, err = os.OpenFile("/dev/fb0", os.O_RDWR, 0)
+	if err != nil {
+		fail("open again: %v", err)
 	}
 	v.YOffset = uint32(h)
 	say("pan %v", ioctl(f.Fd(), fbioPanDisplay, unsafe.Pointer(&v)))
@@ -147,5 +206,6 @@ func main() {
 	say("pan past the end: %v", ioctl(f.Fd(), fbioPanDisplay, unsafe.Pointer(&v)))
 	say("panned")
 	in.ReadString('\n')
+	say("munmap: %v", unix.Munmap(mem))
 	say("done")
 }
