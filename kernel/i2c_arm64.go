@@ -3,16 +3,18 @@ package kernel
 import (
 	"github.com/gometal/gometal/drivers/bcm2711"
 	"github.com/gometal/gometal/drivers/cpu"
-	"github.com/gometal/gometal/drivers/timer"
-
-	"golang.org/x/sys/unix"
+	"github.com/gometal/gometal/drivers/gic"
 )
 
 // The Raspberry Pi's I2C buses (docs/ARCHITECTURE.md, "The Raspberry
 // Pi's devices"): every BSC controller the device tree enables, numbered
 // as the Pi's Linux numbers them (i2c-1 is the header's pins 3 and 5),
-// driven by drivers/bcm2711 one transfer at a time under the kernel
-// lock, polled: a transfer at 100 kHz takes about 100 µs a byte.
+// driven by drivers/bcm2711. A transfer is a list of messages chained
+// by repeated starts and ended by a stop (Linux's i2c_transfer), one at
+// a time on the machine (i2c_job.go: the controllers share one
+// interrupt). A thread's transfer is driven by that interrupt while the
+// thread sleeps (about 100 µs a byte at 100 kHz); the kernel's own (the
+// RTC's) is polled under the kernel lock.
 
 // MaxI2C bounds the bus numbers (BSC0 to BSC6 on the BCM2711).
 const MaxI2C = 7
@@ -26,6 +28,10 @@ var (
 	i2cBuses [MaxI2C]bcm2711.BSC
 	// I2CPresent says which buses the machine has.
 	I2CPresent [MaxI2C]bool
+	// i2cIRQ is the controllers' interrupt (one GIC SPI for all of
+	// them in the BCM2711's device tree), 0 if the tree gives none:
+	// then every transfer is polled.
+	i2cIRQ uint32
 )
 
 // i2cCompatibles are the device-tree compatibles of the BSC.
@@ -75,6 +81,10 @@ func initI2C() {
 			i2cBuses[bus].Init(cpu.KVA(addr), core, hz)
 			I2CPresent[bus] = true
 			found = true
+			if typ, num, _, ok := dtb.Interrupt(n, 0); ok && typ == dtIRQSPI && i2cIRQ == 0 {
+				i2cIRQ = num + spiBase
+				gic.Enable(ThisCPU().ID, i2cIRQ)
+			}
 		}
 	}
 	if found && Info("i2c:") {
@@ -87,27 +97,9 @@ func initI2C() {
 				Puts(" kHz)")
 			}
 		}
+		if i2cIRQ == 0 {
+			Puts(", polled (no interrupt in the device tree)")
+		}
 		InfoEnd()
 	}
-}
-
-// I2CTransfer moves buf to (read: from) the slave at addr on bus,
-// answering as Linux's i2c-bcm2835 does: 0, EREMOTEIO when the slave did
-// not acknowledge, EIO when it stretched the clock too long, ETIMEDOUT
-// when the transfer did not end. Under the kernel lock.
-func I2CTransfer(bus int, addr uint16, read bool, buf []byte) unix.Errno {
-	if bus < 0 || bus >= MaxI2C || !I2CPresent[bus] {
-		return unix.ENXIO
-	}
-	cpu.Progress.Add(1) // waiters on the kernel lock: this is work
-	deadline := cpu.ReadCNTVCT() + timer.NanosToTicks(i2cTimeoutNanos)
-	switch i2cBuses[bus].Transfer(addr, read, buf, deadline) {
-	case bcm2711.I2CNack:
-		return unix.EREMOTEIO
-	case bcm2711.I2CStretch:
-		return unix.EIO
-	case bcm2711.I2CTimeout:
-		return unix.ETIMEDOUT
-	}
-	return 0
 }

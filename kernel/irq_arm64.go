@@ -106,6 +106,8 @@ func takeIRQs(c *sched.CPU) {
 				trace.Record(c.ID, trace.KindIRQ, trace.IRQOther, 0, id)
 			} else if gpioInterrupt(id) {
 				trace.Record(c.ID, trace.KindIRQ, trace.IRQOther, 0, id)
+			} else if i2cInterrupt(id) {
+				trace.Record(c.ID, trace.KindIRQ, trace.IRQOther, 0, id)
 			} else {
 				trace.Record(c.ID, trace.KindIRQ, trace.IRQOther, 0, id)
 			}

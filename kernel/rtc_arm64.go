@@ -39,6 +39,9 @@ var rtcArg []byte
 // transfer's bytes.
 var rtcRegs [1 + ds1307.Regs]byte
 
+// rtcMsgs are the RTC's I2C messages.
+var rtcMsgs [2]I2CMsg
+
 // initRTC reads the I2C RTC the boot argument names and sets the wall
 // clock from it; a chip that holds no time (never set, its battery out)
 // leaves the clock at 1970 and says so.
@@ -120,11 +123,11 @@ func RTCRead() (int64, unix.Errno) {
 	case rtcPL031:
 		return int64(pl031.Seconds(rtc.base)), 0
 	case rtcDS1307:
+		// The register pointer written, then the registers read after a
+		// repeated start (rtc-ds1307's regmap read).
 		rtcRegs[0] = 0
-		if e := I2CTransfer(rtc.bus, rtc.addr, false, rtcRegs[:1]); e != 0 {
-			return 0, e
-		}
-		if e := I2CTransfer(rtc.bus, rtc.addr, true, rtcRegs[1:]); e != 0 {
+		rtcMsgs = [2]I2CMsg{{Addr: rtc.addr, Buf: rtcRegs[:1]}, {Addr: rtc.addr, Read: true, Buf: rtcRegs[1:]}}
+		if e := I2CTransfer(rtc.bus, rtcMsgs[:]); e != 0 {
 			return 0, e
 		}
 		t, ok := ds1307.Decode((*[ds1307.Regs]byte)(rtcRegs[1:]))
@@ -154,7 +157,8 @@ func RTCSet(sec int64) unix.Errno {
 			return unix.ERANGE
 		}
 		rtcRegs[0] = 0 // the pointer, then the registers from 0
-		return I2CTransfer(rtc.bus, rtc.addr, false, rtcRegs[:])
+		rtcMsgs[0] = I2CMsg{Addr: rtc.addr, Buf: rtcRegs[:]}
+		return I2CTransfer(rtc.bus, rtcMsgs[:1])
 	}
 	return unix.ENODEV
 }

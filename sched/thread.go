@@ -37,6 +37,7 @@ const (
 	WaitExec             // in execve, for its process's other threads to end; no signal ends it
 	WaitStopped          // stopped with its process (SIGSTOP) until SIGCONT; only SIGCONT and SIGKILL end it
 	WaitDisk             // for a disk read in flight (Linux's TASK_KILLABLE page lock); only SIGKILL ends it
+	WaitDevice           // for a device's transfer, or the device (an I2C transfer, uninterruptible on Linux); only SIGKILL ends it
 	waitKinds
 )
 

@@ -4,10 +4,16 @@ import "github.com/gometal/gometal/drivers/cpu"
 
 // The BSC ("Broadcom Serial Controller") I2C masters: BCM2711 ARM
 // Peripherals chapter 3, and Linux's drivers/i2c/busses/i2c-bcm2835.c
-// for what the manual leaves out. A transfer is one message: the slave
-// address, a length, and the bytes through a 16-byte FIFO, ended by a
-// stop; the controller reports DONE, a NACK (ERR) or a slave that held
-// the clock too long (CLKT).
+// for what the manual leaves out. A message is the slave address, a
+// length, and the bytes through a 16-byte FIFO; the controller raises
+// its interrupt when the FIFO wants bytes (TXW), has bytes (RXR) or the
+// message is done (DONE), each as the control register enables it, and
+// reports a NACK (ERR) or a slave that held the clock too long (CLKT).
+// A message started while the previous one's last bytes are still in
+// the FIFO follows it with a repeated start instead of a stop (the
+// manual's §3.3, and Linux's "Add support for Repeated Start
+// Condition"). The transfer's logic, message to message, is the
+// kernel's (kernel/i2c_arm64.go); these are the controller's steps.
 const (
 	bscC    = 0x00 // control
 	bscS    = 0x04 // status
@@ -18,31 +24,28 @@ const (
 	bscCLKT = 0x1c // clock-stretch timeout, in SCL cycles
 
 	bscCEnable = 1 << 15 // I2CEN
+	bscCIntRX  = 1 << 10 // INTR: interrupt while RXR
+	bscCIntTX  = 1 << 9  // INTT: interrupt while TXW
+	bscCIntDn  = 1 << 8  // INTD: interrupt on DONE
 	bscCStart  = 1 << 7  // ST: start a transfer
 	bscCClear  = 1 << 4  // CLEAR: empty the FIFO
 	bscCRead   = 1 << 0  // READ: a read transfer
 
-	bscSClockTimeout = 1 << 9 // CLKT
-	bscSErr          = 1 << 8 // ERR: the slave did not acknowledge
-	bscSRXD          = 1 << 5 // the FIFO holds data
-	bscSTXD          = 1 << 4 // the FIFO can take data
-	bscSDone         = 1 << 1 // DONE
-	bscSActive       = 1 << 0 // TA
+	// Status bits (S), exported for the kernel's interrupt handler.
+	BSCClockTimeout = 1 << 9 // CLKT
+	BSCErr          = 1 << 8 // ERR: the slave did not acknowledge
+	BSCRXR          = 1 << 3 // the FIFO needs reading (¾ full, or the transfer's last bytes)
+	BSCTXW          = 1 << 2 // the FIFO needs writing (under ¼ full, bytes still to come)
+	BSCRXD          = 1 << 5 // the FIFO holds data
+	bscSTXD         = 1 << 4 // the FIFO can take data
+	BSCDone         = 1 << 1 // DONE
+	bscSActive      = 1 << 0 // TA
 
 	// bscClockStretch is the CLKT value Linux's driver programs
 	// (35 ms at 100 kHz: the SMBus timeout).
 	bscClockStretch = 35 * 100 // in SCL cycles at 100 kHz, scaled in Init
-	bscMaxLen       = 0xffff   // DLEN is 16 bits
-)
-
-// I2CErr is how a transfer ended.
-type I2CErr uint8
-
-const (
-	I2COK      I2CErr = iota
-	I2CNack           // the address or a byte was not acknowledged (Linux: EREMOTEIO)
-	I2CStretch        // the slave held SCL past CLKT (Linux: EIO)
-	I2CTimeout        // no DONE before the deadline (Linux: ETIMEDOUT)
+	// BSCMaxLen is the longest message: DLEN is 16 bits.
+	BSCMaxLen = 0xffff
 )
 
 // BSC is one controller at base (a kernel address).
@@ -71,59 +74,66 @@ func (b *BSC) Init(base uintptr, coreHz, busHz uint32) {
 	cpu.Write32(base+bscC, 0)
 }
 
-// Transfer moves len(buf) bytes to (or, read, from) the slave at addr
-// (7-bit), polling the controller until the stop or deadline (a
-// counter value). A zero-length transfer is an address probe (SMBus's
-// quick command).
-func (b *BSC) Transfer(addr uint16, read bool, buf []byte, deadline uint64) I2CErr {
-	if len(buf) > bscMaxLen {
-		return I2CNack
-	}
-	cpu.Write32(b.base+bscC, bscCClear)
-	cpu.Write32(b.base+bscS, bscSClockTimeout|bscSErr|bscSDone) // write 1 to clear
+// Start begins a message of n bytes to (read: from) the slave at addr
+// (7-bit), as i2c-bcm2835's start_transfer: with irq, the controller
+// interrupts when its FIFO wants serving, and, for the transfer's last
+// message, when it is done. A message started while the previous one
+// is still active follows it with a repeated start. A zero-length
+// message is an address probe (SMBus's quick command).
+//
+// DONE is cleared first: a controller that ended the previous message
+// with a stop (QEMU's, which models no repeated start) would otherwise
+// show this one done before it began.
+func (b *BSC) Start(addr uint16, read bool, n int, irq, last bool) {
+	cpu.Write32(b.base+bscS, BSCDone)
 	cpu.Write32(b.base+bscA, uint32(addr))
-	cpu.Write32(b.base+bscDLEN, uint32(len(buf)))
+	cpu.Write32(b.base+bscDLEN, uint32(n))
 	c := uint32(bscCEnable | bscCStart)
 	if read {
 		c |= bscCRead
 	}
-	cpu.Write32(b.base+bscC, c)
-	k := 0
-	for {
-		s := cpu.Read32(b.base + bscS)
-		// Move what the FIFO allows before asking whether it ended: the
-		// last bytes of a read are in the FIFO when DONE comes.
-		for read && k < len(buf) && s&bscSRXD != 0 {
-			buf[k] = byte(cpu.Read32(b.base + bscFIFO))
-			k++
-			s = cpu.Read32(b.base + bscS)
+	if irq {
+		if read {
+			c |= bscCIntRX
+		} else {
+			c |= bscCIntTX
 		}
-		for !read && k < len(buf) && s&bscSTXD != 0 {
-			cpu.Write32(b.base+bscFIFO, uint32(buf[k]))
-			k++
-			s = cpu.Read32(b.base + bscS)
-		}
-		switch {
-		case s&bscSErr != 0:
-			b.stop(s)
-			return I2CNack
-		case s&bscSClockTimeout != 0:
-			b.stop(s)
-			return I2CStretch
-		case s&bscSDone != 0 && (!read || k == len(buf)):
-			b.stop(s)
-			return I2COK
-		}
-		if cpu.ReadCNTVCT() > deadline {
-			b.stop(s)
-			return I2CTimeout
+		if last {
+			c |= bscCIntDn
 		}
 	}
+	cpu.Write32(b.base+bscC, c)
 }
 
-// stop clears the status and the FIFO and disables the controller until
-// the next transfer.
-func (b *BSC) stop(s uint32) {
-	cpu.Write32(b.base+bscS, s&(bscSClockTimeout|bscSErr|bscSDone))
+// Status is the status register.
+func (b *BSC) Status() uint32 { return cpu.Read32(b.base + bscS) }
+
+// Fill writes buf's bytes into the FIFO while it takes them and
+// returns how many it wrote (bcm2835_fill_txfifo).
+func (b *BSC) Fill(buf []byte) int {
+	k := 0
+	for k < len(buf) && cpu.Read32(b.base+bscS)&bscSTXD != 0 {
+		cpu.Write32(b.base+bscFIFO, uint32(buf[k]))
+		k++
+	}
+	return k
+}
+
+// Drain reads the FIFO's bytes into buf while it has them and returns
+// how many it read (bcm2835_drain_rxfifo).
+func (b *BSC) Drain(buf []byte) int {
+	k := 0
+	for k < len(buf) && cpu.Read32(b.base+bscS)&BSCRXD != 0 {
+		buf[k] = byte(cpu.Read32(b.base + bscFIFO))
+		k++
+	}
+	return k
+}
+
+// Stop ends the transfer, as the interrupt handler's completion does:
+// the FIFO cleared, the interrupts off, the status's sticky bits
+// cleared.
+func (b *BSC) Stop() {
 	cpu.Write32(b.base+bscC, bscCClear)
+	cpu.Write32(b.base+bscS, BSCClockTimeout|BSCErr|BSCDone)
 }

@@ -111,11 +111,14 @@ type i2cClient struct {
 
 var i2cClients [vfs.MaxFiles]i2cClient
 
-// i2cBuf is where a transfer's bytes pass (under the kernel lock, one
-// transfer at a time): a message's worth.
+// i2cBuf is where a transfer's bytes pass, each message's at its own
+// place: as many as I2C_RDWR may give. It is the transfer's from its
+// start until its caller takes the result (kernel.I2CBegin), the
+// machine having one transfer at a time.
 var (
-	i2cBuf  [i2cMsgMax]byte
-	i2cMsgs [i2cRdwrMaxMsgs]i2cMsg
+	i2cBuf      [i2cRdwrMaxMsgs * i2cMsgMax]byte
+	i2cMsgs     [i2cRdwrMaxMsgs]i2cMsg
+	i2cXferMsgs [i2cRdwrMaxMsgs]kernel.I2CMsg
 )
 
 // i2cNodes are the nodes devtmpfs shows for the buses, and their names.
@@ -159,8 +162,13 @@ func openI2C(i int32, flags uint32, cloexec bool) uint64 {
 func (d *i2cDev) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 	c := &i2cClients[f.Index()]
 	n = min(n, i2cMsgMax)
-	if e := kernel.I2CTransfer(int(c.bus), c.addr, true, i2cBuf[:n]); e != 0 {
-		return errno(e)
+	step, e := kernel.I2CBegin(current())
+	if step == kernel.I2CFree {
+		i2cXferMsgs[0] = kernel.I2CMsg{Addr: c.addr, Read: true, Buf: i2cBuf[:n]}
+		step, e = i2cStart(c, 1)
+	}
+	if r, ended := i2cEnded(step, e); !ended {
+		return r
 	}
 	if !usermem.CopyOut(buf, i2cBuf[:n]) {
 		return errno(unix.EFAULT)
@@ -172,13 +180,42 @@ func (d *i2cDev) Read(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 func (d *i2cDev) Write(f *vfs.File, buf uintptr, n uint64, off int64) uint64 {
 	c := &i2cClients[f.Index()]
 	n = min(n, i2cMsgMax)
-	if !usermem.CopyIn(i2cBuf[:n], buf) {
-		return errno(unix.EFAULT)
+	step, e := kernel.I2CBegin(current())
+	if step == kernel.I2CFree {
+		if !usermem.CopyIn(i2cBuf[:n], buf) {
+			return errno(unix.EFAULT)
+		}
+		i2cXferMsgs[0] = kernel.I2CMsg{Addr: c.addr, Buf: i2cBuf[:n]}
+		step, e = i2cStart(c, 1)
 	}
-	if e := kernel.I2CTransfer(int(c.bus), c.addr, false, i2cBuf[:n]); e != 0 {
-		return errno(e)
+	if r, ended := i2cEnded(step, e); !ended {
+		return r
 	}
 	return n
+}
+
+// A call that makes a transfer runs, in each of its runs, as Read
+// does: kernel.I2CBegin, and, if the machine's transfer is free, its
+// messages laid out in i2cXferMsgs over i2cBuf (the written bytes
+// copied in) and started (i2cStart), which only then are the call's;
+// then, if the transfer has ended on this run (i2cEnded), the read
+// bytes copied out. A waiting call returns, and runs again.
+
+// i2cStart starts i2cXferMsgs[:n] on c's bus.
+func i2cStart(c *i2cClient, n int) (kernel.I2CStep, unix.Errno) {
+	return kernel.I2CStart(current(), int(c.bus), i2cXferMsgs[:n])
+}
+
+// i2cEnded says whether the call's transfer ended well on this run;
+// if not, r is the call's answer: its errno, or 0 while it waits.
+func i2cEnded(step kernel.I2CStep, e unix.Errno) (r uint64, ended bool) {
+	switch {
+	case step == kernel.I2CWaiting:
+		return 0, false
+	case e != 0:
+		return errno(e), false
+	}
+	return 0, true
 }
 
 // Ioctl answers i2c-dev's requests (i2cdev_ioctl).
@@ -214,11 +251,10 @@ func (d *i2cDev) Ioctl(f *vfs.File, req uint64, arg uintptr) uint64 {
 	return errno(unix.ENOTTY)
 }
 
-// i2cReadWrite is I2C_RDWR: up to 42 messages, each its own transfer
-// (the BSC ends each with a stop; Linux's driver chains a write and a
-// read with a repeated start, which the devices QEMU models and the
-// common sensors take either way), the count of messages or the first
-// error.
+// i2cReadWrite is I2C_RDWR: up to 42 messages as one transfer, joined
+// by repeated starts; the count of messages, or the transfer's error.
+// As Linux's i2c-bcm2835 (bcm2835_i2c_xfer), only the last message may
+// read (EOPNOTSUPP).
 func i2cReadWrite(c *i2cClient, arg uintptr) uint64 {
 	var rd i2cRdwrData
 	if !usermem.CopyIn(unsafe.Slice((*byte)(unsafe.Pointer(&rd)), unsafe.Sizeof(rd)), arg) {
@@ -227,6 +263,8 @@ func i2cReadWrite(c *i2cClient, arg uintptr) uint64 {
 	if rd.NMsgs == 0 || rd.NMsgs > i2cRdwrMaxMsgs {
 		return errno(unix.EINVAL)
 	}
+	// The list is read again on the call's run that takes the result:
+	// where the read bytes go.
 	msgs := i2cMsgs[:rd.NMsgs]
 	if !usermem.CopyIn(unsafe.Slice((*byte)(unsafe.Pointer(&i2cMsgs[0])), len(msgs)*int(unsafe.Sizeof(i2cMsg{}))), uintptr(rd.Msgs)) {
 		return errno(unix.EFAULT)
@@ -237,17 +275,30 @@ func i2cReadWrite(c *i2cClient, arg uintptr) uint64 {
 			return errno(unix.EINVAL)
 		}
 	}
-	for k := range msgs {
-		m := &msgs[k]
-		read := m.Flags&i2cMsgRead != 0
-		b := i2cBuf[:m.Len]
-		if !read && !usermem.CopyIn(b, uintptr(m.Buf)) {
-			return errno(unix.EFAULT)
+	for k := range msgs[:len(msgs)-1] {
+		if msgs[k].Flags&i2cMsgRead != 0 {
+			return errno(unix.EOPNOTSUPP)
 		}
-		if e := kernel.I2CTransfer(int(c.bus), m.Addr, read, b); e != 0 {
-			return errno(e)
+	}
+	step, e := kernel.I2CBegin(current())
+	if step == kernel.I2CFree {
+		for k := range msgs {
+			m := &msgs[k]
+			b := i2cBuf[k*i2cMsgMax : k*i2cMsgMax+int(m.Len)]
+			read := m.Flags&i2cMsgRead != 0
+			if !read && !usermem.CopyIn(b, uintptr(m.Buf)) {
+				return errno(unix.EFAULT)
+			}
+			i2cXferMsgs[k] = kernel.I2CMsg{Addr: m.Addr, Read: read, Buf: b}
 		}
-		if read && !usermem.CopyOut(uintptr(m.Buf), b) {
+		step, e = i2cStart(c, len(msgs))
+	}
+	if r, ended := i2cEnded(step, e); !ended {
+		return r
+	}
+	if m := &msgs[len(msgs)-1]; m.Flags&i2cMsgRead != 0 {
+		k := len(msgs) - 1
+		if !usermem.CopyOut(uintptr(m.Buf), i2cBuf[k*i2cMsgMax:k*i2cMsgMax+int(m.Len)]) {
 			return errno(unix.EFAULT)
 		}
 	}
@@ -255,8 +306,9 @@ func i2cReadWrite(c *i2cClient, arg uintptr) uint64 {
 }
 
 // i2cSMBusCall is I2C_SMBUS as i2c_smbus_xfer_emulated runs it on an
-// I2C adapter: a command byte written, then the data written with it or
-// read after it.
+// I2C adapter: one transfer, of a message that writes the command byte
+// and, for a write, the data with it, then for a read a message that
+// reads the answer after a repeated start.
 func i2cSMBusCall(c *i2cClient, arg uintptr) uint64 {
 	var s i2cSMBusData
 	if !usermem.CopyIn(unsafe.Slice((*byte)(unsafe.Pointer(&s)), unsafe.Sizeof(s)), arg) {
@@ -272,17 +324,7 @@ func i2cSMBusCall(c *i2cClient, arg uintptr) uint64 {
 	}
 	var dataLen int // bytes of data the union carries for this size
 	switch s.Size {
-	case smbusQuick:
-		return errno0(kernel.I2CTransfer(int(c.bus), c.addr, read, nil))
-	case smbusByte:
-		if !read {
-			i2cBuf[0] = s.Command
-			return errno0(kernel.I2CTransfer(int(c.bus), c.addr, false, i2cBuf[:1]))
-		}
-		if e := kernel.I2CTransfer(int(c.bus), c.addr, true, i2cBuf[:1]); e != 0 {
-			return errno(e)
-		}
-		return i2cOut(s.Data, i2cBuf[:1])
+	case smbusQuick, smbusByte:
 	case smbusByteData:
 		dataLen = 1
 	case smbusWordData, smbusProcCall:
@@ -292,67 +334,77 @@ func i2cSMBusCall(c *i2cClient, arg uintptr) uint64 {
 	default:
 		return errno(unix.EINVAL) // block process calls need I2C_M_RECV_LEN
 	}
-	if !read || s.Size == smbusProcCall || s.Size == smbusI2CBlockData {
+	if dataLen > 0 && (!read || s.Size == smbusProcCall || s.Size == smbusI2CBlockData) {
 		if !usermem.CopyIn(data[:dataLen], uintptr(s.Data)) {
 			return errno(unix.EFAULT)
 		}
 	}
-	// The write: the command, and for a write its data (a block's with
-	// its length byte first for SMBus block data, without for I2C block).
-	i2cBuf[0] = s.Command
-	w := 1
-	if !read {
-		switch s.Size {
-		case smbusByteData:
-			i2cBuf[1], w = data[0], 2
-		case smbusWordData:
-			i2cBuf[1], i2cBuf[2], w = data[0], data[1], 3
-		case smbusBlockData:
-			l := int(data[0])
-			if l == 0 || l > smbusBlockMax {
-				return errno(unix.EINVAL)
-			}
-			w = 1 + copy(i2cBuf[1:], data[:1+l])
-		case smbusI2CBlockBroken, smbusI2CBlockData:
-			l := int(data[0])
-			if l == 0 || l > smbusBlockMax {
-				return errno(unix.EINVAL)
-			}
-			w = 1 + copy(i2cBuf[1:], data[1:1+l])
-		}
-	} else if s.Size == smbusProcCall {
-		i2cBuf[1], i2cBuf[2], w = data[0], data[1], 3
-	}
-	if e := kernel.I2CTransfer(int(c.bus), c.addr, false, i2cBuf[:w]); e != 0 {
-		return errno(e)
-	}
-	if !read && s.Size != smbusProcCall {
-		return 0
-	}
-	// The read after it.
-	var r int
+	// The write (w bytes: the command, and for a write its data, a
+	// block's with its length byte first for SMBus block data, without
+	// for I2C block) and the read (r bytes; for the quick command and a
+	// byte read, the transfer's one message).
+	var out [smbusBlockMax + 2]byte
+	out[0] = s.Command
+	w, r := 1, 0
 	switch s.Size {
-	case smbusByteData:
-		r = 1
-	case smbusWordData, smbusProcCall:
-		r = 2
-	case smbusI2CBlockBroken, smbusI2CBlockData:
-		r = int(data[0])
-		if r == 0 || r > smbusBlockMax {
+	case smbusQuick:
+		w = 0
+	case smbusByte:
+		if read {
+			w, r = 0, 1
+		}
+	case smbusByteData, smbusWordData:
+		if read {
+			r = dataLen
+		} else {
+			w = 1 + copy(out[1:], data[:dataLen])
+		}
+	case smbusProcCall:
+		w, r = 1+copy(out[1:], data[:2]), 2
+	case smbusBlockData:
+		if read {
+			return errno(unix.EOPNOTSUPP) // needs I2C_M_RECV_LEN, which the emulation asks of the adapter
+		}
+		l := int(data[0])
+		if l == 0 || l > smbusBlockMax {
 			return errno(unix.EINVAL)
 		}
-	case smbusBlockData:
-		return errno(unix.EOPNOTSUPP) // needs I2C_M_RECV_LEN, which the emulation asks of the adapter
+		w = 1 + copy(out[1:], data[:1+l])
+	case smbusI2CBlockBroken, smbusI2CBlockData:
+		l := int(data[0])
+		if l == 0 || l > smbusBlockMax {
+			return errno(unix.EINVAL)
+		}
+		if read {
+			r = l
+		} else {
+			w = 1 + copy(out[1:], data[1:1+l])
+		}
 	}
-	if e := kernel.I2CTransfer(int(c.bus), c.addr, true, i2cBuf[:r]); e != 0 {
-		return errno(e)
+	ans := i2cBuf[i2cMsgMax : i2cMsgMax+r]
+	step, e := kernel.I2CBegin(current())
+	if step == kernel.I2CFree {
+		n := 0
+		if w > 0 || r == 0 {
+			// The quick command is one empty message in its direction.
+			i2cXferMsgs[0] = kernel.I2CMsg{Addr: c.addr, Read: s.Size == smbusQuick && read, Buf: i2cBuf[:copy(i2cBuf[:], out[:w])]}
+			n++
+		}
+		if r > 0 {
+			i2cXferMsgs[n] = kernel.I2CMsg{Addr: c.addr, Read: true, Buf: ans}
+			n++
+		}
+		step, e = i2cStart(c, n)
+	}
+	if rv, ended := i2cEnded(step, e); !ended || r == 0 {
+		return rv
 	}
 	if s.Size == smbusI2CBlockData || s.Size == smbusI2CBlockBroken {
 		data[0] = byte(r)
-		copy(data[1:], i2cBuf[:r])
+		copy(data[1:], ans)
 		return i2cOut(s.Data, data[:1+r])
 	}
-	return i2cOut(s.Data, i2cBuf[:r])
+	return i2cOut(s.Data, ans)
 }
 
 // i2cOut copies an SMBus answer into the caller's union.

@@ -258,6 +258,7 @@ func exitThread(t *sched.Thread, code int) {
 		futexWake(lx(t).ClearTID, 1)
 	}
 	t.State = sched.Dead
+	kernel.I2CAbandon(t) // a transfer it waited for frees the bus when it ends
 	p := lx(t).Proc
 	pp := &proc.Procs[p]
 	parentThreadExited(t, p)

@@ -186,10 +186,12 @@ func signalWake(t *sched.Thread) {
 
 // killableOnly says whether a wait of kind w is one no signal ends but
 // its process's end (Linux's TASK_KILLABLE): a vfork parent's, an
-// execve's, a stopped thread's, and a read waiting for the disk
-// (folio_lock_killable: a disk read is not given up for a handler).
+// execve's, a stopped thread's, a read waiting for the disk
+// (folio_lock_killable: a disk read is not given up for a handler), and
+// an I2C transfer (Linux's waits uninterruptibly; here SIGKILL ends the
+// wait and the transfer frees the bus when it ends: I2CAbandon).
 func killableOnly(w sched.WaitKind) bool {
-	return w == sched.WaitVfork || w == sched.WaitExec || w == sched.WaitStopped || w == sched.WaitDisk
+	return w == sched.WaitVfork || w == sched.WaitExec || w == sched.WaitStopped || w == sched.WaitDisk || w == sched.WaitDevice
 }
 
 // cancelWait ends the wait t's system call just blocked in, for a

@@ -96,7 +96,7 @@ func dumpState(why string) {
 }
 
 // waitNames names sched.WaitKind values.
-var waitNames = [...]string{"nothing", "a futex", "its deadline", "a file", "an epoll instance", "a signal", "a child", "its vfork child", "its other threads to end", "SIGCONT (stopped)", "a disk read"}
+var waitNames = [...]string{"nothing", "a futex", "its deadline", "a file", "an epoll instance", "a signal", "a child", "its vfork child", "its other threads to end", "SIGCONT (stopped)", "a disk read", "a device's transfer (I2C)"}
 
 func dumpThread(t *sched.Thread, now uint64) {
 	kernel.Puts("gometal:     thread ")
