@@ -124,6 +124,23 @@ func TestRPi4I2C(t *testing.T) {
 		"pii2c: done")
 }
 
+// TestRPi4MemoryAboveOneGiB: a 2 GiB Pi 4's RAM above the VideoCore's
+// (from 1 GiB), which the firmware describes on a board and gometal run
+// adds to the tree QEMU gets (qemu.AddRPi4HighMemory), is the kernel's:
+// the boot counts it, /proc/meminfo shows it, and a program touches
+// 1,500 MiB, every page read back as written (tests/progs/bigmem).
+func TestRPi4MemoryAboveOneGiB(t *testing.T) {
+	t.Parallel()
+	r := rpi4(t, "run", "-timeout", "4m", "./tests/progs/bigmem", "--", "1500")
+	r.expect(t, 0, "bigmem: 1500 MiB touched, 0 pages wrong", "gometal: app exited with status 0")
+	if n := r.counter(t, `gometal: memory: (\d+) MiB usable`); n < 1900 {
+		t.Errorf("the kernel has %d MiB, want the 2 GiB board's RAM less the VideoCore's and its own", n)
+	}
+	if n := r.counter(t, `bigmem: MemTotal: (\d+) kB`); n < 1900<<10 {
+		t.Errorf("MemTotal %d kB, want over 1900 MiB", n)
+	}
+}
+
 // TestRPi4SPI: SPI0 (on, as dtparam=spi=on has it: gometal run applies
 // that to the device tree QEMU gets) is /dev/spidev0.0 and 0.1 (Linux's
 // spidev), and a program reads QEMU's M25P80 flash on chip select 0

@@ -859,6 +859,11 @@ func writeDTB(b linker.Board, dir string) (string, error) {
 		if dtb, err = qemu.EnableRPi4SPI(dtb); err != nil {
 			return "", err
 		}
+		// Nor firmware to describe the 2 GiB board's RAM above the
+		// VideoCore's, which QEMU models but leaves out of the tree.
+		if dtb, err = qemu.AddRPi4HighMemory(dtb); err != nil {
+			return "", err
+		}
 	}
 	path := filepath.Join(dir, b.DTB)
 	return path, os.WriteFile(path, dtb, 0o644)
