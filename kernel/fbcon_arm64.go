@@ -19,12 +19,8 @@ import (
 // mode; here opening the device is enough) and redraws it when the last
 // description closes.
 
-// fbFG and fbBG are the text's colours, XRGB8888: Linux's console grey
-// on black.
-const (
-	fbFG = 0x00aaaaaa
-	fbBG = 0x00000000
-)
+// fbBG is the screen's cleared colour: black, fbcon.Palette[0].
+const fbBG = 0x00000000
 
 var (
 	console fbcon.Console
@@ -47,24 +43,26 @@ type fbSurface struct{}
 
 var screenSurface fbSurface
 
-// fbPair is two pixels, the first in the low word (little-endian).
-func fbPair(r uint8, i int) uint64 {
-	var v uint64 = fbBG | fbBG<<32
+// fbPair is two pixels of row r from bit 7-i, fg where set and bg
+// elsewhere, the first in the low word (little-endian).
+func fbPair(r uint8, i int, fg, bg uint64) uint64 {
+	lo, hi := bg, bg
 	if r>>(7-i)&1 != 0 {
-		v = v&^0xffffffff | fbFG
+		lo = fg
 	}
 	if r>>(6-i)&1 != 0 {
-		v = v&0xffffffff | fbFG<<32
+		hi = fg
 	}
-	return v
+	return lo | hi<<32
 }
 
-func (fbSurface) Cell(x, y int, rows *[fbcon.MaxCellH]uint8, h int) {
+func (fbSurface) Cell(x, y int, rows *[fbcon.MaxCellH]uint8, h int, fg, bg uint8) {
 	line := cpu.KVA(FB.PA) + uintptr(y)*uintptr(FB.Pitch) + uintptr(x)*4
+	f, b := uint64(fbcon.Palette[fg&0xf]), uint64(fbcon.Palette[bg&0xf])
 	for j := 0; j < h; j++ {
 		r := rows[j]
 		for i := 0; i < fbcon.CellW; i += 2 {
-			*(*uint64)(cpu.Ptr(line + uintptr(i)*4)) = fbPair(r, i)
+			*(*uint64)(cpu.Ptr(line + uintptr(i)*4)) = fbPair(r, i, f, b)
 		}
 		line += uintptr(FB.Pitch)
 	}

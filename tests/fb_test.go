@@ -139,7 +139,9 @@ func (r *running) wait(t *testing.T, d time.Duration) int {
 // (kernel/fbcon; gometal run turns it off unless asked, since QEMU shows
 // no display): a line the program prints is on QEMU's screendump,
 // rendered in basicfont's 7x13 glyphs (the table the kernel's font is
-// generated from) in 8x16 cells, grey on black, at a cell boundary.
+// generated from) in 8x16 cells, grey on black, at a cell boundary; the
+// line before it in the colours its escape sequences asked for; the
+// cursor under the next line's first cell.
 func TestRPi4ScreenConsole(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -164,6 +166,32 @@ func TestRPi4ScreenConsole(t *testing.T) {
 		t.Errorf("the screen does not show %q (screendump %s)", line, filepath.Join(dir, "console.ppm"))
 	} else {
 		t.Logf("the line is on text row %d", found)
+	}
+	// The line before, in colours (SGR 31, then 1;32: bold green is
+	// bright green), in the console's palette (Linux's VGA colours).
+	if found > 0 {
+		const plain = "pifb: in colour: red and bright green"
+		if !img.matches(renderLine(plain), (found-1)*16) {
+			t.Errorf("the row above does not show %q", plain)
+		}
+		for _, w := range []struct {
+			word string
+			rgb  [3]byte
+		}{{"pifb:", [3]byte{0xaa, 0xaa, 0xaa}}, {"red", [3]byte{0xaa, 0, 0}}, {"bright", [3]byte{0x55, 0xff, 0x55}}} {
+			k := strings.Index(plain, w.word)
+			if got := img.litColour(8*k, (found-1)*16, 8*len(w.word)); got != w.rgb {
+				t.Errorf("%q is drawn in %v, want %v", w.word, got, w.rgb)
+			}
+		}
+		// The cursor: Linux's underline, the last two pixel lines of
+		// the cell after the printed lines.
+		for j := 14; j < 16; j++ {
+			for x := 0; x < 8; x++ {
+				if img.at(x, (found+1)*16+j) != [3]byte{0xaa, 0xaa, 0xaa} {
+					t.Fatalf("no cursor under the cell at row %d: pixel (%d,%d) is %v", found+1, x, j, img.at(x, (found+1)*16+j))
+				}
+			}
+		}
 	}
 	boot := renderLine("gometal: booting on Raspberry Pi 4 Model B, entered at EL2")
 	if !img.matches(boot, 0) {
@@ -205,6 +233,19 @@ func (p *ppm) matches(rows [][]byte, y int) bool {
 		}
 	}
 	return true
+}
+
+// litColour is the colour of the first pixel not black in the w
+// pixels wide, 16 lines tall strip at (x, y).
+func (p *ppm) litColour(x, y, w int) [3]byte {
+	for j := 0; j < 16; j++ {
+		for i := 0; i < w; i++ {
+			if c := p.at(x+i, y+j); c != [3]byte{} {
+				return c
+			}
+		}
+	}
+	return [3]byte{}
 }
 
 // console collects a running gometal's output lines.

@@ -8,7 +8,8 @@ import (
 	"golang.org/x/image/font/basicfont"
 )
 
-// mem is a Surface in memory: a pixel a byte (1 lit), two screens tall.
+// mem is a Surface in memory: a pixel a byte (its colour's index in
+// Palette), two screens tall.
 type mem struct {
 	w, h int
 	px   []byte
@@ -18,10 +19,14 @@ type mem struct {
 
 func newMem(w, h int) *mem { return &mem{w: w, h: h, px: make([]byte, w*2*h)} }
 
-func (m *mem) Cell(x, y int, rows *[MaxCellH]uint8, h int) {
+func (m *mem) Cell(x, y int, rows *[MaxCellH]uint8, h int, fg, bg uint8) {
 	for j := 0; j < h; j++ {
 		for i := 0; i < CellW; i++ {
-			m.px[(y+j)*m.w+x+i] = rows[j] >> (7 - i) & 1
+			px := bg
+			if rows[j]>>(7-i)&1 != 0 {
+				px = fg
+			}
+			m.px[(y+j)*m.w+x+i] = px
 		}
 	}
 }
@@ -95,7 +100,7 @@ func TestTextAndControls(t *testing.T) {
 	if c.Cols != 10 || c.Rows != 4 {
 		t.Fatalf("%dx%d cells, want 10x4", c.Cols, c.Rows)
 	}
-	write(&c, "ab\tc\rX\x1b[1;31mred\x1b[0m\bD\n\xe2\x82\xacuro\x07\n0123456789wrap")
+	write(&c, "ab\tc\rX\x1b[1;31mred\x1b[0m\bD\n\xe2\x82\xacuro\x07\n0123456789wrap\x1b[?25l")
 	for y, want := range []string{"XreD    c", "?uro", "0123456789", "wrap"} {
 		if got := c.text(y); got != want {
 			t.Errorf("row %d %q, want %q", y, got, want)
@@ -106,7 +111,7 @@ func TestTextAndControls(t *testing.T) {
 	g := font['X'-' ']
 	for j := 0; j < glyphH; j++ {
 		for i := 0; i < glyphW; i++ {
-			want := g[j] >> (7 - i) & 1
+			want := g[j] >> (7 - i) & 1 * colourGrey
 			if got := m.shown()[(glyphTop+j)*80+1+i]; got != want {
 				t.Fatalf("'X' pixel (%d,%d) = %d, want %d", i, j, got, want)
 			}
@@ -146,5 +151,125 @@ func TestScrollByPanning(t *testing.T) {
 	c.Redraw()
 	if string(m.shown()) != string(fresh.shown()) {
 		t.Error("a redraw changed what the screen shows")
+	}
+}
+
+// cellColours is the colours of screen row y's cell x as drawn: the
+// foreground (of its first lit pixel; the background's if none) and
+// the background (of its top-left pixel, which no glyph lights).
+func (m *mem) cellColours(c *Console, x, y int) (fg, bg uint8) {
+	at := func(i, j int) uint8 { return m.shown()[(y*c.CellH+j)*m.w+x*CellW+i] }
+	bg = at(0, 0)
+	fg = bg
+	for j := 0; j < c.CellH && fg == bg; j++ {
+		for i := 0; i < CellW; i++ {
+			if p := at(i, j); p != bg {
+				fg = p
+				break
+			}
+		}
+	}
+	return fg, bg
+}
+
+// SGR: colours, bright colours, bold as bright, reverse, the defaults
+// back; 256-colour forms end the list; the cells keep their colours
+// through a redraw.
+func TestColours(t *testing.T) {
+	m := newMem(160, 64)
+	var c Console
+	c.Init(m, 160, 64)
+	write(&c, "\x1b[?25l\x1b[31ma\x1b[1mb\x1b[0;44;93mc\x1b[7md\x1b[27;39;49me\x1b[38;5;200mf\x1b[mg\x1b[102mh\x1b[0m")
+	want := []struct{ fg, bg uint8 }{{1, 0}, {9, 0}, {11, 4}, {4, 11}, {7, 0}, {7, 0}, {7, 0}, {7, 10}}
+	for pass := 0; pass < 2; pass++ {
+		for x, w := range want {
+			if fg, bg := m.cellColours(&c, x, 0); fg != w.fg || bg != w.bg {
+				t.Errorf("pass %d: cell %d (%q): fg %d bg %d, want %d %d", pass, x, c.text(0)[x], fg, bg, w.fg, w.bg)
+			}
+		}
+		c.Redraw()
+	}
+}
+
+// Cursor moves and erasing, as a line editor uses them: CUP, CUU/CUD/
+// CUF/CUB, CHA, VPA, EL and ED in each mode, save and restore.
+func TestCursorAndErase(t *testing.T) {
+	m := newMem(80, 64) // 10x4
+	var c Console
+	c.Init(m, 80, 64)
+	write(&c, "0123456789abcdefghij\nklmno")
+	write(&c, "\x1b[1;3HX\x1b[BY\x1b[2DZ\x1b[7GW\x1b[4dV\x1b[1;1H\x1b[2CU")
+	for y, want := range []string{"01U3456789", "abZYefWhij", "klmno", "       V"} {
+		if got := c.text(y); got != want {
+			t.Errorf("after moves, row %d %q, want %q", y, got, want)
+		}
+	}
+	write(&c, "\x1b[2;5H\x1b[K\x1b[3;3H\x1b[1K\x1b[4;1H\x1b[2K")
+	for y, want := range []string{"01U3456789", "abZY", "   no", ""} {
+		if got := c.text(y); got != want {
+			t.Errorf("after EL, row %d %q, want %q", y, got, want)
+		}
+	}
+	write(&c, "\x1b7\x1b[2;2H\x1b[J\x1b8")
+	for y, want := range []string{"01U3456789", "a", "", ""} {
+		if got := c.text(y); got != want {
+			t.Errorf("after ED 0, row %d %q, want %q", y, got, want)
+		}
+	}
+	if c.x != 0 || c.y != 3 {
+		t.Errorf("restored cursor at %d,%d, want 0,3", c.x, c.y)
+	}
+	write(&c, "\x1b[1;2H\x1b[1J")
+	if got := c.text(0); got != "  U3456789" {
+		t.Errorf("after ED 1, row 0 %q, want %q", got, "  U3456789")
+	}
+	write(&c, "\x1b[99;99Hend\x1b[2J")
+	for y := 0; y < c.Rows; y++ {
+		if got := c.text(y); got != "" {
+			t.Errorf("after ED 2, row %d %q", y, got)
+		}
+	}
+}
+
+// The cursor is drawn as an underline where it is, taken from where it
+// was, kept off a scrolled row, and hidden and shown by DECTCEM.
+func TestCursorDrawn(t *testing.T) {
+	m := newMem(80, 64)
+	var c Console
+	c.Init(m, 80, 64)
+	underlined := func(x, y int) bool {
+		for i := 0; i < CellW; i++ {
+			if m.shown()[(y*c.CellH+c.CellH-1)*m.w+x*CellW+i] != colourGrey {
+				return false
+			}
+		}
+		return true
+	}
+	count := func() int {
+		n := 0
+		for y := 0; y < c.Rows; y++ {
+			for x := 0; x < c.Cols; x++ {
+				if underlined(x, y) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	write(&c, "ab")
+	if !underlined(2, 0) || count() != 1 {
+		t.Errorf("after \"ab\": cursor at (2,0) %v, %d cursors", underlined(2, 0), count())
+	}
+	write(&c, "\n\n\n\n\nxy")
+	if !underlined(2, 3) || count() != 1 {
+		t.Errorf("after a scroll: cursor at (2,3) %v, %d cursors", underlined(2, 3), count())
+	}
+	write(&c, "\x1b[?25l")
+	if count() != 0 {
+		t.Errorf("hidden: %d cursors", count())
+	}
+	write(&c, "\x1b[?25h\x1b[1;1H")
+	if !underlined(0, 0) || count() != 1 {
+		t.Errorf("shown at (0,0) %v, %d cursors", underlined(0, 0), count())
 	}
 }

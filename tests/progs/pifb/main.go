@@ -7,8 +7,8 @@
 // the mapped buffer's second half, and shown by FBIOPAN_DISPLAY. After
 // each picture it waits for a line on its input, so that the test can
 // take QEMU's screendump of what the display shows. With the argument
-// "console" it only prints a line, which the screen's console draws,
-// and waits.
+// "console" it only prints two lines, one in colours, which the
+// screen's console draws, and waits.
 package main
 
 import (
@@ -116,6 +116,7 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "console" {
 		// The screen's console: a line drawn there as on the UART,
 		// kept until the test has looked.
+		say("in colour: \x1b[31mred\x1b[0m and \x1b[1;32mbright green\x1b[0m")
 		say("on the screen: Hello, Pi on a monitor!")
 		bufio.NewReader(os.Stdin).ReadString('\n')
 		say("done")
