@@ -74,6 +74,7 @@ func TestRPi4Framebuffer(t *testing.T) {
 		`pifb: fix "BCM2708 FB" line length 2560, 2457600 bytes, visual 2, ypanstep 1`,
 		"pifb: wrote 1228800 <nil>", "pifb: read back 1228800 <nil>, same true",
 		"pifb: mapped: (0,0) 00ff0000, (639,479) 00ffffff",
+		"pifb: private: read 00ff0000, written 00ff00ff, the screen 00ff0000",
 		"pifb: mmap past the buffer: invalid argument", "pifb: mremap growing: bad address",
 		"pifb: madvise: invalid argument", "pifb: maps: rw-s 00000000 /dev/fb0",
 		"pifb: write at the end: write /dev/fb0: no space left on device",

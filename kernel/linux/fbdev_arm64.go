@@ -272,8 +272,8 @@ func isFBNode(i int32) bool {
 // what is left of them (EINVAL, as past the buffer where Linux would
 // map the card's registers, which this one has none of). A shared
 // mapping that may write needs a description open for writing (EACCES,
-// as do_mmap). MAP_PRIVATE maps the buffer too: a write through it
-// reaches the screen, where Linux would copy the page.
+// as do_mmap). A private one shows the buffer, and a write through it
+// copies the page (mm's deviceFault).
 func mapFB(s *mm.Space, f *sched.Frame, fl *vfs.File, p mm.Prot, flags int) uint64 {
 	off, length := uintptr(f.X[5]), uintptr(f.X[1])
 	pages := mm.PageUp(uintptr(kernel.FB.Size))
@@ -286,9 +286,9 @@ func mapFB(s *mm.Space, f *sched.Frame, fl *vfs.File, p mm.Prot, flags int) uint
 	v := mm.VMA{Prot: p, Flags: mm.VMADevice, File: devNodes[fl.Index()], Mnt: fs.MountOf(fl), Off: off}
 	if isShared(flags) {
 		v.Flags |= mm.VMAShared
-	}
-	if !fl.Writable() {
-		v.Flags |= mm.VMANoWrite
+		if !fl.Writable() {
+			v.Flags |= mm.VMANoWrite
+		}
 	}
 	a, e := s.MmapVMA(uintptr(f.X[0]), length, v, flags, true)
 	if e != 0 {

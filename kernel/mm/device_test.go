@@ -118,3 +118,64 @@ func TestSpaceDeviceMapping(t *testing.T) {
 		t.Fatalf("after teardown: uses %d, %d pages used, want 0 and %d", uses, a.Used(), before)
 	}
 }
+
+// A private device mapping shows the device read-only, and a write
+// copies the page into one of the space's own (Linux's COW of a
+// VM_PFNMAP page), which is counted, resident, and given back.
+func TestSpacePrivateDeviceMapping(t *testing.T) {
+	a := testAlloc(t, 64)
+	Spaces = [MaxSpaces]Space{}
+	buf := make([]byte, 5*PageSize)
+	dev := PageUp(uintptr(unsafe.Pointer(&buf[0])))
+	defer func() { _ = buf[0] }()
+	PageBytes(dev + PageSize)[9] = 'd'
+	DevicePage = func(file int32, off uintptr) (uintptr, uintptr) {
+		if off >= 4*PageSize {
+			return 0, 0
+		}
+		return dev + off, 4*PageSize - off
+	}
+	FileRef = func(file, mnt int32, delta int) {}
+	defer func() { FileRef, DevicePage = nil, nil }()
+	before := a.Used()
+	i := NewSpace(a)
+	s := &Spaces[i]
+	base, _ := s.MmapVMA(0, 4*PageSize, VMA{Prot: ProtRead | ProtWrite, Flags: VMADevice, File: 5}, unix.MAP_PRIVATE, true)
+	if s.Fault(base+PageSize, AccessRead) != FaultOK {
+		t.Fatal("read fault")
+	}
+	if pa, ok := s.PresentPage(base+PageSize, AccessRead); !ok || pa != dev+PageSize {
+		t.Fatalf("read: %#x %v", pa, ok)
+	}
+	if _, ok := s.PresentPage(base+PageSize, AccessWrite); ok {
+		t.Fatal("a private device page is writable before a write")
+	}
+	if s.Fault(base+PageSize, AccessWrite) != FaultOK {
+		t.Fatal("write fault")
+	}
+	pa, ok := s.PresentPage(base+PageSize, AccessWrite)
+	if !ok || pa == dev+PageSize || PageBytes(pa)[9] != 'd' || s.Resident != 1 {
+		t.Fatalf("the copy: %#x %v, byte %q, resident %d", pa, ok, PageBytes(pa)[9], s.Resident)
+	}
+	PageBytes(pa)[9] = 'p'
+	if PageBytes(dev + PageSize)[9] != 'd' {
+		t.Fatal("a write to the copy reached the device")
+	}
+	if _, d, _ := s.PT.Lookup(base + PageSize); d&descSpecial != 0 {
+		t.Fatal("the copy's entry is special")
+	}
+	// Faulted again (mprotect away and back), the copy stays the copy.
+	s.Mprotect(base, 4*PageSize, ProtRead)
+	s.Mprotect(base, 4*PageSize, ProtRead|ProtWrite)
+	if s.Fault(base+PageSize, AccessWrite) != FaultOK {
+		t.Fatal("write fault after mprotect")
+	}
+	if p2, _ := s.PresentPage(base+PageSize, AccessWrite); p2 != pa {
+		t.Fatalf("after mprotect the page is %#x, want the copy %#x", p2, pa)
+	}
+	s.Put()
+	ReapSpaces()
+	if a.Used() != before {
+		t.Fatalf("after teardown %d pages used, want %d", a.Used(), before)
+	}
+}

@@ -188,10 +188,12 @@ func (s *Space) fault(addr uintptr, acc Access) FaultResult {
 	if table == nil {
 		return FaultOOM
 	}
-	if v.Flags&VMADevice != 0 {
-		return s.deviceFault(v, va, table)
-	}
 	e := &table[index(va, 3)]
+	if v.Flags&VMADevice != 0 && (*e == 0 || *e&descSpecial != 0) {
+		return s.deviceFault(v, va, table, acc)
+	}
+	// A private copy of a device's page (deviceFault) is the space's
+	// own, as anonymous memory is.
 	if *e != 0 {
 		pa := pteAddr(*e)
 		if acc == AccessWrite && v.Flags&VMAShared != 0 {
@@ -291,9 +293,12 @@ func (s *Space) fileFault(v *VMA, va uintptr, table *[512]uint64, acc Access) Fa
 // Linux's remap_pfn_range maps all of a device mapping at mmap (here
 // 2 MiB at a time, at the first touch: a 2.4 MiB framebuffer takes two
 // faults). The entries are special (devicePTE): no frame is counted
-// and none is resident. An entry already there (hidden by PROT_NONE)
-// takes v's rights again.
-func (s *Space) deviceFault(v *VMA, va uintptr, table *[512]uint64) FaultResult {
+// and none is resident. An entry already there (hidden by PROT_NONE,
+// or made read-only by mprotect) takes v's rights again. A private
+// mapping maps the device read-only, and a write to it copies the page
+// into one of the space's own (Linux's wp_page_copy of a VM_PFNMAP
+// page: vm_normal_page is NULL, the copy is from the device's frame).
+func (s *Space) deviceFault(v *VMA, va uintptr, table *[512]uint64, acc Access) FaultResult {
 	if DevicePage == nil {
 		return FaultBus
 	}
@@ -301,16 +306,38 @@ func (s *Space) deviceFault(v *VMA, va uintptr, table *[512]uint64) FaultResult 
 	if n < PageSize {
 		return FaultBus
 	}
+	p := v.Prot
+	private := v.Flags&VMAShared == 0
+	if private {
+		p &^= ProtWrite
+	}
 	first := index(va, 3)
 	e := &table[first]
+	if private && acc == AccessWrite {
+		np := s.A.Get()
+		if np == 0 {
+			return FaultOOM
+		}
+		*PageBytes(np) = *PageBytes(pa)
+		if *e != 0 {
+			*e = 0
+			flushUserPage(&s.ASID, va)
+		}
+		s.Resident++
+		s.Peak = max(s.Peak, s.Resident)
+		publish()
+		*e = userPTE(np, v.Prot)
+		publish()
+		return FaultOK
+	}
 	if *e != 0 {
-		*e = devicePTE(pteAddr(*e), v.Prot)
+		*e = devicePTE(pteAddr(*e), p)
 		flushUserPage(&s.ASID, va)
 		return FaultOK
 	}
 	for i := uintptr(0); first+i < uintptr(len(table)) && va+i*PageSize < v.End && (i+1)*PageSize <= n; i++ {
 		if table[first+i] == 0 {
-			table[first+i] = devicePTE(pa+i*PageSize, v.Prot)
+			table[first+i] = devicePTE(pa+i*PageSize, p)
 		}
 	}
 	publish()
@@ -844,7 +871,10 @@ func (s *Space) mprotect(addr, length uintptr, prot Prot, wait bool) unix.Errno 
 			return e &^ descValid // keep the frame, drop the access
 		}
 		if e&descSpecial != 0 {
-			return devicePTE(pteAddr(e), prot)
+			// Read-only, whatever prot says: a write faults, and
+			// deviceFault gives the rights the mapping allows (a
+			// private one copies the page).
+			return devicePTE(pteAddr(e), prot&^ProtWrite)
 		}
 		return s.pte(pteAddr(e), prot)
 	}, nil)

@@ -169,6 +169,16 @@ func main() {
 	}
 	// What write put on the screen, seen through the mapping.
 	say("mapped: (0,0) %08x, (%d,%d) %08x", le32(mem, 0), w-1, h-1, le32(mem, (h-1)*pitch+(w-1)*4))
+	// A private mapping: a write copies the page, the screen keeps it.
+	priv, err := unix.Mmap(int(f.Fd()), 0, os.Getpagesize(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE)
+	if err == nil {
+		was := le32(priv, 0)
+		priv[0] ^= 0xff
+		say("private: read %08x, written %08x, the screen %08x", was, le32(priv, 0), le32(mem, 0))
+		unix.Munmap(priv)
+	} else {
+		say("private: %v", err)
+	}
 	pages := (int(fx.SmemLen) + os.Getpagesize() - 1) &^ (os.Getpagesize() - 1)
 	_, err = unix.Mmap(int(f.Fd()), int64(pages), os.Getpagesize(), unix.PROT_READ, unix.MAP_SHARED)
 	say("mmap past the buffer: %v", err)
