@@ -4,8 +4,10 @@ import (
 	"sync/atomic"
 
 	"github.com/gometal/gometal/drivers/cpu"
+	"github.com/gometal/gometal/drivers/timer"
 	"github.com/gometal/gometal/kernel/fbcon"
 	"github.com/gometal/gometal/kernel/klog"
+	"github.com/gometal/gometal/sched"
 )
 
 // The console on the screen (kernel/fbcon): once the firmware gave a
@@ -13,8 +15,10 @@ import (
 // boot log, the program's output, reports) is also drawn there, so a
 // Pi on a monitor shows what a serial cable would; the boot log written
 // before the framebuffer existed is replayed from the kernel log first,
-// as Linux replays its buffer to a console that registers late. While a
-// program has /dev/fb0 open the console keeps off the screen (Linux's
+// as Linux replays its buffer to a console that registers late. Once the
+// first program runs, the drawing waits for a frame's alarm
+// (fbconFlushNanos). While a program has /dev/fb0 open or mapped the
+// console keeps off the screen (Linux's
 // fbcon leaves it to a program that switches the terminal to graphics
 // mode; here opening the device is enough) and redraws it when the last
 // description closes.
@@ -36,9 +40,9 @@ var (
 
 // fbSurface is fbcon.Surface over the framebuffer (Normal
 // non-cacheable: fb_arm64.go): two 32-bit pixels a 64-bit store.
-// Drawing costs QEMU's TCG about 2 ms a line of text all the same: QEMU
-// tracks the framebuffer's pages for its display, so every store takes
-// its slow path (gometal run turns the console off: main.go).
+// Drawing costs QEMU's TCG dearly all the same: QEMU tracks the
+// framebuffer's pages for its display, so every store takes its slow
+// path (gometal run turns the console off: main.go).
 type fbSurface struct{}
 
 var screenSurface fbSurface
@@ -112,14 +116,48 @@ func fbconWrite(s string) {
 	}
 }
 
-// fbconPutc draws c on the screen's console, unless it is off or another
-// core is drawing.
+// fbconFlushNanos is how long the console's drawing waits after a write:
+// a 60th of a second, a display's refresh, so that a burst of output
+// draws the screen it leaves once (fbcon.Console.Defer) and the kernel
+// lock is held for the drawing once a frame, not a line.
+const fbconFlushNanos = 16_666_666
+
+// fbconFlushArmed says the alarm that will draw is set.
+var fbconFlushArmed bool
+
+// fbconPutc writes c to the screen's console, unless it is off or another
+// core is drawing: drawn now while the boot has no alarms to draw later
+// (before the first program), else marked and drawn by AlarmFBCon.
 func fbconPutc(c byte) {
 	if !fbconOn || !fbconBusy.CompareAndSwap(0, 1) {
 		return
 	}
 	console.Putc(c)
+	if console.Defer && !fbconFlushArmed && sched.KernelLock.Owner() == sched.SelfID() {
+		fbconFlushArmed = true
+		sched.SetAlarm(sched.AlarmFBCon, timer.Now()+timer.NanosToTicks(fbconFlushNanos), ThisCPU().ID)
+	}
 	fbconBusy.Store(0)
+}
+
+// FBConsoleFlush draws what the console's writes marked (AlarmFBCon's
+// expiry, under the kernel lock; a panic's or the run's end, without).
+func FBConsoleFlush() {
+	fbconFlushArmed = false
+	if !fbconOn || !fbconBusy.CompareAndSwap(0, 1) {
+		return
+	}
+	console.Flush()
+	fbconBusy.Store(0)
+}
+
+// fbconDefer makes the console's drawing wait for AlarmFBCon from now
+// on: once the scheduler runs, whose timers fire alarms.
+func fbconDefer() {
+	if fbconOn {
+		FBConsoleFlush()
+		console.Defer = true
+	}
 }
 
 // FBConsoleOff keeps the console off the screen while a program uses

@@ -44,6 +44,7 @@ func Exit(status int) {
 	Puts("gometal: all cores halted (status ")
 	PutDec(int64(status))
 	Puts(")\n")
+	FBConsoleFlush() // the screen shows the run's last lines
 	haltMachine()
 }
 

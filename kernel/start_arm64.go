@@ -138,6 +138,7 @@ func Start(b *BootInfo) {
 		Puts(" MiB)")
 		InfoEnd()
 	}
+	fbconDefer() // the scheduler's timers run from here: the screen is drawn by alarm
 	firstInstr = true
 	c.Current = sched.Index(t)
 	t.State = sched.Running

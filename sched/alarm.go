@@ -6,17 +6,19 @@ package sched
 // a core sleeping in WFI wakes for it and no core polls.
 
 // MaxAlarms bounds the alarms: one per timerfd, the network stack's,
-// the state dump's and the GPIO debouncer's.
-const MaxAlarms = 67
+// the state dump's, the GPIO debouncer's and the screen console's.
+const MaxAlarms = 68
 
 // AlarmNet is the network stack's alarm (TCP's timers, kernel/nic_arm64.go);
 // AlarmDump is the state dump's (gometal.dumpafter=, kernel/linux's
 // statedump_arm64.go); AlarmGPIO the GPIO lines' software debounce
-// (kernel/gpio's debounce.go); the slots below them are the timerfds'.
+// (kernel/gpio's debounce.go); AlarmFBCon the screen console's drawing
+// (kernel/fbcon_arm64.go); the slots below them are the timerfds'.
 const (
-	AlarmNet  = MaxAlarms - 1
-	AlarmDump = MaxAlarms - 2
-	AlarmGPIO = MaxAlarms - 3
+	AlarmNet   = MaxAlarms - 1
+	AlarmDump  = MaxAlarms - 2
+	AlarmGPIO  = MaxAlarms - 3
+	AlarmFBCon = MaxAlarms - 4
 )
 
 // Alarm is one kernel timer: When is a counter value (0: not armed).

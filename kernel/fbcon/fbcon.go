@@ -85,13 +85,21 @@ type Console struct {
 	fg, bg        uint8
 	bold, reverse bool
 	hidden        bool // the cursor is hidden (CSI ?25l)
-	// cursorAt is the ring cell the cursor is drawn in (-1: none).
+	// cursorRow and cursorCol are the ring cell the cursor is drawn in
+	// (cursorRow -1: none).
 	cursorRow, cursorCol int
-	cells                [MaxRows][MaxCols]byte  // glyph index+1 by ring row; 0 blank
-	attrs                [MaxRows][MaxCols]uint8 // colours: fg | bg<<4
-	glyph                [MaxCellH]uint8
-	period               int // the ring's height in pixels: Rows*CellH
-	height               int // the screen's
+	// Defer, set, makes writing only mark what changed: ring row r's
+	// cells [dirtyLo[r], dirtyHi[r]), the view's position (panned), the
+	// cursor; Flush draws it. A burst of output then draws the screen
+	// it leaves, once, not every line that scrolled through.
+	Defer            bool
+	dirtyLo, dirtyHi [MaxRows]uint16
+	panned           bool
+	cells            [MaxRows][MaxCols]byte  // glyph index+1 by ring row; 0 blank
+	attrs            [MaxRows][MaxCols]uint8 // colours: fg | bg<<4
+	glyph            [MaxCellH]uint8
+	period           int // the ring's height in pixels: Rows*CellH
+	height           int // the screen's
 }
 
 // maxParams bounds a CSI sequence's parameters (Linux's NPAR is 16).
@@ -147,6 +155,7 @@ func (c *Console) Init(s Surface, w, h int) {
 func (c *Console) Redraw() {
 	c.S.Clear(0, 2*c.height)
 	c.cursorRow = -1
+	c.dirtyLo, c.dirtyHi, c.panned = [MaxRows]uint16{}, [MaxRows]uint16{}, false
 	for r := 0; r < c.Rows; r++ {
 		for x := 0; x < c.Cols; x++ {
 			if c.cells[r][x] != 0 || c.attrs[r][x] != defaultAttr {
@@ -181,6 +190,35 @@ func (c *Console) draw(r, x int) {
 	}
 	c.S.Cell(x*CellW, r*c.CellH, &c.glyph, c.CellH, a&0xf, a>>4)
 	c.S.Cell(x*CellW, r*c.CellH+c.period, &c.glyph, c.CellH, a&0xf, a>>4)
+}
+
+// touch draws ring row r's cell x, or with Defer marks it for Flush.
+func (c *Console) touch(r, x int) {
+	if !c.Defer {
+		c.draw(r, x)
+		return
+	}
+	if c.dirtyLo[r] == c.dirtyHi[r] {
+		c.dirtyLo[r], c.dirtyHi[r] = uint16(x), uint16(x+1)
+		return
+	}
+	c.dirtyLo[r], c.dirtyHi[r] = min(c.dirtyLo[r], uint16(x)), max(c.dirtyHi[r], uint16(x+1))
+}
+
+// Flush draws what writing with Defer marked: the changed cells, the
+// cursor where it is, the view where it is.
+func (c *Console) Flush() {
+	for r := 0; r < c.Rows; r++ {
+		for x := int(c.dirtyLo[r]); x < int(c.dirtyHi[r]); x++ {
+			c.draw(r, x)
+		}
+		c.dirtyLo[r], c.dirtyHi[r] = 0, 0
+	}
+	c.placeCursor()
+	if c.panned {
+		c.panned = false
+		c.S.Pan(c.top * c.CellH)
+	}
 }
 
 // placeCursor draws the cursor where it is now, taking it from the cell
@@ -271,7 +309,7 @@ func (c *Console) Putc(b byte) {
 			c.put(replacement + 1)
 		}
 	}
-	if c.esc == escNone {
+	if c.esc == escNone && !c.Defer {
 		c.placeCursor()
 	}
 }
@@ -401,7 +439,7 @@ func (c *Console) erase(r, from, to int) {
 	for x := from; x < to; x++ {
 		if c.cells[r][x] != 0 || c.attrs[r][x] != a {
 			c.cells[r][x], c.attrs[r][x] = 0, a
-			c.draw(r, x)
+			c.touch(r, x)
 		}
 	}
 }
@@ -422,7 +460,7 @@ func (c *Console) put(g int) {
 	r := c.ring(c.y)
 	c.cells[r][c.x], c.attrs[r][c.x] = byte(g), c.attr()
 	c.x++
-	c.draw(r, c.x-1)
+	c.touch(r, c.x-1)
 }
 
 // newline moves the cursor to the next line's start, scrolling the
@@ -442,5 +480,10 @@ func (c *Console) newline() {
 	}
 	c.S.Clear(r*c.CellH, c.CellH)
 	c.S.Clear(r*c.CellH+c.period, c.CellH)
+	c.dirtyLo[r], c.dirtyHi[r] = 0, 0 // blank now, drawn so
+	if c.Defer {
+		c.panned = true
+		return
+	}
 	c.S.Pan(c.top * c.CellH)
 }

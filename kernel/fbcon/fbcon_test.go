@@ -273,3 +273,48 @@ func TestCursorDrawn(t *testing.T) {
 		t.Errorf("shown at (0,0) %v, %d cursors", underlined(0, 0), count())
 	}
 }
+
+// counting is a mem that counts the cells drawn.
+type counting struct {
+	*mem
+	cells int
+}
+
+func (m *counting) Cell(x, y int, rows *[MaxCellH]uint8, h int, fg, bg uint8) {
+	m.cells++
+	m.mem.Cell(x, y, rows, h, fg, bg)
+}
+
+// With Defer, writing marks and Flush draws: after each flush the
+// screen is, pixel for pixel, what drawing every byte at once shows,
+// and a burst that scrolls the screen many times draws about a screen's
+// worth of cells, not every line's.
+func TestDeferredDrawing(t *testing.T) {
+	now, later := newMem(96, 80), &counting{mem: newMem(96, 80)}
+	var c, d Console
+	c.Init(now, 96, 80)
+	d.Init(later, 96, 80)
+	d.Defer = true
+	for k, s := range []string{"ab\x1b[31mcd\x1b[0m\n", "\x1b[2;3H\x1b[K", "line\nline\nline\nline\nline\nline\n", "\x1b[?25l", "x\x1b[?25h\x1b[1;1H\x1b[2J"} {
+		write(&c, s)
+		write(&d, s)
+		d.Flush()
+		if string(now.shown()) != string(later.shown()) {
+			t.Fatalf("after %d (%q) the deferred screen differs", k, s)
+		}
+	}
+	later.cells = 0
+	for i := 0; i < 200; i++ {
+		write(&d, "0123456789\n")
+	}
+	d.Flush()
+	if max := 2 * (d.Rows*d.Cols + 2); later.cells > max {
+		t.Errorf("200 lines drew %d cells, want at most %d", later.cells, max)
+	}
+	for i := 0; i < 200; i++ {
+		write(&c, "0123456789\n")
+	}
+	if string(now.shown()) != string(later.shown()) {
+		t.Error("after the burst the deferred screen differs")
+	}
+}

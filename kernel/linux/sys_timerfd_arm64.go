@@ -159,6 +159,10 @@ func alarmFired(i int, due, now uint64) {
 		gpio.Debounced(clock.Monotonic())
 		return
 	}
+	if i == sched.AlarmFBCon {
+		kernel.FBConsoleFlush()
+		return
+	}
 	timerfdFired(i, due, now)
 }
 

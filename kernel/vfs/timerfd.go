@@ -15,9 +15,9 @@ import (
 // bytes), or waits for the next.
 
 // MaxTimerfds bounds the timerfds (one sched alarm each, the slots
-// below the kernel's own: the GPIO debouncer's, the state dump's, the
-// network stack's).
-const MaxTimerfds = sched.AlarmGPIO
+// below the kernel's own: the screen console's, the GPIO debouncer's,
+// the state dump's, the network stack's).
+const MaxTimerfds = sched.AlarmFBCon
 
 // Timerfd is one timer's expirations and waiters; the kernel keeps its
 // clock and period.
