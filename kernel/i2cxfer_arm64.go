@@ -98,8 +98,9 @@ func I2CBegin(t *sched.Thread) (I2CStep, unix.Errno) {
 	}
 	if x.owner == me {
 		if !t.Retried {
-			// An earlier call of t's left its transfer (a fault
-			// copying its answer out): gone with it.
+			// A fresh call while t owns a transfer: an earlier call
+			// ended without taking it (the restart model allows none,
+			// but a stale transfer must not hold the bus): gone.
 			x.abort()
 		} else {
 			x.drive()
