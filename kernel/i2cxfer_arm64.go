@@ -366,3 +366,42 @@ func i2cInterrupt(id uint32) bool {
 	}
 	return true
 }
+
+// I2CDump describes the threads' transfer in flight for the state dump:
+// its bus, its message and how far into it, the controller's status,
+// its owner and how long until its deadline. Nothing without one.
+func I2CDump() {
+	x := &xfer
+	if x.owner == 0 {
+		return
+	}
+	Puts("gometal:   i2c: a transfer on i2c-")
+	PutDec(int64(x.bus))
+	Puts(", message ")
+	PutDec(int64(x.cur + 1))
+	Puts(" of ")
+	PutDec(int64(len(x.msgs)))
+	Puts(", ")
+	PutDec(int64(x.pos))
+	Puts(" of ")
+	PutDec(int64(len(x.msgs[x.cur].Buf)))
+	Puts(" bytes, status ")
+	PutHex(uint64(i2cBuses[x.bus].Status()))
+	switch {
+	case x.owner == i2cOrphan:
+		Puts(", its thread gone")
+	case x.state == xferDone:
+		Puts(", ended, for thread ")
+		PutDec(int64(sched.Threads[x.owner-1].TID))
+		Puts(" to take")
+	default:
+		Puts(", thread ")
+		PutDec(int64(sched.Threads[x.owner-1].TID))
+	}
+	if now := cpu.ReadCNTVCT(); x.state == xferRunning && now < x.deadline {
+		Puts(", ")
+		PutDec(timer.TicksToNanos(x.deadline-now) / 1_000_000)
+		Puts(" ms to its deadline")
+	}
+	Puts("\n")
+}

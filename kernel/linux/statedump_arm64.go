@@ -58,6 +58,7 @@ func dumpState(why string) {
 		kernel.PutDec(int64(tty.Console.Pgrp))
 		kernel.Puts("\n")
 	}
+	kernel.I2CDump() // a transfer in flight: a thread waiting on it says "a device's transfer"
 	for p := range proc.Procs {
 		pp := &proc.Procs[p]
 		if pp.State == proc.Free {
