@@ -133,7 +133,7 @@ func fbconPutc(c byte) {
 		return
 	}
 	console.Putc(c)
-	if console.Defer && !fbconFlushArmed && sched.KernelLock.Owner() == sched.SelfID() {
+	if console.Defer && !fbconFlushArmed && sched.HoldsKernel(ThisCPU()) {
 		fbconFlushArmed = true
 		sched.SetAlarm(sched.AlarmFBCon, timer.Now()+timer.NanosToTicks(fbconFlushNanos), ThisCPU().ID)
 	}

@@ -91,8 +91,7 @@ func I2CBegin(t *sched.Thread) (I2CStep, unix.Errno) {
 		// controller drive it to its end.
 		x.drive()
 		if x.owner != 0 {
-			until := min(x.deadline, cpu.ReadCNTVCT()+timer.NanosToTicks(i2cBackstopNanos))
-			sched.BlockOn(t, &i2cFree, sched.WaitDevice, unix.EPOLLIN, until, sched.RetryOnTimeout)
+			x.sleep(t, &i2cFree)
 			return I2CWaiting, 0
 		}
 	}
@@ -109,7 +108,7 @@ func I2CBegin(t *sched.Thread) (I2CStep, unix.Errno) {
 				x.release()
 				return I2CDone, e
 			}
-			x.sleep(t)
+			x.sleep(t, &i2cDone)
 			return I2CWaiting, 0
 		}
 	}
@@ -126,8 +125,8 @@ func I2CBegin(t *sched.Thread) (I2CStep, unix.Errno) {
 // I2CBegin. Without the interrupt the transfer is polled to its end
 // here (I2CDone). ENXIO: no such bus.
 func I2CStart(t *sched.Thread, bus int, msgs []I2CMsg) (I2CStep, unix.Errno) {
-	if bus < 0 || bus >= MaxI2C || !I2CPresent[bus] {
-		return I2CDone, unix.ENXIO
+	if e := i2cCheck(bus, msgs); e != 0 {
+		return I2CDone, e
 	}
 	x := &xfer
 	x.begin(bus, msgs, i2cIRQ != 0)
@@ -138,8 +137,26 @@ func I2CStart(t *sched.Thread, bus int, msgs []I2CMsg) (I2CStep, unix.Errno) {
 		x.release()
 		return I2CDone, e
 	}
-	x.sleep(t)
+	x.sleep(t, &i2cDone)
 	return I2CWaiting, 0
+}
+
+// i2cCheck answers a transfer of msgs on bus that cannot be made:
+// ENXIO for a bus the machine lacks, EINVAL for no message, more than
+// I2CMaxMsgs, or one longer than the controller's DLEN holds.
+func i2cCheck(bus int, msgs []I2CMsg) unix.Errno {
+	if bus < 0 || bus >= MaxI2C || !I2CPresent[bus] {
+		return unix.ENXIO
+	}
+	if len(msgs) == 0 || len(msgs) > I2CMaxMsgs {
+		return unix.EINVAL
+	}
+	for k := range msgs {
+		if len(msgs[k].Buf) > bcm2711.BSCMaxLen {
+			return unix.EINVAL
+		}
+	}
+	return 0
 }
 
 // drive moves x, running, on: ended with ETIMEDOUT past its deadline,
@@ -159,11 +176,12 @@ func (x *i2cXfer) drive() {
 // bytes at 100 kHz.
 const i2cBackstopNanos = 1_000_000
 
-// sleep puts t, x's owner, to sleep until x ends, its deadline, or the
+// sleep puts t to sleep on q (i2cDone: x's owner; i2cFree: a thread
+// waiting to drive an orphan) until q is notified, x's deadline, or the
 // backstop's time, whichever is first; the call runs again then.
-func (x *i2cXfer) sleep(t *sched.Thread) {
+func (x *i2cXfer) sleep(t *sched.Thread, q *sched.Queue) {
 	until := min(x.deadline, cpu.ReadCNTVCT()+timer.NanosToTicks(i2cBackstopNanos))
-	sched.BlockOn(t, &i2cDone, sched.WaitDevice, unix.EPOLLIN, until, sched.RetryOnTimeout)
+	sched.BlockOn(t, q, sched.WaitDevice, unix.EPOLLIN, until, sched.RetryOnTimeout)
 }
 
 // i2cSaidBackstop: the kernel has said (once) that the backstop, not
@@ -196,10 +214,11 @@ func (x *i2cXfer) backstop() {
 
 // i2cBackstopSteps bounds the steps one backstop takes (a message's
 // worth on QEMU, whose controller moves each byte at once).
-const i2cBackstopSteps = 2 * i2cMaxMsgs
+const i2cBackstopSteps = 2 * I2CMaxMsgs
 
-// i2cMaxMsgs is the most messages a transfer has (I2C_RDWR's).
-const i2cMaxMsgs = 42
+// I2CMaxMsgs is the most messages a transfer has (i2c-dev's
+// I2C_RDWR_IOCTL_MAX_MSGS).
+const I2CMaxMsgs = 42
 
 // I2CAbandon lets go of t's transfer when t exits: one still running
 // frees the controller when it ends (the interrupt's, or a waiting
@@ -224,8 +243,8 @@ func I2CAbandon(t *sched.Thread) {
 // does: 0, EREMOTEIO when a slave did not acknowledge, EIO when one
 // held the clock too long, ETIMEDOUT when the transfer did not end.
 func I2CTransfer(bus int, msgs []I2CMsg) unix.Errno {
-	if bus < 0 || bus >= MaxI2C || !I2CPresent[bus] {
-		return unix.ENXIO
+	if e := i2cCheck(bus, msgs); e != 0 {
+		return e
 	}
 	if xfer.state == xferRunning {
 		xfer.poll() // its owner finds it ended
@@ -236,10 +255,14 @@ func I2CTransfer(bus int, msgs []I2CMsg) unix.Errno {
 	return x.errno()
 }
 
-// begin starts msgs on bus.
+// begin starts msgs on bus, the controller's FIFO and sticky status
+// (a NACK, a stretch, DONE) cleared first, as they were before the
+// first message of the polled driver this replaced: a stale bit from
+// the firmware or an aborted transfer must not end this one.
 func (x *i2cXfer) begin(bus int, msgs []I2CMsg, irq bool) {
 	*x = i2cXfer{bus: bus, msgs: msgs, irq: irq, state: xferRunning,
 		deadline: cpu.ReadCNTVCT() + timer.NanosToTicks(i2cTimeoutNanos)}
+	i2cBuses[bus].Stop()
 	x.startMsg()
 }
 

@@ -1,21 +1,32 @@
 package qemu
 
 import (
-	"os"
 	"testing"
 
 	"github.com/gometal/gometal/drivers/fdt"
+	"github.com/gometal/gometal/linker"
 )
+
+// rpi4DTB is the Pi 4's device tree as the CLI gives it to QEMU, before
+// its edits (linker's board).
+func rpi4DTB(t *testing.T) []byte {
+	t.Helper()
+	b, err := linker.LookupBoard("rpi4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dtb, err := b.DTBBytes()
+	if err != nil || dtb == nil {
+		t.Fatalf("the rpi4 board's device tree: %v", err)
+	}
+	return dtb
+}
 
 // AddRPi4HighMemory gives the Pi 4 DTB a second memory node for the RAM
 // from 1 GiB to 2 GiB, which the kernel's own parser reads as memory,
 // and refuses a tree that has one already.
 func TestAddRPi4HighMemory(t *testing.T) {
-	in, err := os.ReadFile("../linker/boards/rpi4/bcm2711-rpi-4-b.dtb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := AddRPi4HighMemory(in)
+	out, err := AddRPi4HighMemory(rpi4DTB(t))
 	if err != nil {
 		t.Fatal(err)
 	}

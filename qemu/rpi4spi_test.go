@@ -1,7 +1,6 @@
 package qemu
 
 import (
-	"os"
 	"testing"
 
 	"github.com/gometal/gometal/drivers/fdt"
@@ -10,10 +9,7 @@ import (
 // EnableRPi4SPI turns the Pi 4 DTB's SPI0 on and leaves the rest as it
 // was (read back with the kernel's own parser).
 func TestEnableRPi4SPI(t *testing.T) {
-	in, err := os.ReadFile("../linker/boards/rpi4/bcm2711-rpi-4-b.dtb")
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := rpi4DTB(t)
 	out, err := EnableRPi4SPI(in)
 	if err != nil {
 		t.Fatal(err)

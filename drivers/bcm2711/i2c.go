@@ -13,7 +13,7 @@ import "github.com/gometal/gometal/drivers/cpu"
 // the FIFO follows it with a repeated start instead of a stop (the
 // manual's §3.3, and Linux's "Add support for Repeated Start
 // Condition"). The transfer's logic, message to message, is the
-// kernel's (kernel/i2c_arm64.go); these are the controller's steps.
+// kernel's (kernel/i2cxfer_arm64.go); these are the controller's steps.
 const (
 	bscC    = 0x00 // control
 	bscS    = 0x04 // status

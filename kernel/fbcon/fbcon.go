@@ -347,10 +347,8 @@ func (c *Console) csi(final byte) {
 	switch final {
 	case 'A':
 		c.y = max(c.y-n, 0)
-		c.x = x
 	case 'B', 'e':
 		c.y = min(c.y+n, c.Rows-1)
-		c.x = x
 	case 'C', 'a':
 		c.x = min(x+n, c.Cols-1)
 	case 'D':

@@ -276,7 +276,7 @@ func isFBNode(i int32) bool {
 // copies the page (mm's deviceFault).
 func mapFB(s *mm.Space, f *sched.Frame, fl *vfs.File, p mm.Prot, flags int) uint64 {
 	off, length := uintptr(f.X[5]), uintptr(f.X[1])
-	pages := mm.PageUp(uintptr(kernel.FB.Size))
+	pages := fbMapLen()
 	switch {
 	case !fl.Readable() || isShared(flags) && p&mm.ProtWrite != 0 && !fl.Writable():
 		return errno(unix.EACCES)
@@ -297,11 +297,15 @@ func mapFB(s *mm.Space, f *sched.Frame, fl *vfs.File, p mm.Prot, flags int) uint
 	return uint64(a)
 }
 
+// fbMapLen is how much of the buffer a mapping may show: its whole
+// pages (smem_len rounded up, as vm_iomap_memory rounds it).
+func fbMapLen() uintptr { return mm.PageUp(uintptr(kernel.FB.Size)) }
+
 // devicePage answers mm.DevicePage: /dev/fb0's buffer from off. Without
 // the kernel lock (a fault's): the buffer is fixed at boot, and the
 // mapping holds the node.
 func devicePage(file int32, off uintptr) (pa, n uintptr) {
-	pages := mm.PageUp(uintptr(kernel.FB.Size))
+	pages := fbMapLen()
 	if !isFBNode(file) || off >= pages {
 		return 0, 0
 	}

@@ -44,10 +44,10 @@ const (
 	i2cFuncSMBusEmul = 0x0eff0008 // QUICK, BYTE, BYTE_DATA, WORD_DATA, PROC_CALL, WRITE_BLOCK_DATA, I2C_BLOCK, PEC
 	i2cAdapterFuncs  = i2cFuncI2C | i2cFuncSMBusEmul
 
-	i2cMajor       = 89   // I2C_MAJOR
-	i2cRdwrMaxMsgs = 42   // I2C_RDWR_IOCTL_MAX_MSGS
-	i2cMsgMax      = 8192 // i2c-dev's bound on one message's length
-	i2cAddrMax     = 0x7f // 7-bit addresses (the BSC has no 10-bit mode)
+	i2cMajor       = 89                // I2C_MAJOR
+	i2cRdwrMaxMsgs = kernel.I2CMaxMsgs // I2C_RDWR_IOCTL_MAX_MSGS
+	i2cMsgMax      = 8192              // i2c-dev's bound on one message's length
+	i2cAddrMax     = 0x7f              // 7-bit addresses (the BSC has no 10-bit mode)
 )
 
 // SMBus (i2c.h): read_write, the transaction sizes, and the block size.
@@ -284,7 +284,7 @@ func i2cReadWrite(c *i2cClient, arg uintptr) uint64 {
 	if step == kernel.I2CFree {
 		for k := range msgs {
 			m := &msgs[k]
-			b := i2cBuf[k*i2cMsgMax : k*i2cMsgMax+int(m.Len)]
+			b := i2cMsgBuf(k, m.Len)
 			read := m.Flags&i2cMsgRead != 0
 			if !read && !usermem.CopyIn(b, uintptr(m.Buf)) {
 				return errno(unix.EFAULT)
@@ -297,13 +297,15 @@ func i2cReadWrite(c *i2cClient, arg uintptr) uint64 {
 		return r
 	}
 	if m := &msgs[len(msgs)-1]; m.Flags&i2cMsgRead != 0 {
-		k := len(msgs) - 1
-		if !usermem.CopyOut(uintptr(m.Buf), i2cBuf[k*i2cMsgMax:k*i2cMsgMax+int(m.Len)]) {
+		if !usermem.CopyOut(uintptr(m.Buf), i2cMsgBuf(len(msgs)-1, m.Len)) {
 			return errno(unix.EFAULT)
 		}
 	}
 	return uint64(rd.NMsgs)
 }
+
+// i2cMsgBuf is message k's place in i2cBuf, n bytes long.
+func i2cMsgBuf(k int, n uint16) []byte { return i2cBuf[k*i2cMsgMax : k*i2cMsgMax+int(n)] }
 
 // i2cSMBusCall is I2C_SMBUS as i2c_smbus_xfer_emulated runs it on an
 // I2C adapter: one transfer, of a message that writes the command byte

@@ -215,12 +215,8 @@ func readRegister(fd int, reg byte) string {
 
 // rdwrRegister reads a register as one I2C_RDWR of two messages.
 func rdwrRegister(fd int, reg byte) string {
-	r := []byte{reg}
-	out := make([]byte, 2)
-	msgs := []i2cMsg{{Addr: tmp105Addr, Len: 1, Buf: uintptr(unsafe.Pointer(&r[0]))},
-		{Addr: tmp105Addr, Flags: i2cMsgRead, Len: 2, Buf: uintptr(unsafe.Pointer(&out[0]))}}
-	rd := rdwrData{Msgs: uintptr(unsafe.Pointer(&msgs[0])), NMsgs: 2}
-	n, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), i2cRdwr, uintptr(unsafe.Pointer(&rd)))
+	r, out := []byte{reg}, make([]byte, 2)
+	n, e := rdwr(fd, []i2cMsg{{Addr: tmp105Addr, Len: 1, Buf: addr(r)}, {Addr: tmp105Addr, Flags: i2cMsgRead, Len: 2, Buf: addr(out)}})
 	return fmt.Sprintf("%d %v %d", n, errOf(e), celsius(out))
 }
 
